@@ -1,0 +1,260 @@
+"""The compiled inner loop of the local breadth-first explorer.
+
+The visited set is the store itself: ``states[i]`` (packed words) in discovery order, so each BFS level is
+a contiguous index range; ``parent[i]`` / ``via[i]`` are the parent pointer and the action that reached it
+(-1 for initial states); ``table`` is an open-addressing hash table (linear probing) of ``index + 1``, keyed
+on the full packed words, so membership is exact. :func:`expand` runs the model's compiled
+``successors`` over a chunk of the current level, checks every new state with the property set's compiled
+``state_check`` (and every transition with ``transition_check`` while a transition property is watched)
+before it is stored, and records witness candidates per property bit.
+
+Canonical choices make every engine agree on traces, whatever order it expands states in: the parent of a
+state is the one with the smallest ``(parent key, action index)`` among the states of the previous level
+that reach it, and among the states of a level satisfying a property bit the witness is the one with the
+smallest key. A key is the packed words compared as signed 64-bit integers, lexicographically.
+
+Functions take the model's kernels as first-class function values with fixed signatures, so they are
+compiled once and cached on disk for every model.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from model.fingerprint import fingerprint_words
+from model.packed import STATE_CHECK_SIG, SUCCESSORS_SIG, TRANSITION_CHECK_SIG
+
+ENABLED = 1
+ERROR = 2
+
+# io slots
+IO_POS = 0          # next state index to expand
+IO_HI = 1           # end (exclusive) of the level being expanded
+IO_COUNT = 2        # states stored
+IO_TRANS = 3        # transitions generated (successor states of expanded states, duplicates included)
+IO_CAP = 4          # capacity of the state arrays
+IO_TABLE_LIMIT = 5  # states the hash table may hold before it must grow
+IO_MAX_STATES = 6   # the user's state limit
+IO_ERR_STATE = 7
+IO_ERR_ACTION = 8
+IO_ERR_FLAGS = 9
+IO_EDGES = 10       # edges stored (graph properties only)
+IO_EDGE_CAP = 11
+IO_GRAPH = 12       # 1: record edges and goal bits
+IO_LEAVES = 13      # 1: states violating every watched always property are not expanded
+IO_NLEAF = 14       # states left unexpanded by that rule
+IO_SIZE = 16
+
+# masks slots
+MK_STATE_WATCH = 0  # state_check bits to record witnesses for
+MK_TRANS_WATCH = 1  # transition_check bits to record witnesses for
+MK_LEAF = 2         # a state with all these bits set is not expanded (when IO_LEAVES)
+MK_GOAL = 3         # graph property goal bits, stored per state (when IO_GRAPH)
+MK_SIZE = 4
+
+# statuses
+ST_CHUNK = 0        # chunk done, level not finished
+ST_LEVEL_DONE = 1
+ST_NEED_ROOM = 2    # grow the arrays or the table, then call again
+ST_LIMIT = 3        # the state limit was reached
+ST_ERROR = 4        # the model flagged an error (IO_ERR_*)
+
+SUCC_T = types.FunctionType(SUCCESSORS_SIG)
+SCHECK_T = types.FunctionType(STATE_CHECK_SIG)
+TCHECK_T = types.FunctionType(TRANSITION_CHECK_SIG)
+U64_2D = types.uint64[:, ::1]
+I64_1D = types.int64[::1]
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def key_less(a, b):
+    """Canonical order of packed states: words as signed 64-bit integers, lexicographically."""
+    for i in range(len(a)):
+        x = np.int64(a[i])
+        y = np.int64(b[i])
+        if x != y:
+            return x < y
+    return False
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def rows_equal(a, b):
+    for i in range(len(a)):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def _find(states, table, row):
+    """``(index, slot)``: the stored index of ``row`` (or -1) and the table slot where it is or would go."""
+    tmask = np.uint64(len(table) - 1)
+    slot = np.int64(fingerprint_words(row) & tmask)
+    while True:
+        e = table[slot]
+        if e == 0:
+            return -1, slot
+        j = np.int64(e) - 1
+        if rows_equal(states[j], row):
+            return j, slot
+        slot = np.int64((np.uint64(slot) + np.uint64(1)) & tmask)
+
+
+@nb.njit(types.int64(U64_2D, types.int64, types.int32[::1]), cache=True, nogil=True)
+def rehash(states, count, table):
+    """Insert the first ``count`` stored states into an empty ``table``; returns ``count``."""
+    for i in range(count):
+        _, slot = _find(states, table, states[i])
+        table[slot] = i + 1
+    return count
+
+
+@nb.njit(cache=True, nogil=True)
+def _note_state_witness(wit_state, states, j, hits):
+    while hits:
+        low = hits & (~hits + np.uint64(1))
+        b = 0
+        t = low
+        while t > np.uint64(1):
+            t >>= np.uint64(1)
+            b += 1
+        cur = wit_state[b]
+        if cur < 0 or key_less(states[j], states[cur]):
+            wit_state[b] = j
+        hits ^= low
+
+
+@nb.njit(cache=True, nogil=True)
+def _note_transition_witness(wit_src, wit_act, states, src, a, hits):
+    while hits:
+        low = hits & (~hits + np.uint64(1))
+        b = 0
+        t = low
+        while t > np.uint64(1):
+            t >>= np.uint64(1)
+            b += 1
+        cur = wit_src[b]
+        if cur < 0 or key_less(states[src], states[cur]) or (cur == src and a < wit_act[b]):
+            wit_src[b] = src
+            wit_act[b] = a
+        hits ^= low
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _goal_bits(m, goal_mask):
+    """Compact the goal bits of ``m`` (positions of ``goal_mask``) into a small integer."""
+    out = 0
+    k = 0
+    mask = goal_mask
+    while mask:
+        low = mask & (~mask + np.uint64(1))
+        if m & low:
+            out |= 1 << k
+        k += 1
+        mask ^= low
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks, wit_state,
+               row, slot, src, a):
+    """Store a new state at the next index, check it, and record what its check says."""
+    j = io[IO_COUNT]
+    states[j, :] = row
+    parent[j] = src
+    via[j] = a
+    table[slot] = j + 1
+    io[IO_COUNT] = j + 1
+    state_watch = masks[MK_STATE_WATCH]
+    leaf_mask = masks[MK_LEAF]
+    goal_mask = masks[MK_GOAL]
+    if state_watch | leaf_mask | goal_mask:
+        m = scheck(states[j], params)
+        hits = m & state_watch
+        if hits:
+            _note_state_witness(wit_state, states, j, hits)
+        if io[IO_GRAPH] != 0:
+            goal[j] = _goal_bits(m, goal_mask)
+        if io[IO_LEAVES] != 0 and leaf_mask != 0 and (m & leaf_mask) == leaf_mask:
+            noexp[j] = 1
+    return j
+
+
+SEED_SIG = types.int64(SCHECK_T, I64_1D, U64_2D, types.int32[::1], types.int16[::1], types.int32[::1],
+                       types.uint8[::1], types.uint8[::1], I64_1D, types.uint64[::1], I64_1D, U64_2D)
+
+
+@nb.njit(SEED_SIG, cache=True, nogil=True)
+def seed(scheck, params, states, parent, via, table, noexp, goal, io, masks, wit_state, initial):
+    """Store and check the initial states (level 0); returns how many were new."""
+    added = 0
+    for i in range(initial.shape[0]):
+        j, slot = _find(states, table, initial[i])
+        if j >= 0:
+            continue
+        _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks, wit_state,
+                   initial[i], slot, -1, -1)
+        added += 1
+    return added
+
+
+EXPAND_SIG = types.int64(
+    SUCC_T, SCHECK_T, TCHECK_T, I64_1D, U64_2D, types.int32[::1], types.int16[::1], types.int32[::1],
+    types.uint8[::1], types.uint8[::1], types.int32[::1], types.int64[::1], I64_1D, types.uint64[::1],
+    I64_1D, I64_1D, I64_1D, U64_2D, I64_1D, types.int64)
+
+
+@nb.njit(EXPAND_SIG, cache=True, nogil=True)
+def expand(succ, scheck, tcheck, params, states, parent, via, table, noexp, goal, edges, row_start,
+           io, masks, wit_state, wit_src, wit_act, out, oflags, chunk):
+    """Expand up to ``chunk`` states of the current level ``[io[IO_POS], io[IO_HI])``; returns a status."""
+    nact = len(oflags)
+    hi = io[IO_HI]
+    end = min(hi, io[IO_POS] + chunk)
+    trans_watch = masks[MK_TRANS_WATCH]
+    graph = io[IO_GRAPH] != 0
+    leaves = io[IO_LEAVES] != 0
+    while io[IO_POS] < end:
+        src = io[IO_POS]
+        if (io[IO_COUNT] + nact > io[IO_CAP] or io[IO_COUNT] + nact > io[IO_TABLE_LIMIT]
+                or (graph and io[IO_EDGES] + nact > io[IO_EDGE_CAP])):
+            return ST_NEED_ROOM
+        if graph:
+            row_start[src] = io[IO_EDGES]
+        if leaves and noexp[src] != 0:
+            io[IO_NLEAF] += 1
+            io[IO_POS] = src + 1
+            continue
+        succ(states[src], params, out, oflags)
+        for a in range(nact):
+            f = oflags[a]
+            if f & ERROR:
+                io[IO_ERR_STATE] = src
+                io[IO_ERR_ACTION] = a
+                io[IO_ERR_FLAGS] = f
+                return ST_ERROR
+            if not f & ENABLED:
+                continue
+            io[IO_TRANS] += 1
+            if trans_watch:
+                hits = tcheck(states[src], f, out[a], params) & trans_watch
+                if hits:
+                    _note_transition_witness(wit_src, wit_act, states, src, a, hits)
+            j, slot = _find(states, table, out[a])
+            if j >= 0:
+                if j >= hi and key_less(states[src], states[parent[j]]):
+                    parent[j] = src
+                    via[j] = a
+            else:
+                if io[IO_COUNT] >= io[IO_MAX_STATES]:
+                    return ST_LIMIT
+                j = _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks,
+                               wit_state, out[a], slot, src, a)
+            if graph:
+                edges[io[IO_EDGES]] = j
+                io[IO_EDGES] += 1
+        io[IO_POS] = src + 1
+    if graph and io[IO_POS] == hi:
+        row_start[hi] = io[IO_EDGES]
+    return ST_LEVEL_DONE if io[IO_POS] >= hi else ST_CHUNK

@@ -1,0 +1,364 @@
+"""The local breadth-first explorer: the embedded default engine.
+
+Level by level, every state is checked before it is stored; the first level at which a property is
+violated (or reached) gives its shortest trace. A state is left unexpanded when it violates every property
+being checked (with one always property, exactly TLC's rule); otherwise it is expanded, so every other
+property keeps the verdict and the shortest trace it would have if it were checked alone. Exploration
+stops early, at the end of a level, once every property is decided. Limits (states, depth, seconds, memory)
+end the run as ``incomplete`` with what was covered, never as a false "passed".
+
+The engine does not print: progress goes to a listener (``reports/`` renders it as a progress bar).
+"""
+from __future__ import annotations
+
+import resource
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from . import kernel as K
+from .graph import cannot_reach_goal
+from invariants.base import ALWAYS, GRAPH, SOMETIMES, Property, PropertySet
+from .result import (HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, CheckResult, ModelError,
+                     PropertyResult, Stats, outcome_of)
+from .trace import replay
+
+MIN_CHUNK = 256
+TABLE_START = 1 << 16
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Exploration bounds; None means unbounded."""
+
+    max_states: int | None = None
+    max_depth: int | None = None
+    max_seconds: float | None = None
+
+
+@dataclass
+class Progress:
+    """A snapshot for progress listeners."""
+
+    level: int
+    frontier: int
+    expanded: int
+    distinct: int
+    transitions: int
+    seconds: float
+
+    @property
+    def states_per_second(self) -> float:
+        return self.distinct / self.seconds if self.seconds > 0 else 0.0
+
+
+class Listener(Protocol):
+    def on_progress(self, progress: Progress) -> None: ...
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident set size of this process so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def available_memory_bytes() -> int:
+    try:
+        import psutil
+        return int(psutil.virtual_memory().available)
+    except Exception:  # pragma: no cover - psutil is a dependency; be safe anyway
+        return 8 << 30
+
+
+@dataclass
+class _Witness:
+    """Where a property was decided: a state index, or a transition (source index, action)."""
+
+    state: int
+    action: int = -1
+
+
+class LocalExplorer:
+    """Exhaustive BFS on one machine over a packed-state model and a property set."""
+
+    engine = "local"
+
+    def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(),
+                 listener: Listener | None = None, memory_budget: int | None = None,
+                 chunk: int = 4096) -> None:
+        self.model = model
+        self.props = properties
+        self.limits = limits
+        self.listener = listener
+        self.memory_budget = memory_budget
+        self.chunk = chunk
+        self.nact = len(model.actions())
+        self.words = int(model.words)
+
+    # -- setup ------------------------------------------------------------------------------------------
+    def _capacity(self) -> int:
+        per_state = 8 * self.words + 4 + 2 + 16 + (10 if self.graph else 0) + (1 if self.leaves else 0)
+        budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
+        cap = max(budget // per_state, 1024)
+        if self.limits.max_states is not None:
+            cap = min(cap, self.limits.max_states + self.nact + 1)
+        return int(cap)
+
+    def _allocate(self) -> None:
+        cap = self.cap = self._capacity()
+        w = self.words
+        self.states = np.empty((cap, w), dtype=np.uint64)
+        self.parent = np.empty(cap, dtype=np.int32)
+        self.via = np.empty(cap, dtype=np.int16)
+        self.noexp = np.zeros(cap if self.leaves else 1, dtype=np.uint8)
+        self.goal = np.empty(cap if self.graph else 1, dtype=np.uint8)
+        self.row_start = np.empty(cap + 1 if self.graph else 1, dtype=np.int64)
+        self.edges = np.empty(1 << 20 if self.graph else 1, dtype=np.int32)
+        self.table = np.zeros(TABLE_START, dtype=np.int32)
+        self.io = np.zeros(K.IO_SIZE, dtype=np.int64)
+        self.io[K.IO_CAP] = cap
+        self.io[K.IO_TABLE_LIMIT] = len(self.table) // 2
+        self.io[K.IO_MAX_STATES] = self.limits.max_states if self.limits.max_states is not None else cap
+        self.io[K.IO_EDGE_CAP] = len(self.edges)
+        self.io[K.IO_GRAPH] = int(self.graph)
+        self.io[K.IO_LEAVES] = int(self.leaves)
+        self.masks = np.zeros(K.MK_SIZE, dtype=np.uint64)
+        self.wit_state = np.full(64, -1, dtype=np.int64)
+        self.wit_src = np.full(64, -1, dtype=np.int64)
+        self.wit_act = np.full(64, -1, dtype=np.int64)
+        self.out = np.zeros((max(self.nact, 1), w), dtype=np.uint64)
+        self.oflags = np.zeros(max(self.nact, 1), dtype=np.int64)
+
+    def _classify(self) -> None:
+        props = list(self.props)
+        self.always = [p for p in props if p.kind == ALWAYS]
+        self.sometimes = [p for p in props if p.kind == SOMETIMES]
+        self.graph_props = [p for p in props if p.kind == GRAPH]
+        self.graph = bool(self.graph_props)
+        self.leaves = bool(props) and len(self.always) == len(props)
+        self.undecided: dict[str, Property] = {p.name: p for p in props if p.kind != GRAPH}
+        self.witness: dict[str, _Witness] = {}
+
+    def _set_masks(self) -> None:
+        state_watch = sum(p.mask for p in self.undecided.values() if not p.on_transitions)
+        trans_watch = sum(p.mask for p in self.undecided.values() if p.on_transitions)
+        self.masks[K.MK_STATE_WATCH] = np.uint64(state_watch)
+        self.masks[K.MK_TRANS_WATCH] = np.uint64(trans_watch)
+        self.masks[K.MK_LEAF] = np.uint64(sum(p.mask for p in self.always) if self.leaves else 0)
+        self.masks[K.MK_GOAL] = np.uint64(sum(p.mask for p in self.graph_props))
+
+    # -- the run ----------------------------------------------------------------------------------------
+    def run(self) -> CheckResult:
+        self._classify()
+        self._allocate()
+        self._set_masks()
+        self.t0 = time.perf_counter()
+        self.level_starts = [0]
+        self.incomplete = ""
+        self.error: ModelError | None = None
+        initial = np.ascontiguousarray(self.model.initial_states(), dtype=np.uint64)
+        if initial.ndim != 2 or initial.shape[1] != self.words:
+            raise ValueError(f"initial_states() must be an (n, {self.words}) array")
+        if len(initial) > self.cap:
+            raise ValueError("more initial states than the state capacity")
+        K.seed(self.props.state_check, self.model.params, self.states, self.parent, self.via, self.table,
+               self.noexp, self.goal, self.io, self.masks, self.wit_state, initial)
+        self.level_starts.append(int(self.io[K.IO_COUNT]))
+        self._decide_level()
+        level = 0
+        while not self.incomplete and self.error is None:
+            lo, hi = self.level_starts[level], self.level_starts[level + 1]
+            if hi == lo:
+                break
+            if len(self.props) and not self.undecided and not self.graph:
+                break  # every property is decided
+            if self.limits.max_depth is not None and level >= self.limits.max_depth:
+                self.incomplete = f"depth limit {self.limits.max_depth} reached with {hi - lo} states unexpanded"
+                break
+            if not self._expand_level(level, lo, hi):
+                break
+            self.level_starts.append(int(self.io[K.IO_COUNT]))
+            self._decide_level()
+            level += 1
+        return self._result()
+
+    def _expand_level(self, level: int, lo: int, hi: int) -> bool:
+        io = self.io
+        io[K.IO_POS], io[K.IO_HI] = lo, hi
+        chunk = self.chunk
+        while True:
+            t_chunk = time.perf_counter()
+            try:
+                status = K.expand(self.model.successors, self.props.state_check, self.props.transition_check,
+                                  self.model.params, self.states, self.parent, self.via, self.table,
+                                  self.noexp, self.goal, self.edges, self.row_start, io, self.masks,
+                                  self.wit_state, self.wit_src, self.wit_act, self.out, self.oflags, chunk)
+            except Exception as exc:  # an exception raised inside model code
+                self._model_exception(int(io[K.IO_POS]), exc)
+                return False
+            elapsed = time.perf_counter() - t_chunk
+            if elapsed > 0:
+                chunk = int(min(max(MIN_CHUNK, chunk * 0.25 / max(elapsed, 1e-3)), 1 << 20))
+            self._report(level, lo, hi)
+            if status == K.ST_LEVEL_DONE:
+                return True
+            if status == K.ST_ERROR:
+                self._model_error_flag()
+                return False
+            if status == K.ST_LIMIT:
+                self.incomplete = f"state limit {self.limits.max_states} reached"
+                return False
+            if status == K.ST_NEED_ROOM and not self._make_room():
+                return False
+            if self.limits.max_seconds is not None and time.perf_counter() - self.t0 > self.limits.max_seconds:
+                self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
+                return False
+
+    def _make_room(self) -> bool:
+        io = self.io
+        if io[K.IO_COUNT] + self.nact > io[K.IO_CAP]:
+            if self.limits.max_states is not None and io[K.IO_CAP] >= self.limits.max_states:
+                self.incomplete = f"state limit {self.limits.max_states} reached"
+            else:
+                self.incomplete = (f"memory budget reached at {int(io[K.IO_COUNT]):,} states "
+                                   f"({self.cap:,} fit in the memory available)")
+            return False
+        try:
+            if io[K.IO_COUNT] + self.nact > io[K.IO_TABLE_LIMIT]:
+                self.table = None  # free the old table first: the states are the keys
+                self.table = np.zeros(2 * (int(io[K.IO_TABLE_LIMIT]) * 2), dtype=np.int32)
+                K.rehash(self.states, int(io[K.IO_COUNT]), self.table)
+                io[K.IO_TABLE_LIMIT] = len(self.table) // 2
+            if self.graph and io[K.IO_EDGES] + self.nact > io[K.IO_EDGE_CAP]:
+                edges = np.empty(2 * len(self.edges), dtype=np.int32)
+                edges[: len(self.edges)] = self.edges
+                self.edges = edges
+                io[K.IO_EDGE_CAP] = len(edges)
+        except MemoryError:
+            self.incomplete = f"out of memory at {int(io[K.IO_COUNT]):,} states"
+            return False
+        return True
+
+    def _report(self, level: int, lo: int, hi: int) -> None:
+        if self.listener is None:
+            return
+        io = self.io
+        self.listener.on_progress(Progress(level, hi - lo, int(io[K.IO_POS]) - lo, int(io[K.IO_COUNT]),
+                                           int(io[K.IO_TRANS]), time.perf_counter() - self.t0))
+
+    def _decide_level(self) -> None:
+        """At the end of a level, settle every property that found a witness in it (a shortest one)."""
+        for name, p in list(self.undecided.items()):
+            b = p.bit
+            if self.wit_state[b] >= 0:
+                self.witness[name] = _Witness(int(self.wit_state[b]))
+            elif self.wit_src[b] >= 0:
+                self.witness[name] = _Witness(int(self.wit_src[b]), int(self.wit_act[b]))
+            else:
+                continue
+            del self.undecided[name]
+        self.wit_state[:] = -1
+        self.wit_src[:] = -1
+        self.wit_act[:] = -1
+        self._set_masks()
+
+    # -- errors -----------------------------------------------------------------------------------------
+    def _model_exception(self, index: int, exc: BaseException) -> None:
+        state = tuple(int(x) for x in self.states[index])
+        action = "?"
+        finder = getattr(self.model, "failing_action", None)
+        if finder is not None:
+            a = finder(state)
+            if a is not None:
+                action = str(self.model.actions()[a])
+        self.error = ModelError(f"{type(exc).__name__}: {exc}", action, self.model.view(state),
+                                self._trace_to(index))
+
+    def _model_error_flag(self) -> None:
+        io = self.io
+        index, a, flags = int(io[K.IO_ERR_STATE]), int(io[K.IO_ERR_ACTION]), int(io[K.IO_ERR_FLAGS])
+        state = tuple(int(x) for x in self.states[index])
+        message = self.model.describe_outcome(flags) or "model error"
+        self.error = ModelError(message, str(self.model.actions()[a]), self.model.view(state),
+                                self._trace_to(index))
+
+    # -- results ----------------------------------------------------------------------------------------
+    def path(self, index: int) -> tuple[int, list[int]]:
+        """``(root index, action indices)`` of the canonical path to stored state ``index``."""
+        acts: list[int] = []
+        while self.parent[index] >= 0:
+            acts.append(int(self.via[index]))
+            index = int(self.parent[index])
+        acts.reverse()
+        return index, acts
+
+    def _trace_to(self, index: int, extra_action: int = -1):
+        root, acts = self.path(index)
+        if extra_action >= 0:
+            acts = acts + [extra_action]
+        return replay(self.model, self.states[root], acts)
+
+    def _level_of(self, index: int) -> int:
+        import bisect
+        return bisect.bisect_right(self.level_starts, index) - 1
+
+    def _graph_verdicts(self, results: dict[str, PropertyResult]) -> None:
+        count = int(self.io[K.IO_COUNT])
+        for k, p in enumerate(self.graph_props):
+            if self.incomplete or self.error is not None:
+                results[p.name] = PropertyResult(p.name, p.kind, UNKNOWN, p.summary,
+                                                 note="needs the whole reachable graph")
+                continue
+            bad = cannot_reach_goal(self.row_start, self.edges, int(self.io[K.IO_EDGES]), self.goal, count, k)
+            witness = -1
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                level = self._level_of(first)
+                lo, hi = self.level_starts[level], self.level_starts[level + 1]
+                candidates = lo + np.flatnonzero(bad[lo:hi])
+                witness = int(candidates[0])
+                for j in candidates[1:]:
+                    if K.key_less(self.states[int(j)], self.states[witness]):
+                        witness = int(j)
+            if witness >= 0:
+                results[p.name] = PropertyResult(p.name, p.kind, S_VIOLATED, p.summary, self._trace_to(witness))
+            else:
+                results[p.name] = PropertyResult(p.name, p.kind, HOLDS, p.summary)
+
+    def _result(self) -> CheckResult:
+        count = int(self.io[K.IO_COUNT])
+        complete = not self.incomplete and self.error is None
+        results: dict[str, PropertyResult] = {}
+        for p in self.props:
+            if p.kind == GRAPH:
+                continue
+            w = self.witness.get(p.name)
+            if w is not None:
+                trace = self._trace_to(w.state, w.action)
+                status = S_VIOLATED if p.kind == ALWAYS else REACHED
+                results[p.name] = PropertyResult(p.name, p.kind, status, p.summary, trace)
+            elif complete:
+                results[p.name] = PropertyResult(p.name, p.kind, HOLDS if p.kind == ALWAYS else UNREACHED,
+                                                 p.summary)
+            else:
+                results[p.name] = PropertyResult(p.name, p.kind, UNKNOWN, p.summary)
+        if self.graph:
+            self._graph_verdicts(results)
+        ordered = [results[p.name] for p in self.props]
+        seconds = time.perf_counter() - self.t0
+        levels = [b - a for a, b in zip(self.level_starts, self.level_starts[1:]) if b > a]
+        stats = Stats(distinct_states=count, transitions=int(self.io[K.IO_TRANS]),
+                      depth=max(len(levels) - 1, 0), seconds=seconds,
+                      states_per_second=count / seconds if seconds > 0 else 0.0,
+                      peak_rss_bytes=peak_rss_bytes(), levels=levels,
+                      unexpanded=int(self.io[K.IO_NLEAF]), level_engines=["local"] * len(levels))
+        config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
+        return CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered,
+                           config, getattr(self.model, "name", ""), self.incomplete, self.error)
+
+
+def explore(model: Any, properties: PropertySet, limits: Limits = Limits(),
+            listener: Listener | None = None, **kw: Any) -> CheckResult:
+    """Run the local explorer: the embedded default engine."""
+    return LocalExplorer(model, properties, limits, listener, **kw).run()

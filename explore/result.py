@@ -1,0 +1,117 @@
+"""What an exploration produces: outcome, statistics, one verdict per property, traces.
+
+Engine-neutral: the local and the Spark explorers fill the same objects, and ``reports/`` renders them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PASSED = "passed"
+VIOLATED = "violated"
+INCOMPLETE = "incomplete"
+ERROR = "error"
+
+HOLDS = "holds"
+S_VIOLATED = "violated"
+REACHED = "reached"
+UNREACHED = "unreached"
+UNKNOWN = "unknown"
+
+INITIAL_ACTION = "INIT"
+
+
+@dataclass
+class Step:
+    """One step of a trace: the action that led here (``INIT`` for the initial state) and the state."""
+
+    index: int
+    action: str
+    state: tuple[int, ...]
+    view: dict[str, Any]
+    changes: dict[str, list[Any]]
+    outcome: str = ""
+    action_index: int = -1
+
+
+@dataclass
+class Trace:
+    """A path of the model from an initial state, rebuilt by replaying its actions."""
+
+    steps: list[Step]
+
+    def __len__(self) -> int:
+        """Number of actions (the initial state is not an action)."""
+        return max(len(self.steps) - 1, 0)
+
+    @property
+    def actions(self) -> list[str]:
+        return [s.action for s in self.steps[1:]]
+
+
+@dataclass
+class PropertyResult:
+    name: str
+    kind: str
+    status: str
+    summary: str = ""
+    trace: Trace | None = None
+    note: str = ""
+
+
+@dataclass
+class Stats:
+    distinct_states: int = 0
+    transitions: int = 0
+    depth: int = 0
+    seconds: float = 0.0
+    states_per_second: float = 0.0
+    peak_rss_bytes: int = 0
+    levels: list[int] = field(default_factory=list)
+    exact: bool = True                   # the visited set is keyed on whole states
+    collision_probability: float = 0.0   # only non-zero for a hash-keyed visited set
+    unexpanded: int = 0                  # states left unexpanded because they violate every property checked
+    level_engines: list[str] = field(default_factory=list)   # where each level ran (spark: driver/cluster)
+    level_seconds: list[float] = field(default_factory=list)
+
+
+@dataclass
+class ModelError:
+    """An exception or error flag raised by model code: the state it happened in and the action."""
+
+    message: str
+    action: str
+    state_view: dict[str, Any]
+    trace: Trace | None = None
+
+
+@dataclass
+class CheckResult:
+    engine: str
+    outcome: str
+    stats: Stats
+    properties: list[PropertyResult]
+    config: dict[str, Any] = field(default_factory=dict)
+    model: str = ""
+    incomplete_reason: str = ""
+    error: ModelError | None = None
+
+    def property(self, name: str) -> PropertyResult:
+        for p in self.properties:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def verdicts(self) -> dict[str, str]:
+        return {p.name: p.status for p in self.properties}
+
+
+def outcome_of(properties: list[PropertyResult], incomplete_reason: str, error: ModelError | None) -> str:
+    """error > violated (a definite violation, or a sometimes property never reached) > incomplete > passed."""
+    if error is not None:
+        return ERROR
+    if any(p.status in (S_VIOLATED, UNREACHED) for p in properties):
+        return VIOLATED
+    if incomplete_reason:
+        return INCOMPLETE
+    return PASSED

@@ -1,0 +1,1 @@
+"""Toy models for testing and benchmarking the engines apart from RocketMQ."""

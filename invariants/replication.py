@@ -1,0 +1,29 @@
+"""Replication: the slaves' commitlogs against the master's."""
+from __future__ import annotations
+
+import numba as nb
+
+from model import fields as F
+from model.bits import prefix_related
+from model.params import K_SLAVES
+
+
+@nb.njit(cache=True, nogil=True)
+def replicas_agree(v, p):
+    """Each slave's commitlog and the master's are prefix-related: one is a prefix of the other, so the
+    slave holds the master's history (or the master holds the slave's). 4.4 never truncates a slave:
+    after a master power loss the master re-uses offsets the slave already filled with other messages,
+    and the slave's offset report makes the master push from there, so the two logs diverge for good."""
+    for s in range(p[K_SLAVES]):
+        if not prefix_related(v[F.S_LOG + s], v[F.M_LOG]):
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def replication_caught_up(v, p):
+    """Goal of ``replication_can_catch_up``: every live slave holds exactly the master's commitlog."""
+    for s in range(p[K_SLAVES]):
+        if v[F.S_UP + s] != 0 and v[F.S_LOG + s] != v[F.M_LOG]:
+            return False
+    return True

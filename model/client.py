@@ -1,0 +1,347 @@
+"""The push consumers (``client/impl/consumer``, ``client/consumer/store/RemoteBrokerOffsetStore``).
+
+Consumer ``c`` holds its route (is the master listed?), and per queue ``q`` (``k = c * MAX_QUEUES + q``):
+ownership, the ProcessQueue's dropped flag (an OFFSET_ILLEGAL correction is pending while it is set), the
+pull position ``nextOffset``, the memory offset (``offset + 1``; 0 = no entry), the messages pulled but not
+yet consumed, ``queueOffsetMax + 1`` and the stored pull suggestion. Slaves are always listed in a
+client's route (model-scope: the route abstracts only whether the master is present); a call to a broker
+that is down fails like any remoting exception and changes nothing.
+"""
+from __future__ import annotations
+
+import numba as nb
+
+from . import fields as F
+from .events import (ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, NOTE_SHIFT, OUT_COMMITTED,
+                     OUT_DELIVERED, OUT_FOUND, OUT_NO_MATCHED_MSG, OUT_NO_NEW_MSG, OUT_OFFSET_ILLEGAL,
+                     OUT_ONEWAY_LOST, OUT_PULL_FAILED)
+from .offsets import QUERY_NOT_FOUND, commit_offset, query_consumer_offset
+from .params import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_OFFSET_CHECK_IN_SLAVE,
+                     K_QUEUES, K_SLAVE_READ, K_SLAVES, K_WHICH_BROKER)
+from .store import GET_FOUND, GET_NO_MESSAGE_IN_QUEUE, GET_OFFSET_OVERFLOW_ONE, get_message, queue_max, up_slot
+
+# PullMessageProcessor response codes
+RESP_SUCCESS = 0
+RESP_PULL_NOT_FOUND = 1
+RESP_PULL_RETRY_IMMEDIATELY = 2
+RESP_PULL_OFFSET_MOVED = 3
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def mq(c, q):
+    return c * F.MAX_QUEUES + q
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def note(outcome, broker):
+    return (outcome | (broker << NOTE_BROKER_SHIFT)) << NOTE_SHIFT
+
+
+@nb.njit(cache=True, nogil=True)
+def refresh_route(w, c, p):
+    """``MQClientInstance#updateTopicRouteInfoFromNameServer``: the broker table becomes the name server's
+    route. With no slaves and no registered master the name server has no route for the topic and the
+    client keeps its old one."""
+    if w[F.NS_MASTER] != 0 or p[K_SLAVES] > 0:
+        w[F.C_ROUTE_MASTER + c] = w[F.NS_MASTER]
+
+
+@nb.njit(cache=True, nogil=True)
+def admin_broker(w, c, p):
+    """``MQClientInstance#findBrokerAddressInAdmin`` (offset fetch and commit): the first entry of the
+    group's ``HashMap<Long,String>`` (ascending ids: the master if listed, else slave 1); if none, refresh
+    the route once and look again; -1 is "broker not exist"."""
+    for attempt in range(2):
+        if w[F.C_ROUTE_MASTER + c] != 0:
+            return 0
+        if p[K_SLAVES] > 0:
+            return 1
+        if attempt == 0:
+            refresh_route(w, c, p)
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
+def subscribe_broker(w, c, suggestion, p):
+    """``MQClientInstance#findBrokerAddressInSubscribe(brokerName, suggestion, false)`` as
+    ``PullAPIWrapper#pullKernelImpl`` calls it: exactly the suggested brokerId if listed, else the first
+    entry (master if listed, else slave 1); when nothing is found the route is refreshed and the lookup
+    repeated once; -1 is "broker not exist"."""
+    for attempt in range(2):
+        if suggestion > 0:
+            return suggestion
+        if w[F.C_ROUTE_MASTER + c] != 0:
+            return 0
+        if p[K_SLAVES] > 0:
+            return 1
+        if attempt == 0:
+            refresh_route(w, c, p)
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
+def increase_only(w, slot, offset):
+    """``RemoteBrokerOffsetStore#updateOffset(mq, offset, increaseOnly=true)``: insert if absent, else
+    ``MixAll#compareAndIncreaseOnly``."""
+    if w[slot] == 0 or offset + 1 > w[slot]:
+        w[slot] = offset + 1
+
+
+@nb.njit(cache=True, nogil=True)
+def allocated(v, c, q, p):
+    """``AllocateMessageQueueAveragely#allocate`` over the live consumers, ordered by id."""
+    live = 0
+    index = 0
+    for other in range(p[K_CONSUMERS]):
+        if v[F.C_UP + other] != 0:
+            if other < c:
+                index += 1
+            live += 1
+    queues = p[K_QUEUES]
+    if live == 0 or v[F.C_UP + c] == 0:
+        return False
+    mod = queues % live
+    if queues <= live:
+        average = 1
+    elif mod > 0 and index < mod:
+        average = queues // live + 1
+    else:
+        average = queues // live
+    start = index * average if (mod > 0 and index < mod) else index * average + mod
+    span = min(average, queues - start)
+    for i in range(span):
+        if (start + i) % queues == q:
+            return True
+    return False
+
+
+@nb.njit(cache=True, nogil=True)
+def persist_queue_offset(w, c, q, p):
+    """``RemoteBrokerOffsetStore#persist(mq)``: a memory offset goes oneway (UPDATE_CONSUMER_OFFSET) to the
+    admin broker; one to a dead broker is lost, and "broker not exist" is only logged."""
+    k = mq(c, q)
+    if w[F.MQ_MEM + k] == 0:
+        return 0
+    b = admin_broker(w, c, p)
+    if b < 0:
+        return 0
+    if w[up_slot(b)] == 0:
+        return note(OUT_ONEWAY_LOST, b)
+    return commit_offset(w, b, q, w[F.MQ_MEM + k] - 1, p) | note(OUT_COMMITTED, b)
+
+
+@nb.njit(cache=True, nogil=True)
+def forget_queue(w, c, q):
+    """The ProcessQueue is removed and ``removeOffset(mq)`` drops the memory offset; the pull suggestion
+    (``PullAPIWrapper.pullFromWhichNodeTable``) stays with the client."""
+    k = mq(c, q)
+    w[F.MQ_OWNED + k] = 0
+    w[F.MQ_DROPPED + k] = 0
+    w[F.MQ_NEXT + k] = 0
+    w[F.MQ_MEM + k] = 0
+    w[F.MQ_INFLIGHT + k] = 0
+    w[F.MQ_PQ_MAX + k] = 0
+
+
+@nb.njit(cache=True, nogil=True)
+def compute_pull_from_where(w, c, q, p):
+    """``RebalancePushImpl#computePullFromWhere`` with CONSUME_FROM_LAST_OFFSET.
+
+    ``readOffset(READ_FROM_STORE)``: the admin broker's ``queryConsumerOffset`` (stored value, or 0, or
+    QUERY_NOT_FOUND -> -1; a dead broker or "broker not exist" -> -2); a value >= 0 is also put in memory.
+    -1 falls back to ``MQAdminImpl#maxOffset``, which asks only the master (``findBrokerAddressInPublish``,
+    refreshing the route once if the master is not listed); any failure there, and -2, give -1: the queue
+    is not taken this round.
+    """
+    b = admin_broker(w, c, p)
+    read = -2
+    if b >= 0 and w[up_slot(b)] != 0:
+        read = query_consumer_offset(w, b, q, p)
+    if read >= 0:
+        w[F.MQ_MEM + mq(c, q)] = read + 1
+        return read
+    if read == QUERY_NOT_FOUND:
+        if w[F.C_ROUTE_MASTER + c] == 0:
+            refresh_route(w, c, p)
+        if w[F.C_ROUTE_MASTER + c] != 0 and w[F.M_UP] != 0:
+            return queue_max(w, 0, q, p)
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
+def refresh_route_action(v, w, c, p):
+    """The client's periodic route refresh (``pollNameServerInterval``)."""
+    if v[F.C_UP + c] == 0:
+        return 0
+    refresh_route(w, c, p)
+    return ENABLED
+
+
+@nb.njit(cache=True, nogil=True)
+def rebalance(v, w, c, p):
+    """``RebalanceImpl#updateProcessQueueTableInRebalance`` for consumer ``c``.
+
+    A queue no longer allocated is dropped: ``removeUnnecessaryMessageQueue`` persists its offset and
+    removes it. A newly allocated queue gets ``removeDirtyOffset`` then ``computePullFromWhere``; a result
+    >= 0 becomes the first ``PullRequest.nextOffset``, a negative one leaves the queue for the next round.
+    A ProcessQueue that is dropped but still in the table (a pending OFFSET_ILLEGAL correction) stays.
+    """
+    if v[F.C_UP + c] == 0:
+        return 0
+    flags = ENABLED
+    for q in range(p[K_QUEUES]):
+        k = mq(c, q)
+        want = allocated(v, c, q, p)
+        if v[F.MQ_OWNED + k] != 0 and not want:
+            flags |= persist_queue_offset(w, c, q, p)
+            forget_queue(w, c, q)
+        elif v[F.MQ_OWNED + k] == 0 and want:
+            w[F.MQ_MEM + k] = 0
+            start = compute_pull_from_where(w, c, q, p)
+            if start >= 0:
+                w[F.MQ_OWNED + k] = 1
+                w[F.MQ_NEXT + k] = start
+    return flags
+
+
+@nb.njit(cache=True, nogil=True)
+def pull(v, w, c, q, p):
+    """One pull of consumer ``c`` on queue ``q``, from routing to the ``PullCallback``.
+
+    Client: the target is ``findBrokerAddressInSubscribe(suggestion)``; the commit flag is set when the
+    memory offset is > 0 and the target is the master. Broker (``PullMessageProcessor#processRequest``):
+    ``getMessage``; ``suggestWhichBrokerId`` = slaveReadEnable ? (slow ? whichBrokerWhenConsumeSlowly :
+    group brokerId) : 0 (the SLAVE-without-slaveReadEnable PULL_RETRY_IMMEDIATELY code is always
+    overwritten, so such a slave still serves); status -> response code; a PULL_OFFSET_MOVED on a slave
+    without offsetCheckInSlave becomes PULL_RETRY_IMMEDIATELY with suggestion = group brokerId; commit on
+    pull on the master whatever the status. A parked PULL_NOT_FOUND is answered later without committing
+    again, so the round trip is one step. Client again: ``processPullResult`` stores the suggestion, then
+    FOUND takes the messages and ``nextBeginOffset``; NO_NEW_MSG / NO_MATCHED_MSG take
+    ``nextBeginOffset`` and ``correctTagsOffset`` (increase-only, if the ProcessQueue is empty);
+    OFFSET_ILLEGAL takes ``nextBeginOffset`` and drops the ProcessQueue until the correction task runs.
+    """
+    k = mq(c, q)
+    if v[F.C_UP + c] == 0 or v[F.MQ_OWNED + k] == 0 or v[F.MQ_DROPPED + k] != 0:
+        return 0
+    b = subscribe_broker(w, c, v[F.MQ_SUGGEST + k], p)
+    if b < 0 or v[up_slot(b)] == 0:
+        return ENABLED | note(OUT_PULL_FAILED, max(b, 0))
+    off = v[F.MQ_NEXT + k]
+    memory_offset = v[F.MQ_MEM + k] - 1
+    status, next_begin, ids, slow, pq_max = get_message(v, b, q, off, p)
+    suggestion = 0
+    if p[K_SLAVE_READ] != 0:
+        suggestion = p[K_WHICH_BROKER] if slow else p[K_GROUP_BROKER_ID]
+    if status == GET_FOUND:
+        response = RESP_SUCCESS
+    elif status == GET_NO_MESSAGE_IN_QUEUE:
+        response = RESP_PULL_OFFSET_MOVED if off != 0 else RESP_PULL_NOT_FOUND
+    elif status == GET_OFFSET_OVERFLOW_ONE:
+        response = RESP_PULL_NOT_FOUND
+    else:
+        response = RESP_PULL_OFFSET_MOVED
+    if response == RESP_PULL_OFFSET_MOVED and b > 0 and p[K_OFFSET_CHECK_IN_SLAVE] == 0:
+        response = RESP_PULL_RETRY_IMMEDIATELY
+        suggestion = p[K_GROUP_BROKER_ID]
+    flags = ENABLED
+    if b == 0 and memory_offset > 0:
+        flags |= commit_offset(w, 0, q, memory_offset, p)
+    w[F.MQ_SUGGEST + k] = suggestion
+    w[F.MQ_NEXT + k] = next_begin
+    if response == RESP_SUCCESS:
+        w[F.MQ_INFLIGHT + k] = w[F.MQ_INFLIGHT + k] | ids
+        if pq_max > w[F.MQ_PQ_MAX + k]:
+            w[F.MQ_PQ_MAX + k] = pq_max
+        if b > 0:
+            flags |= EV_SLAVE_SERVED_PULL
+        return flags | note(OUT_FOUND, b)
+    if response == RESP_PULL_OFFSET_MOVED:
+        w[F.MQ_DROPPED + k] = 1
+        return flags | note(OUT_OFFSET_ILLEGAL, b)
+    if w[F.MQ_INFLIGHT + k] == 0:
+        increase_only(w, F.MQ_MEM + k, next_begin)
+    if response == RESP_PULL_NOT_FOUND:
+        return flags | note(OUT_NO_NEW_MSG, b)
+    return flags | note(OUT_NO_MATCHED_MSG, b)
+
+
+@nb.njit(cache=True, nogil=True)
+def consume(v, w, c, q, p):
+    """``ConsumeMessageConcurrentlyService``: the application consumes the ProcessQueue's messages (one
+    batch), then ``processConsumeResult`` raises the memory offset to ``ProcessQueue#removeMessage``'s
+    result, ``queueOffsetMax + 1``, increase-only - unless the ProcessQueue is dropped, whose in-flight
+    consumption no longer updates the offset."""
+    k = mq(c, q)
+    if v[F.C_UP + c] == 0 or v[F.MQ_OWNED + k] == 0 or v[F.MQ_INFLIGHT + k] == 0:
+        return 0
+    ids = v[F.MQ_INFLIGHT + k]
+    if ids & v[F.H_DELIVERED]:
+        w[F.H_REDELIVERED] = 1
+    w[F.H_DELIVERED] = v[F.H_DELIVERED] | ids
+    w[F.MQ_INFLIGHT + k] = 0
+    if v[F.MQ_DROPPED + k] == 0:
+        increase_only(w, F.MQ_MEM + k, v[F.MQ_PQ_MAX + k])
+    return ENABLED | note(OUT_DELIVERED, 0)
+
+
+@nb.njit(cache=True, nogil=True)
+def persist_all_offsets(v, w, c, p):
+    """``MQClientInstance#persistAllConsumerOffset`` -> ``RemoteBrokerOffsetStore#persistAll`` over the
+    queues in the ProcessQueue table."""
+    if v[F.C_UP + c] == 0:
+        return 0
+    flags = ENABLED
+    for q in range(p[K_QUEUES]):
+        if v[F.MQ_OWNED + mq(c, q)] != 0:
+            flags |= persist_queue_offset(w, c, q, p)
+    return flags
+
+
+@nb.njit(cache=True, nogil=True)
+def correct_illegal_offset(v, w, c, q, p):
+    """The OFFSET_ILLEGAL task, 10 s after the pull: ``updateOffset(mq, nextOffset, false)``,
+    ``persist(mq)``, then ``RebalanceImpl#removeProcessQueue`` -> ``removeUnnecessaryMessageQueue``
+    (persist again - the same value - and remove the memory offset)."""
+    k = mq(c, q)
+    if v[F.C_UP + c] == 0 or v[F.MQ_OWNED + k] == 0 or v[F.MQ_DROPPED + k] == 0:
+        return 0
+    w[F.MQ_MEM + k] = v[F.MQ_NEXT + k] + 1
+    flags = ENABLED | persist_queue_offset(w, c, q, p)
+    forget_queue(w, c, q)
+    return flags
+
+
+@nb.njit(cache=True, nogil=True)
+def consumer_crash(v, w, c, p):
+    """A consumer process dies: everything it held in memory is gone."""
+    if v[F.C_UP + c] == 0 or v[F.B_CONSUMER_RESTART] >= p[K_MAX_CONSUMER_RESTARTS]:
+        return 0
+    w[F.C_UP + c] = 0
+    w[F.C_ROUTE_MASTER + c] = 0
+    for q in range(p[K_QUEUES]):
+        forget_queue(w, c, q)
+        w[F.MQ_SUGGEST + mq(c, q)] = 0
+    w[F.B_CONSUMER_RESTART] += 1
+    return ENABLED
+
+
+@nb.njit(cache=True, nogil=True)
+def consumer_restart(v, w, c, p):
+    """A crashed consumer starts: it fetches the route; its queues come back through ``Rebalance``."""
+    if v[F.C_UP + c] != 0:
+        return 0
+    w[F.C_UP + c] = 1
+    refresh_route(w, c, p)
+    return ENABLED
+
+
+@nb.njit(cache=True, nogil=True)
+def fresh_admin_broker(v, p):
+    """The broker a consumer (re)starting now would ask for its offset and pull from first: it fetches the
+    route from the name server, which lists the master only while it is registered, so the master if
+    registered, else slave 1; -1 when there is neither."""
+    if v[F.NS_MASTER] != 0:
+        return 0
+    if p[K_SLAVES] > 0:
+        return 1
+    return -1

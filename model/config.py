@@ -1,0 +1,299 @@
+"""Configuration of the RocketMQ 4.4 model: knobs, failure budgets, switches and presets.
+
+Every public name here is part of rmqcheck's interface (see ``shared/spec/model-scope.md``): the knob
+keys are what users write in a TOML file or after ``--set``, and the preset names follow ``--preset``.
+
+A :class:`Config` is validated when it is built. Bad input raises one :class:`ConfigError` whose message
+names the key, the value given and the allowed values, so the command line can print it as one line.
+"""
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "Knob",
+    "KNOBS",
+    "PRESETS",
+    "PRESET_DESCRIPTIONS",
+    "preset",
+    "load_toml",
+]
+
+
+class ConfigError(ValueError):
+    """Bad configuration input; the message is one line naming the key, the value and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One configuration key: its type, allowed values, default and the RocketMQ name it stands for."""
+
+    key: str
+    kind: str  # "enum", "bool" or "int"
+    default: Any
+    allowed: tuple  # enum values, or (low, high) for ints; () for bools
+    rocketmq: str
+    doc: str
+
+    def allowed_text(self) -> str:
+        if self.kind == "bool":
+            return "true, false"
+        if self.kind == "enum":
+            return ", ".join(self.allowed)
+        low, high = self.allowed
+        return f"{low}..{high}"
+
+    def parse(self, value: Any) -> Any:
+        """Coerce ``value`` (from TOML or from a ``--set`` string) to this knob's type, or raise."""
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+                return value.strip().lower() == "true"
+            raise self._bad(value)
+        if self.kind == "enum":
+            if isinstance(value, str) and value.strip().upper() in self.allowed:
+                return value.strip().upper()
+            raise self._bad(value)
+        if isinstance(value, bool):
+            raise self._bad(value)
+        if isinstance(value, str):
+            try:
+                value = int(value.strip(), 10)
+            except ValueError:
+                raise self._bad(value) from None
+        if not isinstance(value, int):
+            raise self._bad(value)
+        low, high = self.allowed
+        if not low <= value <= high:
+            raise self._bad(value)
+        return value
+
+    def _bad(self, value: Any) -> ConfigError:
+        return ConfigError(
+            f"knob '{self.key}': value {value!r} is not allowed; allowed: {self.allowed_text()}"
+        )
+
+
+_BUDGET = (0, 3)
+
+KNOBS: tuple[Knob, ...] = (
+    Knob("broker_role", "enum", "ASYNC_MASTER", ("ASYNC_MASTER", "SYNC_MASTER"), "brokerRole",
+         "SYNC_MASTER makes a send wait for a slave to report the message (CommitLog#handleHA)."),
+    Knob("flush_disk_type", "enum", "ASYNC_FLUSH", ("ASYNC_FLUSH", "SYNC_FLUSH"), "flushDiskType",
+         "SYNC_FLUSH makes a send wait for the commitlog flush (CommitLog#handleDiskFlush)."),
+    Knob("slave_read_enable", "bool", False, (), "slaveReadEnable",
+         "Lets the master suggest pulling from a slave (PullMessageProcessor#processRequest)."),
+    Knob("offset_check_in_slave", "bool", False, (), "offsetCheckInSlave",
+         "A slave corrects illegal pull offsets as a master does (V6; DefaultMessageStore#getMessage)."),
+    Knob("group_broker_id", "int", 0, (0, 3), "SubscriptionGroupConfig.brokerId",
+         "The broker the group reads from when slave reads are enabled and the pull is not slow."),
+    Knob("which_broker_when_consume_slowly", "int", 1, (0, 3),
+         "SubscriptionGroupConfig.whichBrokerWhenConsumeSlowly",
+         "The broker suggested when a pull is slow (the 40 % in-memory rule fired)."),
+    Knob("consume_slowly_backlog", "int", 1, (0, 8), "accessMessageInMemoryMaxRatio (40 %)",
+         "A pull is slow when more than this many messages lie in the log after the last one it returned."),
+    Knob("slaves", "int", 1, (0, 3), "brokerId 1..n", "Number of slaves in the broker group."),
+    Knob("consumers", "int", 1, (1, 3), "consumer group members",
+         "Push consumers of the one consumer group (CLUSTERING mode)."),
+    Knob("messages", "int", 2, (1, 8), "", "Messages the producer sends, in order, with synchronous sends."),
+    Knob("queues", "int", 1, (1, 2), "queueId", "Queues of the one topic; message i goes to queue (i-1) % queues."),
+    Knob("max_master_crashes", "int", 1, _BUDGET, "kill -9 of the master",
+         "Master process crashes (page cache survives)."),
+    Knob("max_master_power_losses", "int", 1, _BUDGET, "power loss of the master",
+         "Master machine power losses (only flushed data survives)."),
+    Knob("max_slave_crashes", "int", 0, _BUDGET, "kill -9 of a slave", "Slave process crashes, all slaves together."),
+    Knob("max_slave_power_losses", "int", 0, _BUDGET, "power loss of a slave",
+         "Slave machine power losses, all slaves together."),
+    Knob("max_consumer_restarts", "int", 0, _BUDGET, "consumer kill -9 and restart",
+         "Consumer process crashes (each followed by a possible restart), all consumers together."),
+    Knob("max_ha_disconnects", "int", 0, _BUDGET, "HA connection drop",
+         "HA connection drops (network or housekeeping timeouts), all slaves together."),
+    Knob("monotonic_commit", "bool", False, (), "V1",
+         "ConsumerOffsetManager#commitOffset ignores a commit lower than the stored offset."),
+    Knob("sync_offsets_max", "bool", False, (), "V2",
+         "SlaveSynchronize#syncConsumerOffset keeps the maximum of the slave's and the master's offsets."),
+    Knob("reverse_offset_sync", "bool", False, (), "V3",
+         "A restarting master adopts a slave's consumer-offset table before it serves clients."),
+    Knob("overflow_to_max", "bool", False, (), "V4",
+         "getMessage answers OFFSET_OVERFLOW_BADLY with nextBeginOffset = max whatever the min offset."),
+    Knob("validate_slave_ack", "bool", False, (), "V5",
+         "The master closes an HA connection whose report exceeds its commitlog max, first report included."),
+)
+
+_KNOB_BY_KEY = {k.key: k for k in KNOBS}
+
+
+@dataclass(frozen=True)
+class Config:
+    """A resolved, validated configuration: every knob, failure budget and switch of model-scope.md."""
+
+    broker_role: str = "ASYNC_MASTER"
+    flush_disk_type: str = "ASYNC_FLUSH"
+    slave_read_enable: bool = False
+    offset_check_in_slave: bool = False
+    group_broker_id: int = 0
+    which_broker_when_consume_slowly: int = 1
+    consume_slowly_backlog: int = 1
+    slaves: int = 1
+    consumers: int = 1
+    messages: int = 2
+    queues: int = 1
+    max_master_crashes: int = 1
+    max_master_power_losses: int = 1
+    max_slave_crashes: int = 0
+    max_slave_power_losses: int = 0
+    max_consumer_restarts: int = 0
+    max_ha_disconnects: int = 0
+    monotonic_commit: bool = False
+    sync_offsets_max: bool = False
+    reverse_offset_sync: bool = False
+    overflow_to_max: bool = False
+    validate_slave_ack: bool = False
+
+    def __post_init__(self) -> None:
+        for knob in KNOBS:
+            value = getattr(self, knob.key)
+            parsed = knob.parse(value)
+            if parsed != value or type(parsed) is not type(value):
+                object.__setattr__(self, knob.key, parsed)
+        self._check_consistency()
+
+    def _check_consistency(self) -> None:
+        for key in ("group_broker_id", "which_broker_when_consume_slowly"):
+            value = getattr(self, key)
+            if value > self.slaves:
+                raise ConfigError(
+                    f"knob '{key}': value {value} names broker {value}, but slaves={self.slaves}; "
+                    f"allowed: 0..{self.slaves}"
+                )
+        if self.consume_slowly_backlog > self.messages:
+            raise ConfigError(
+                f"knob 'consume_slowly_backlog': value {self.consume_slowly_backlog} exceeds "
+                f"messages={self.messages}; allowed: 0..{self.messages}"
+            )
+
+    # -- construction ---------------------------------------------------------------------------------
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any], base: "Config | None" = None) -> "Config":
+        """Build a config from ``base`` (default: 4.4 defaults) with ``values`` applied; validates keys."""
+        fields = dataclasses.asdict(base) if base is not None else {}
+        for key, value in values.items():
+            knob = _KNOB_BY_KEY.get(key)
+            if knob is None:
+                raise ConfigError(f"unknown knob '{key}'; known knobs: {', '.join(_KNOB_BY_KEY)}")
+            fields[key] = knob.parse(value)
+        return cls(**fields)
+
+    def with_overrides(self, assignments: "list[str] | tuple[str, ...]") -> "Config":
+        """Apply ``key=value`` strings (the ``--set`` option) on top of this config."""
+        values: dict[str, str] = {}
+        for item in assignments:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise ConfigError(f"--set {item!r}: expected key=value, e.g. --set slaves=2")
+            values[key.strip()] = value
+        return Config.from_mapping(values, base=self)
+
+    # -- views ----------------------------------------------------------------------------------------
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @property
+    def sync_master(self) -> bool:
+        return self.broker_role == "SYNC_MASTER"
+
+    @property
+    def sync_flush(self) -> bool:
+        return self.flush_disk_type == "SYNC_FLUSH"
+
+    @property
+    def queue_capacity(self) -> int:
+        """Most messages one queue can hold: message i goes to queue (i-1) % queues."""
+        return -(-self.messages // self.queues)
+
+    def short(self) -> str:
+        """The knobs that differ from the 4.4 defaults, as ``key=value`` text."""
+        default = Config()
+        diffs = [f"{k}={_text(v)}" for k, v in self.as_dict().items() if getattr(default, k) != v]
+        return ", ".join(diffs) if diffs else "4.4 defaults"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "default": "RocketMQ 4.4 defaults (ASYNC_MASTER, ASYNC_FLUSH), 1 slave, 1 consumer, 2 messages, "
+               "one master crash and one master power loss",
+    "sync-master": "default with brokerRole=SYNC_MASTER",
+    "sync-flush": "default with flushDiskType=SYNC_FLUSH",
+    "sync-all": "SYNC_MASTER and SYNC_FLUSH together, the most durable 4.4 setting",
+    "read-from-slave": "slaveReadEnable=true, the group reads from slave 1, every pull counts as slow",
+    "all-switches": "every alternative behaviour V1-V6 switched on",
+    "bench": "a larger space for benchmarks: 3 messages, 2 consumers, failures on every actor",
+}
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "sync-master": {"broker_role": "SYNC_MASTER"},
+    "sync-flush": {"flush_disk_type": "SYNC_FLUSH"},
+    "sync-all": {"broker_role": "SYNC_MASTER", "flush_disk_type": "SYNC_FLUSH"},
+    "read-from-slave": {"slave_read_enable": True, "group_broker_id": 1,
+                        "which_broker_when_consume_slowly": 1, "consume_slowly_backlog": 0},
+    "all-switches": {"monotonic_commit": True, "sync_offsets_max": True, "reverse_offset_sync": True,
+                     "overflow_to_max": True, "validate_slave_ack": True, "offset_check_in_slave": True},
+    "bench": {"messages": 3, "consumers": 2, "max_slave_crashes": 1, "max_consumer_restarts": 1},
+}
+
+
+def preset(name: str) -> Config:
+    """The named preset, or a :class:`ConfigError` listing the known names."""
+    values = PRESETS.get(name)
+    if values is None:
+        raise ConfigError(f"unknown preset '{name}'; known presets: {', '.join(PRESETS)}")
+    return Config.from_mapping(values)
+
+
+def load_toml(path: "str | Path", base: Config | None = None) -> Config:
+    """Read a TOML config file: top-level ``key = value`` pairs, or a ``[config]`` table of them.
+
+    An optional top-level ``preset = "name"`` starts from that preset instead of the defaults.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
+    if "config" in data and isinstance(data["config"], dict):
+        extra = sorted(set(data) - {"config", "preset"})
+        if extra:
+            raise ConfigError(f"config file {str(path)!r}: unexpected top-level key '{extra[0]}' "
+                              "beside [config]; allowed: preset, [config]")
+        values = dict(data["config"])
+        name = data.get("preset")
+    else:
+        values = dict(data)
+        name = values.pop("preset", None)
+    if name is not None:
+        if not isinstance(name, str):
+            raise ConfigError(f"config file {str(path)!r}: 'preset' must be a string; "
+                              f"known presets: {', '.join(PRESETS)}")
+        base = preset(name)
+    for key, value in values.items():
+        if isinstance(value, (dict, list)):
+            raise ConfigError(f"config file {str(path)!r}: knob '{key}' must be a plain value, "
+                              f"not a {type(value).__name__}")
+    return Config.from_mapping(values, base=base)

@@ -1,0 +1,93 @@
+"""HA replication between the master and each slave (``store/ha``: ``HAClient``, ``HAConnection``).
+
+The link of slave ``s`` is one field seen from both sides: down, connected (the master waits for the
+first report, ``slaveRequestOffset == -1``), or streaming (the master pushes from
+``nextTransferFromWhere``). A push moves every entry the master has from the transfer position on: a
+block is up to 32 KiB, far more than the model's messages.
+"""
+from __future__ import annotations
+
+import numba as nb
+
+from . import fields as F
+from .bits import count, from_position
+from .events import ENABLED, ERR_LOG_ORDER, ERROR, NOTE_SHIFT, OUT_MISMATCH_CLOSE, OUT_REPORT_REJECTED
+from .params import K_MAX_HA_DISCONNECTS, K_VALIDATE_SLAVE_ACK
+from .store import append_ids
+
+
+@nb.njit(cache=True, nogil=True)
+def close_link(w, s):
+    """Both ends of slave ``s``'s HA connection shut down (``HAClient#closeMaster``, ``HAConnection#close``)."""
+    w[F.S_LINK + s] = F.LINK_DOWN
+    w[F.S_TRANSFER + s] = 0
+
+
+@nb.njit(cache=True, nogil=True)
+def slave_connect(v, w, s, p):
+    """``HAClient#connectMaster``: needs the master's HA address and a master process listening on it."""
+    if v[F.S_UP + s] == 0 or v[F.S_HA_ADDR + s] == 0 or v[F.M_UP] == 0 or v[F.S_LINK + s] != F.LINK_DOWN:
+        return 0
+    w[F.S_LINK + s] = F.LINK_CONNECTED
+    return ENABLED
+
+
+@nb.njit(cache=True, nogil=True)
+def slave_report_offset(v, w, s, p):
+    """``HAClient#reportSlaveMaxOffset`` -> ``HAConnection.ReadSocketService#processReadEvent``.
+
+    The report is the slave's commitlog max (``getMaxPhyOffset``, flushed or not), taken without checking
+    it against the master's range. The first report starts streaming at the reported offset, or at the
+    start of the master's last commitlog file (0 here) when it is 0. ``HAService#notifyTransferSome``
+    raises the one shared ``push2SlaveMaxOffset``. V5 closes the connection on a report beyond the
+    master's max, without notifying. A repeated report of the same value changes nothing and is omitted.
+    """
+    link = v[F.S_LINK + s]
+    if link == F.LINK_DOWN:
+        return 0
+    reported = count(v[F.S_LOG + s])
+    if p[K_VALIDATE_SLAVE_ACK] != 0 and reported > count(v[F.M_LOG]):
+        close_link(w, s)
+        return ENABLED | (OUT_REPORT_REJECTED << NOTE_SHIFT)
+    if link == F.LINK_CONNECTED:
+        w[F.S_LINK + s] = F.LINK_STREAMING
+        w[F.S_TRANSFER + s] = reported
+    if reported > v[F.P2S]:
+        w[F.P2S] = reported
+    return ENABLED
+
+
+@nb.njit(cache=True, nogil=True)
+def master_push_data(v, w, s, p):
+    """``HAConnection.WriteSocketService#run`` + ``HAClient#dispatchReadRequest``.
+
+    The master sends its entries from ``nextTransferFromWhere`` to its max (the open loop: the position
+    only advances by what was sent), or a header-only heartbeat carrying the position when it has nothing
+    there. The slave checks the header offset against its own max: a non-empty slave whose max differs
+    closes the connection ("master pushed offset not equal the max phy offset in slave"); an empty slave
+    accepts any offset. A heartbeat that passes the check changes nothing and is omitted.
+    """
+    if v[F.S_LINK + s] != F.LINK_STREAMING:
+        return 0
+    slave_max = count(v[F.S_LOG + s])
+    position = v[F.S_TRANSFER + s]
+    if slave_max != 0 and slave_max != position:
+        close_link(w, s)
+        return ENABLED | (OUT_MISMATCH_CLOSE << NOTE_SHIFT)
+    master_max = count(v[F.M_LOG])
+    if position >= master_max:
+        return 0
+    if not append_ids(w, s + 1, from_position(v[F.M_LOG], position)):
+        return ERROR | (ERR_LOG_ORDER << NOTE_SHIFT)
+    w[F.S_TRANSFER + s] = master_max
+    return ENABLED
+
+
+@nb.njit(cache=True, nogil=True)
+def ha_disconnect(v, w, s, p):
+    """The connection drops: a network fault, or ``haHousekeepingInterval`` (20 s) expiring on either side."""
+    if v[F.S_LINK + s] == F.LINK_DOWN or v[F.B_HA_DISCONNECT] >= p[K_MAX_HA_DISCONNECTS]:
+        return 0
+    close_link(w, s)
+    w[F.B_HA_DISCONNECT] += 1
+    return ENABLED

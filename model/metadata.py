@@ -1,0 +1,71 @@
+"""Broker metadata: registration with the name server, slave offset sync and offset persistence."""
+from __future__ import annotations
+
+import numba as nb
+
+from . import fields as F
+from .events import ENABLED, EV_SLAVE_SYNC_LOWERED_OFFSET
+from .offsets import has_group_key, offset_slot, persist_offsets
+from .params import K_QUEUES, K_SYNC_OFFSETS_MAX
+from .store import up_slot
+
+
+@nb.njit(cache=True, nogil=True)
+def slave_register(v, w, s, p):
+    """``BrokerController#registerBrokerAll`` -> ``doRegisterBrokerAll`` on slave ``s``.
+
+    ``RouteInfoManager#registerBroker`` answers with the master's addresses only while the master is in
+    ``brokerLiveTable``. ``HAClient.masterAddress`` is updated from a non-null ``haServerAddr`` and never
+    cleared; ``SlaveSynchronize.masterAddr`` takes every reply's ``masterAddr``, null included.
+    """
+    if v[F.S_UP + s] == 0:
+        return 0
+    if v[F.NS_MASTER] != 0:
+        w[F.S_HA_ADDR + s] = 1
+    w[F.S_SYNC_ADDR + s] = v[F.NS_MASTER]
+    return ENABLED
+
+
+@nb.njit(cache=True, nogil=True)
+def slave_sync_all(v, w, s, p):
+    """``SlaveSynchronize#syncAll`` -> ``syncConsumerOffset`` on slave ``s``.
+
+    Needs ``masterAddr`` and a live master (otherwise the call fails and is only logged). The master's whole
+    in-memory table is fetched and ``putAll``: for the group's key the master's per-queue map replaces the
+    slave's (queues only the slave had disappear); an empty master table leaves the slave as it was; no
+    version, merge or monotonicity check. V2 keeps each queue's maximum instead. Then ``persist``.
+    """
+    b = s + 1
+    if v[F.S_UP + s] == 0 or v[F.S_SYNC_ADDR + s] == 0 or v[F.M_UP] == 0:
+        return 0
+    events = 0
+    if has_group_key(v, 0, p):
+        for q in range(p[K_QUEUES]):
+            master_value = v[offset_slot(0, q)]
+            slave_value = v[offset_slot(b, q)]
+            new = master_value
+            if p[K_SYNC_OFFSETS_MAX] != 0 and slave_value > master_value:
+                new = slave_value
+            if new < slave_value:
+                events |= EV_SLAVE_SYNC_LOWERED_OFFSET
+            w[offset_slot(b, q)] = new
+    persist_offsets(w, b, p)
+    return ENABLED | events
+
+
+@nb.njit(cache=True, nogil=True)
+def persist_consumer_offset(v, w, b, p):
+    """The broker's scheduled ``ConsumerOffsetManager#persist`` (every 5 s, every role)."""
+    if v[up_slot(b)] == 0:
+        return 0
+    persist_offsets(w, b, p)
+    return ENABLED
+
+
+@nb.njit(cache=True, nogil=True)
+def nameserver_expire_master(v, w, p):
+    """``RouteInfoManager#scanNotActiveBroker`` removes a master silent for 120 s (``BROKER_CHANNEL_EXPIRED_TIME``)."""
+    if v[F.NS_MASTER] == 0 or v[F.M_UP] != 0:
+        return 0
+    w[F.NS_MASTER] = 0
+    return ENABLED

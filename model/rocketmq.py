@@ -1,0 +1,85 @@
+"""The RocketMQ 4.4 master/slave model of one configuration, as the engines see it."""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from . import fields as F
+from .actions import Action, actions_for
+from .config import Config
+from .events import describe
+from .layout import Layout, pack, unpack
+from .packed import PackedModel, State
+from .params import build_params
+from .successors import successors
+from .view import decode_vector, encode_vector
+
+
+class RocketMQModel(PackedModel):
+    """Master, slaves, producer, consumers and failures of RocketMQ 4.4 under one :class:`Config`."""
+
+    name = "rocketmq-4.4"
+
+    def __init__(self, config: Config | None = None, strict: bool = False) -> None:
+        self.config = config if config is not None else Config()
+        self.layout = Layout.for_config(self.config)
+        self.words = self.layout.words
+        self._actions = actions_for(self.config)
+        self.params = build_params(self.config, self.layout, [a.code() for a in self._actions], strict)
+        self.successors = successors
+
+    def __repr__(self) -> str:
+        return f"RocketMQModel({self.config.short()})"
+
+    # -- the Model protocol ---------------------------------------------------------------------------
+    def actions(self) -> tuple[Action, ...]:
+        return self._actions
+
+    def initial_vector(self) -> np.ndarray:
+        """Every broker and client started: the master registered, each slave's registration has given
+        it the master's addresses, each consumer holds a route listing the master and no queue yet (its
+        first ``Rebalance`` takes them), HA links not yet connected."""
+        cfg = self.config
+        v = np.zeros(F.NFIELDS, dtype=np.int64)
+        v[F.M_UP] = 1
+        v[F.NS_MASTER] = 1
+        for s in range(cfg.slaves):
+            v[F.S_UP + s] = 1
+            v[F.S_HA_ADDR + s] = 1
+            v[F.S_SYNC_ADDR + s] = 1
+        v[F.P_NEXT] = 1
+        for c in range(cfg.consumers):
+            v[F.C_UP + c] = 1
+            v[F.C_ROUTE_MASTER + c] = 1
+        return v
+
+    def initial_states(self) -> np.ndarray:
+        return self.pack_vector(self.initial_vector())[None, :]
+
+    def view(self, state: State) -> dict[str, Any]:
+        return decode_vector(self.unpack_state(state), self.config)
+
+    def encode(self, view: dict[str, Any]) -> State:
+        """The packed state of a readable view (the inverse of :meth:`view`)."""
+        return tuple(int(x) for x in self.pack_vector(encode_vector(view, self.config)))
+
+    def describe_outcome(self, flags: int) -> str:
+        return describe(flags)
+
+    # -- packing --------------------------------------------------------------------------------------
+    def unpack_state(self, state: State) -> np.ndarray:
+        v = np.zeros(F.NFIELDS, dtype=np.int64)
+        unpack(np.asarray(state, dtype=np.uint64), self.params, v)
+        return v
+
+    def pack_vector(self, v: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.words, dtype=np.uint64)
+        if not pack(np.asarray(v, dtype=np.int64), self.params, out, True):
+            raise ValueError("a field value does not fit this configuration's layout")
+        return out
+
+    @cached_property
+    def state_bits(self) -> int:
+        return self.layout.bits

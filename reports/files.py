@@ -1,0 +1,39 @@
+"""Output files: checked before a run starts, written atomically so nothing is ever half-written."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+class OutputPathError(ValueError):
+    """An output path that cannot be written; the message says why."""
+
+
+def check_writable(path: str | Path, option: str) -> Path:
+    """Fail early (before exploring) when ``path`` cannot be created or replaced."""
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.exists() and p.is_dir():
+        raise OutputPathError(f"{option} {str(p)!r}: is a directory; give a file path")
+    if not parent.exists():
+        raise OutputPathError(f"{option} {str(p)!r}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise OutputPathError(f"{option} {str(p)!r}: not writable")
+    return p
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=str(p.parent) if str(p.parent) else ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,58 @@
+"""Turning command-line input into a checked model: configuration, properties, limits, engine."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from explore.local import Limits
+from invariants import PROPERTIES, PropertySet
+from model import Config, ConfigError, load_toml, preset
+from model.rocketmq import RocketMQModel
+
+
+class BadInput(ValueError):
+    """Any user input error; the CLI prints its message as one line and exits with code 2."""
+
+
+def resolve_config(preset_name: str | None, config_file: str | None, assignments: Sequence[str]) -> Config:
+    """``--preset`` / ``--config`` (exclusive) then ``--set key=value`` overrides."""
+    if preset_name and config_file:
+        raise BadInput("--preset and --config cannot be used together; give one of them")
+    try:
+        if config_file:
+            cfg = load_toml(config_file)
+        else:
+            cfg = preset(preset_name or "default")
+        return cfg.with_overrides(list(assignments))
+    except ConfigError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def select_properties(names: Sequence[str]) -> PropertySet:
+    try:
+        return PROPERTIES.select(list(names))
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def limits(max_states: int | None, max_depth: int | None, max_seconds: float | None) -> Limits:
+    for option, value in (("--max-states", max_states), ("--max-depth", max_depth),
+                          ("--max-seconds", max_seconds)):
+        if value is not None and value <= 0:
+            raise BadInput(f"{option} {value}: must be > 0")
+    return Limits(max_states, max_depth, max_seconds)
+
+
+@dataclass
+class CheckJob:
+    """One configuration to check, with everything the engines need."""
+
+    config: Config
+    properties: PropertySet
+    limits: Limits
+
+    def model(self) -> RocketMQModel:
+        return RocketMQModel(self.config)
+
+    def describe(self) -> dict[str, Any]:
+        return self.config.as_dict()

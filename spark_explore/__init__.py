@@ -1,0 +1,1 @@
+"""Breadth-first exploration on Spark over hash-partitioned frontiers. Only this package imports pyspark."""

@@ -6,9 +6,9 @@ import numba as nb
 from model import fields as F
 from model.bits import lowest
 from model.client import fresh_admin_broker
-from model.offsets import QUERY_NOT_FOUND, query_consumer_offset
+from model.offsets import query_consumer_offset
 from model.params import K_QUEUES
-from model.store import consume_queue, queue_max, up_slot
+from model.store import consume_queue, up_slot
 
 
 @nb.njit(cache=True, nogil=True)
@@ -33,20 +33,20 @@ def committed_offset_never_regresses(v, p):
 @nb.njit(cache=True, nogil=True)
 def no_message_skipped(v, p):
     """At-least-once delivery: once the group's committed offset has passed a position of the queue, the
-    message at that position has been delivered at least once. "The group's committed offset" is where a
-    consumer (re)starting now would begin (``computePullFromWhere``: the offset read as above, or the
-    master's max offset when the broker answers QUERY_NOT_FOUND), and the positions are those of the queue
-    on that same broker. It breaks when the offset points past messages nobody consumed, e.g. a committed
-    offset kept while a power loss made the master re-use those queue offsets for new messages."""
+    message at that position has been delivered at least once. The group's committed offset is what a
+    consumer (re)starting now would be told (``queryConsumerOffset`` on the master if the name server
+    lists it, else on slave 1: the stored offset, or 0 for a young queue), and the positions are those of
+    that broker's queue. It breaks when the offset points past messages nobody consumed, e.g. an offset
+    kept while a power loss made the master re-use those queue offsets for new messages. A broker without
+    an offset for the group (QUERY_NOT_FOUND) makes no claim: the consumer then starts at the queue's end
+    by design (CONSUME_FROM_LAST_OFFSET)."""
     b = fresh_admin_broker(v, p)
     if b < 0 or v[up_slot(b)] == 0:
         return True
     for q in range(p[K_QUEUES]):
         start = query_consumer_offset(v, b, q, p)
-        if start == QUERY_NOT_FOUND:
-            if b != 0:
-                continue  # maxOffset asks only the master, which a fresh route does not list
-            start = queue_max(v, 0, q, p)
+        if start < 0:
+            continue
         min_offset, entries = consume_queue(v, b, q, p)
         passed = lowest(entries, max(start - min_offset, 0))
         if passed & ~v[F.H_DELIVERED] != 0:

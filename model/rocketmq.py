@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import fields as F
-from .actions import Action, actions_for
+from .actions import Action, Rebalance, actions_for
 from .config import Config
 from .events import describe
 from .layout import Layout, pack, unpack
@@ -37,10 +37,10 @@ class RocketMQModel(PackedModel):
     def actions(self) -> tuple[Action, ...]:
         return self._actions
 
-    def initial_vector(self) -> np.ndarray:
-        """Every broker and client started: the master registered, each slave's registration has given
-        it the master's addresses, each consumer holds a route listing the master and no queue yet (its
-        first ``Rebalance`` takes them), HA links not yet connected."""
+    def started_vector(self) -> np.ndarray:
+        """Every process started: the master registered with the name server, each slave's registration
+        has given it the master's addresses, each consumer holds a route listing the master; HA links not
+        connected yet, no queue taken yet."""
         cfg = self.config
         v = np.zeros(F.NFIELDS, dtype=np.int64)
         v[F.M_UP] = 1
@@ -56,7 +56,14 @@ class RocketMQModel(PackedModel):
         return v
 
     def initial_states(self) -> np.ndarray:
-        return self.pack_vector(self.initial_vector())[None, :]
+        """The started cluster after each consumer's start-up rebalance (``RebalanceService`` runs at
+        start, before the producer's first send): every queue taken at offset 0 (``queryConsumerOffset``
+        answers 0 for an empty queue), so the group is subscribed before any message exists."""
+        state = tuple(int(x) for x in self.pack_vector(self.started_vector()))
+        for action in self._actions:
+            if isinstance(action, Rebalance):
+                state = self.next_state(state, action) or state
+        return np.array([state], dtype=np.uint64)
 
     def view(self, state: State) -> dict[str, Any]:
         return decode_vector(self.unpack_state(state), self.config)

@@ -299,6 +299,13 @@ class LocalExplorer:
             acts = acts + [extra_action]
         return replay(self.model, self.states[root], acts)
 
+    def stored_states(self) -> np.ndarray:
+        """Every distinct state explored, in discovery (BFS) order; row ``i`` is state index ``i``."""
+        return self.states[: int(self.io[K.IO_COUNT])]
+
+    def level_of(self, index: int) -> int:
+        return self._level_of(index)
+
     def _level_of(self, index: int) -> int:
         import bisect
         return bisect.bisect_right(self.level_starts, index) - 1

@@ -16,8 +16,9 @@ from .events import (ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, NOTE_SHIF
                      OUT_DELIVERED, OUT_FOUND, OUT_NO_MATCHED_MSG, OUT_NO_NEW_MSG, OUT_OFFSET_ILLEGAL,
                      OUT_ONEWAY_LOST, OUT_PULL_FAILED)
 from .offsets import QUERY_NOT_FOUND, commit_offset, query_consumer_offset
-from .params import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_OFFSET_CHECK_IN_SLAVE,
-                     K_QUEUES, K_SLAVE_READ, K_SLAVES, K_WHICH_BROKER)
+from . import mutations as MU
+from .params import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_MUTATION,
+                     K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVES, K_SLAVE_READ, K_WHICH_BROKER)
 from .store import GET_FOUND, GET_NO_MESSAGE_IN_QUEUE, GET_OFFSET_OVERFLOW_ONE, get_message, queue_max, up_slot
 
 # PullMessageProcessor response codes
@@ -54,7 +55,7 @@ def admin_broker(w, c, p):
     for attempt in range(2):
         if w[F.C_ROUTE_MASTER + c] != 0:
             return 0
-        if p[K_SLAVES] > 0:
+        if p[K_SLAVES] > 0 and p[K_MUTATION] != MU.ADMIN_NEVER_SLAVE:
             return 1
         if attempt == 0:
             refresh_route(w, c, p)
@@ -224,7 +225,7 @@ def pull(v, w, c, q, p):
     if v[F.C_UP + c] == 0 or v[F.MQ_OWNED + k] == 0 or v[F.MQ_DROPPED + k] != 0:
         return 0
     b = subscribe_broker(w, c, v[F.MQ_SUGGEST + k], p)
-    if b < 0 or v[up_slot(b)] == 0:
+    if b < 0 or v[up_slot(b)] == 0 or (b > 0 and p[K_MUTATION] == MU.SLAVE_REFUSES_PULL):
         return ENABLED | note(OUT_PULL_FAILED, max(b, 0))
     off = v[F.MQ_NEXT + k]
     memory_offset = v[F.MQ_MEM + k] - 1
@@ -245,7 +246,12 @@ def pull(v, w, c, q, p):
         suggestion = p[K_GROUP_BROKER_ID]
     flags = ENABLED
     if b == 0 and memory_offset > 0:
-        flags |= commit_offset(w, 0, q, memory_offset, p)
+        committed = memory_offset
+        if p[K_MUTATION] == MU.COMMIT_ON_PULL_OFF_BY_ONE:
+            committed = memory_offset - 1
+        elif p[K_MUTATION] == MU.COMMIT_ON_PULL_NEXT_BEGIN and status == GET_FOUND:
+            committed = next_begin
+        flags |= commit_offset(w, 0, q, committed, p)
     w[F.MQ_SUGGEST + k] = suggestion
     w[F.MQ_NEXT + k] = next_begin
     if response == RESP_SUCCESS:

@@ -12,7 +12,8 @@ import numba as nb
 from . import fields as F
 from .bits import count, from_position
 from .events import ENABLED, ERR_LOG_ORDER, ERROR, NOTE_SHIFT, OUT_MISMATCH_CLOSE, OUT_REPORT_REJECTED
-from .params import K_MAX_HA_DISCONNECTS, K_VALIDATE_SLAVE_ACK
+from . import mutations as MU
+from .params import K_MAX_HA_DISCONNECTS, K_MUTATION, K_VALIDATE_SLAVE_ACK
 from .store import append_ids
 
 
@@ -77,7 +78,10 @@ def master_push_data(v, w, s, p):
     master_max = count(v[F.M_LOG])
     if position >= master_max:
         return 0
-    if not append_ids(w, s + 1, from_position(v[F.M_LOG], position)):
+    block = from_position(v[F.M_LOG], position)
+    if p[K_MUTATION] == MU.REPLICA_SKIPS_ENTRY:
+        block &= block - 1
+    if not append_ids(w, s + 1, block):
         return ERROR | (ERR_LOG_ORDER << NOTE_SHIFT)
     w[F.S_TRANSFER + s] = master_max
     return ENABLED

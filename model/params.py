@@ -40,12 +40,13 @@ K_REVERSE_OFFSET_SYNC = 22
 K_OVERFLOW_TO_MAX = 23
 K_VALIDATE_SLAVE_ACK = 24
 K_STRICT = 25
+K_MUTATION = 26
 
 ACTION_STRIDE = 3
 
 
 def build_params(cfg: Config, layout: Layout, action_codes: Sequence[tuple[int, int, int]],
-                 strict: bool = False) -> np.ndarray:
+                 strict: bool = False, mutation: int = 0) -> np.ndarray:
     """Encode a configuration, its layout and its action table into one ``int64`` vector."""
     layout_part = layout.encode()
     actions_at = LAYOUT_BASE + len(layout_part)
@@ -76,6 +77,7 @@ def build_params(cfg: Config, layout: Layout, action_codes: Sequence[tuple[int, 
     params[K_OVERFLOW_TO_MAX] = cfg.overflow_to_max
     params[K_VALIDATE_SLAVE_ACK] = cfg.validate_slave_ack
     params[K_STRICT] = strict
+    params[K_MUTATION] = mutation
     params[LAYOUT_BASE:actions_at] = layout_part
     params[actions_at] = len(action_codes)
     for i, code in enumerate(action_codes):

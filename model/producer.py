@@ -7,7 +7,8 @@ from . import fields as F
 from .bits import bit, count
 from .events import (ENABLED, ERR_LOG_ORDER, ERROR, OUT_FLUSH_DISK_TIMEOUT, OUT_FLUSH_SLAVE_TIMEOUT,
                      OUT_SEND_FAILED, OUT_SEND_OK, OUT_SLAVE_NOT_AVAILABLE, OUT_WAIT_FOR_SLAVE, NOTE_SHIFT)
-from .params import K_MESSAGES, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_SYNC_MASTER
+from . import mutations as MU
+from .params import K_MESSAGES, K_MUTATION, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_SYNC_MASTER
 from .store import append_ids, flush_commitlog, queue_max, queue_of
 
 
@@ -46,7 +47,7 @@ def send_message(v, w, flush_timeout, p):
     if p[K_SYNC_FLUSH] != 0:
         if flush_timeout:
             status = OUT_FLUSH_DISK_TIMEOUT
-        else:
+        elif p[K_MUTATION] != MU.ACK_WITHOUT_FLUSH:
             flush_commitlog(w, 0)
     if p[K_SYNC_MASTER] != 0:
         if connection_count(v, p) > 0:

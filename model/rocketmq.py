@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from . import fields as F
+from . import mutations
 from .actions import Action, Rebalance, actions_for
 from .config import Config
 from .events import describe
@@ -22,16 +23,19 @@ class RocketMQModel(PackedModel):
 
     name = "rocketmq-4.4"
 
-    def __init__(self, config: Config | None = None, strict: bool = False) -> None:
+    def __init__(self, config: Config | None = None, strict: bool = False, mutation: str | None = None) -> None:
         self.config = config if config is not None else Config()
+        self.mutation = mutation or ""
         self.layout = Layout.for_config(self.config)
         self.words = self.layout.words
         self._actions = actions_for(self.config)
-        self.params = build_params(self.config, self.layout, [a.code() for a in self._actions], strict)
+        self.params = build_params(self.config, self.layout, [a.code() for a in self._actions], strict,
+                                   mutations.code(mutation))
         self.successors = successors
 
     def __repr__(self) -> str:
-        return f"RocketMQModel({self.config.short()})"
+        extra = f", mutation={self.mutation}" if self.mutation else ""
+        return f"RocketMQModel({self.config.short()}{extra})"
 
     # -- the Model protocol ---------------------------------------------------------------------------
     def actions(self) -> tuple[Action, ...]:

@@ -1,0 +1,265 @@
+"""The consumer's offset paths on hand-built states: RefreshRoute, Rebalance (computePullFromWhere /
+queryConsumerOffset), Consume, PersistAllOffsets and CorrectIllegalOffset (mechanisms §1, §5, §6, §7.4)."""
+from __future__ import annotations
+
+import pytest
+
+from handbuilt import NO_FAILURES, assert_disabled, assert_effect, build, fire, model
+from model.actions import Consume, CorrectIllegalOffset, PersistAllOffsets, Rebalance, RefreshRoute
+from model.events import EV_OFFSET_COMMITTED_TO_SLAVE
+
+M = model(messages=3, **NO_FAILURES)
+NOSLAVE = model(messages=3, slaves=0, which_broker_when_consume_slowly=0, **NO_FAILURES)
+Q2 = model(messages=4, queues=2, consumers=2, **NO_FAILURES)
+
+REBALANCE, PERSIST = Rebalance(consumer=1), PersistAllOffsets(consumer=1)
+CONSUME, CORRECT = Consume(consumer=1, queue=0), CorrectIllegalOffset(consumer=1, queue=0)
+
+
+def q0(**fields):
+    return {f"consumer1.q0.{k}": v for k, v in fields.items()}
+
+
+UNOWNED = q0(owned=False, offset=None)
+
+
+def state(m=M, master=(1, 2, 3), slave=(1, 2, 3), **fields):
+    base = {"master.commitlog": list(master), "producer.nextMessage": m.config.messages + 1}
+    if m.config.slaves:
+        base["slave1.commitlog"] = list(slave)
+    base.update(fields)
+    return build(m, **base)
+
+
+# --- RefreshRoute ------------------------------------------------------------------------------------------
+def test_refresh_drops_a_master_the_name_server_no_longer_lists():
+    s = state(**{"nameserver.masterRegistered": False})
+    assert_effect(M, s, RefreshRoute(consumer=1), {"consumer1.routeHasMaster": False}, outcome="")
+
+
+def test_refresh_learns_a_registered_master():
+    s = state(**{"consumer1.routeHasMaster": False})
+    assert_effect(M, s, RefreshRoute(consumer=1), {"consumer1.routeHasMaster": True})
+
+
+def test_refresh_without_any_route_keeps_the_old_one():
+    """No slaves and no master: the name server has no route; the client keeps its table."""
+    assert_disabled(NOSLAVE, state(NOSLAVE, **{"nameserver.masterRegistered": False}), RefreshRoute(consumer=1))
+
+
+def test_refresh_guards():
+    assert_disabled(M, state(), RefreshRoute(consumer=1))
+    assert_disabled(M, state(**{"consumer1.up": False, "consumer1.routeHasMaster": False, **UNOWNED}),
+                    RefreshRoute(consumer=1))
+
+
+# --- Rebalance: computePullFromWhere / queryConsumerOffset (§5, §6.2) --------------------------------------
+def test_rebalance_takes_the_stored_offset_and_puts_it_in_memory():
+    s = state(**{"master.consumerOffset[0]": 2, **UNOWNED})
+    assert_effect(M, s, REBALANCE, q0(owned=True, nextOffset=2, offset=2), outcome="")
+
+
+def test_rebalance_stored_offset_is_used_as_is_even_beyond_the_max():
+    s = state(master=(1,), **{"master.consumerOffset[0]": 3, **UNOWNED})
+    assert_effect(M, s, REBALANCE, q0(owned=True, nextOffset=3, offset=3))
+
+
+def test_rebalance_without_stored_offset_on_a_recent_queue_starts_at_zero():
+    """queryConsumerOffset: no entry, min <= 0 and entry 0 not "in disk" -> 0."""
+    s = state(master=(1, 2), **UNOWNED)
+    assert_effect(M, s, REBALANCE, q0(owned=True, offset=0))   # nextOffset was 0 already
+
+
+def test_rebalance_without_stored_offset_on_an_empty_queue_starts_at_zero():
+    s = state(master=(), **{**UNOWNED, **q0(nextOffset=2)})
+    assert_effect(M, s, REBALANCE, q0(owned=True, nextOffset=0, offset=0))
+
+
+def test_rebalance_query_not_found_takes_the_master_max_offset():
+    """Entry 0 lies more than the in-memory window behind: QUERY_NOT_FOUND -> readOffset -1 ->
+    CONSUME_FROM_LAST_OFFSET: MQAdminImpl#maxOffset from the master; the memory offset stays absent."""
+    s = state(**UNOWNED)
+    assert_effect(M, s, REBALANCE, q0(owned=True, nextOffset=3))
+
+
+def test_rebalance_asks_the_slave_when_the_route_lacks_the_master():
+    s = state(**{"consumer1.routeHasMaster": False, "slave1.consumerOffset[0]": 1,
+                 "master.consumerOffset[0]": 3, **UNOWNED})
+    assert_effect(M, s, REBALANCE, q0(owned=True, nextOffset=1, offset=1))
+
+
+def test_rebalance_slave_query_not_found_asks_the_master_after_a_route_refresh():
+    """maxOffset asks only the master (findBrokerAddressInPublish), refreshing the route once."""
+    s = state(**{"consumer1.routeHasMaster": False, **UNOWNED})
+    assert_effect(M, s, REBALANCE, {"consumer1.routeHasMaster": True, **q0(owned=True, nextOffset=3)})
+
+
+def test_rebalance_slave_query_not_found_without_master_is_not_taken():
+    """No master anywhere: maxOffset throws -> -1: the queue is not taken this round."""
+    s = state(**{"consumer1.routeHasMaster": False, "nameserver.masterRegistered": False, **UNOWNED})
+    assert_disabled(M, s, REBALANCE)
+
+
+def test_rebalance_with_a_dead_admin_broker_is_not_taken():
+    """readOffset -2 (connection failure) -> computePullFromWhere -1."""
+    s = state(**{"master.up": False, "master.consumerOffset[0]": 2, **UNOWNED})
+    assert_disabled(M, s, REBALANCE)
+
+
+def test_rebalance_keeps_a_dropped_queue_that_is_still_assigned():
+    s = state(**q0(dropped=True, nextOffset=0, offset=2))
+    assert_disabled(M, s, REBALANCE)
+
+
+def test_rebalance_guards():
+    assert_disabled(M, state(), REBALANCE)
+    assert_disabled(M, state(**{"consumer1.up": False, **UNOWNED}), REBALANCE)
+
+
+def test_rebalance_gives_up_a_queue_assigned_elsewhere_persisting_its_offset():
+    """AllocateMessageQueueAveragely over live consumers: consumer 2 is back, so consumer 1 keeps queue 0
+    only; queue 1 is dropped: removeUnnecessaryMessageQueue persists its offset and removes it."""
+    s = build(Q2, **{"master.commitlog": [1, 2], "producer.nextMessage": 3, "message2.queueOffset": 0,
+                     "consumer1.q1.owned": True, "consumer1.q1.nextOffset": 1, "consumer1.q1.offset": 1,
+                     "consumer1.q1.suggestWhichBrokerId": 0,
+                     "consumer2.q1.owned": False, "consumer2.q1.offset": None,
+                     "consumer2.q0.owned": False, "consumer2.q0.offset": None})
+    assert_effect(Q2, s, REBALANCE, {"master.consumerOffset[1]": 1, "history.highestCommitted[1]": 1,
+                                     "consumer1.q1.owned": False, "consumer1.q1.nextOffset": 0,
+                                     "consumer1.q1.offset": None}, outcome="committed (broker 0)")
+    assert_effect(Q2, s, Rebalance(consumer=2), {"consumer2.q1.owned": True, "consumer2.q1.offset": 0})
+
+
+def test_initial_rebalance_splits_the_queues():
+    v = Q2.view(Q2.initial()[0])
+    assert [v[f"consumer{c}.q{q}.owned"] for c in (1, 2) for q in (0, 1)] == [True, False, False, True]
+
+
+def test_a_lone_consumer_takes_every_queue():
+    s = build(Q2, **{"consumer2.up": False, "consumer2.routeHasMaster": False, "consumer2.q1.owned": False,
+                     "consumer2.q1.offset": None})
+    assert_effect(Q2, s, REBALANCE, {"consumer1.q1.owned": True, "consumer1.q1.offset": 0})
+
+
+# --- Consume (§6.1) ----------------------------------------------------------------------------------------
+def test_consume_delivers_and_raises_the_memory_offset():
+    s = state(**q0(nextOffset=3, offset=0, inFlight=[1, 2, 3], queueOffsetMax=2))
+    assert_effect(M, s, CONSUME, {"history.delivered": [1, 2, 3], **q0(offset=3, inFlight=[])},
+                  outcome="delivered to the application")
+
+
+def test_consume_is_increase_only():
+    s = state(**{"history.delivered": [1, 2, 3], **q0(nextOffset=3, offset=3, inFlight=[2], queueOffsetMax=1)})
+    assert_effect(M, s, CONSUME, {"history.redelivered": True, **q0(inFlight=[])})
+
+
+def test_consume_inserts_an_absent_offset():
+    s = state(**q0(nextOffset=1, offset=None, inFlight=[1], queueOffsetMax=0))
+    assert_effect(M, s, CONSUME, {"history.delivered": [1], **q0(offset=1, inFlight=[])})
+
+
+def test_consume_of_a_dropped_queue_does_not_update_the_offset():
+    """§7.4: the dropped ProcessQueue's in-flight consumption no longer updates the offset."""
+    s = state(**q0(dropped=True, nextOffset=0, offset=1, inFlight=[2, 3], queueOffsetMax=2))
+    assert_effect(M, s, CONSUME, {"history.delivered": [2, 3], **q0(inFlight=[])})
+
+
+def test_consume_guards():
+    assert_disabled(M, state(), CONSUME)
+    assert_disabled(M, state(**{"consumer1.up": False, **UNOWNED}), CONSUME)
+
+
+# --- PersistAllOffsets (§6.1) ------------------------------------------------------------------------------
+def test_persist_all_goes_to_the_master_when_the_route_lists_it():
+    s = state(**q0(offset=2))
+    nxt, flags = fire(M, s, PERSIST)
+    assert not flags & EV_OFFSET_COMMITTED_TO_SLAVE
+    assert_effect(M, s, PERSIST, {"master.consumerOffset[0]": 2, "history.highestCommitted[0]": 2},
+                  outcome="committed (broker 0)")
+
+
+def test_persist_all_goes_to_the_lowest_slave_otherwise():
+    s = state(**{"consumer1.routeHasMaster": False, **q0(offset=2)})
+    assert_effect(M, s, PERSIST, {"slave1.consumerOffset[0]": 2, "history.highestCommitted[0]": 2},
+                  outcome="committed (broker 1)")
+    assert fire(M, s, PERSIST)[1] & EV_OFFSET_COMMITTED_TO_SLAVE
+
+
+def test_persist_all_is_a_plain_overwrite():
+    s = state(**{"master.consumerOffset[0]": 3, "history.highestCommitted[0]": 3, **q0(offset=1)})
+    assert_effect(M, s, PERSIST, {"master.consumerOffset[0]": 1})
+
+
+def test_persist_all_oneway_to_a_dead_broker_is_lost():
+    s = state(**{"master.up": False, **q0(offset=2)})
+    assert_disabled(M, s, PERSIST)   # the oneway changes nothing anywhere
+
+
+def test_persist_all_without_route_refreshes_once():
+    s = state(NOSLAVE, **{"consumer1.routeHasMaster": False, **q0(offset=2)})
+    assert_effect(NOSLAVE, s, PERSIST, {"consumer1.routeHasMaster": True, "master.consumerOffset[0]": 2,
+                                        "history.highestCommitted[0]": 2})
+
+
+def test_persist_all_includes_a_dropped_queue_still_in_the_table():
+    s = state(**q0(dropped=True, offset=2))
+    assert_effect(M, s, PERSIST, {"master.consumerOffset[0]": 2, "history.highestCommitted[0]": 2})
+
+
+def test_persist_all_every_owned_queue():
+    s = build(Q2, **{"consumer2.up": False, "consumer2.routeHasMaster": False, "consumer2.q1.owned": False,
+                     "consumer2.q1.offset": None, "consumer1.q1.owned": True, "consumer1.q1.offset": 1,
+                     "consumer1.q0.offset": 2})
+    assert_effect(Q2, s, PERSIST, {"master.consumerOffset[0]": 2, "master.consumerOffset[1]": 1,
+                                   "history.highestCommitted[0]": 2, "history.highestCommitted[1]": 1})
+
+
+def test_persist_all_guards():
+    assert_disabled(M, state(**q0(offset=None)), PERSIST)
+    assert_disabled(M, state(**{"consumer1.up": False, **UNOWNED}), PERSIST)
+    assert_disabled(M, state(**{"master.consumerOffset[0]": 0}), PERSIST)   # same value: no change
+
+
+# --- CorrectIllegalOffset (§7.4) ---------------------------------------------------------------------------
+def test_correction_overwrites_persists_and_drops_the_queue():
+    """updateOffset(mq, nextOffset, increaseOnly=false), persist (a plain overwrite on the broker: the
+    committed offset may go down), then removeProcessQueue."""
+    s = state(**{"master.consumerOffset[0]": 3, "history.highestCommitted[0]": 3,
+                 **q0(dropped=True, nextOffset=0, offset=3)})
+    assert_effect(M, s, CORRECT, {"master.consumerOffset[0]": 0, **q0(owned=False, dropped=False, offset=None)},
+                  outcome="committed (broker 0)")
+
+
+def test_correction_upward():
+    s = state(**q0(dropped=True, nextOffset=2, offset=0))
+    assert_effect(M, s, CORRECT, {"master.consumerOffset[0]": 2, "history.highestCommitted[0]": 2,
+                                  **q0(owned=False, dropped=False, nextOffset=0, offset=None)})
+
+
+def test_correction_to_a_slave_when_the_route_lacks_the_master():
+    s = state(**{"consumer1.routeHasMaster": False, **q0(dropped=True, nextOffset=1, offset=0)})
+    assert_effect(M, s, CORRECT, {"slave1.consumerOffset[0]": 1, "history.highestCommitted[0]": 1,
+                                  **q0(owned=False, dropped=False, nextOffset=0, offset=None)},
+                  outcome="committed (broker 1)")
+
+
+def test_correction_with_a_dead_admin_broker_still_drops_the_queue():
+    s = state(**{"master.up": False, **q0(dropped=True, nextOffset=1, offset=2, inFlight=[3],
+                                          queueOffsetMax=2)})
+    assert_effect(M, s, CORRECT, q0(owned=False, dropped=False, nextOffset=0, offset=None, inFlight=[],
+                                    queueOffsetMax=None), outcome="oneway to a dead broker lost (broker 0)")
+
+
+def test_correction_keeps_the_pull_suggestion():
+    s = state(**q0(dropped=True, nextOffset=1, offset=1, suggestWhichBrokerId=1))
+    nxt, _ = fire(M, s, CORRECT)
+    assert M.view(nxt)["consumer1.q0.suggestWhichBrokerId"] == 1
+
+
+@pytest.mark.parametrize("fields", [
+    q0(nextOffset=1, offset=1),
+    {**UNOWNED},
+    {"consumer1.up": False, **UNOWNED},
+], ids=["not dropped", "not owned", "consumer down"])
+def test_correction_guards(fields):
+    assert_disabled(M, state(**fields), CORRECT)

@@ -1,0 +1,285 @@
+"""Pull on hand-built states: client routing, ``DefaultMessageStore#getMessage`` statuses and
+``nextBeginOffset``, ``PullMessageProcessor`` suggestion and commit-on-pull, and the ``PullCallback``
+(mechanisms §7.1-§7.4, §10 V4 and V6)."""
+from __future__ import annotations
+
+import pytest
+
+from handbuilt import NO_FAILURES, assert_disabled, assert_effect, build, fire, model
+from model.actions import Pull
+from model.events import EV_SLAVE_SERVED_PULL
+
+M = model(messages=3, **NO_FAILURES)
+TWO = model(messages=3, slaves=2, **NO_FAILURES)
+NOSLAVE = model(messages=3, slaves=0, which_broker_when_consume_slowly=0, **NO_FAILURES)
+CHECK = model(messages=3, offset_check_in_slave=True, **NO_FAILURES)
+V4 = model(messages=3, overflow_to_max=True, **NO_FAILURES)
+READ = model(messages=3, slaves=2, slave_read_enable=True, group_broker_id=2,
+             which_broker_when_consume_slowly=1, **NO_FAILURES)
+Q2 = model(messages=4, queues=2, **NO_FAILURES)
+Q2_CHECK = model(messages=4, queues=2, offset_check_in_slave=True, **NO_FAILURES)
+SLOW = model(messages=2, queues=2, slave_read_enable=True, group_broker_id=0,
+             which_broker_when_consume_slowly=1, consume_slowly_backlog=0, **NO_FAILURES)
+
+PULL = Pull(consumer=1, queue=0)
+
+
+def state(m=M, master=(1, 2, 3), slave=(1, 2), **fields):
+    """Master and slave 1 hold the given logs; consumer 1 owns queue 0 (offset 0, pull position 0)."""
+    base = {"master.commitlog": list(master), "producer.nextMessage": m.config.messages + 1}
+    if m.config.slaves:
+        base["slave1.commitlog"] = list(slave)
+    base.update(fields)
+    return build(m, **base)
+
+
+def q0(**fields):
+    """Consumer 1's queue-0 fields by short name: ``q0(nextOffset=2)``."""
+    return {f"consumer1.q0.{k}": v for k, v in fields.items()}
+
+
+# --- routing (§7.1) ----------------------------------------------------------------------------------------
+def test_found_from_the_master_by_default():
+    s = state()
+    nxt, flags = fire(M, s, PULL)
+    assert_effect(M, s, PULL, q0(nextOffset=3, inFlight=[1, 2, 3], queueOffsetMax=2), outcome="FOUND from broker 0")
+    assert not flags & EV_SLAVE_SERVED_PULL
+
+
+def test_route_without_master_falls_back_to_the_lowest_slave():
+    """findBrokerAddressInSubscribe: brokerId 0 absent -> the first HashMap entry, slave 1."""
+    s = state(TWO, **{"consumer1.routeHasMaster": False, "slave2.commitlog": [1]})
+    assert_effect(TWO, s, PULL, q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1), outcome="FOUND from broker 1")
+    assert fire(TWO, s, PULL)[1] & EV_SLAVE_SERVED_PULL
+
+
+@pytest.mark.parametrize("slave", [1, 2])
+def test_suggestion_routes_to_exactly_that_slave(slave):
+    s = state(TWO, **{"slave2.commitlog": [1], **q0(suggestWhichBrokerId=slave)})
+    expected = {1: q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1, suggestWhichBrokerId=0),
+                2: q0(nextOffset=1, inFlight=[1], queueOffsetMax=0, suggestWhichBrokerId=0)}[slave]
+    assert_effect(TWO, s, PULL, expected, outcome=f"FOUND from broker {slave}")
+
+
+def test_no_broker_in_the_route_refreshes_it_once():
+    s = state(NOSLAVE, **{"consumer1.routeHasMaster": False})
+    assert_effect(NOSLAVE, s, PULL, {"consumer1.routeHasMaster": True,
+                                     **q0(nextOffset=3, inFlight=[1, 2, 3], queueOffsetMax=2)})
+
+
+def test_broker_not_exist_changes_nothing():
+    s = state(NOSLAVE, **{"consumer1.routeHasMaster": False, "nameserver.masterRegistered": False})
+    assert_disabled(NOSLAVE, s, PULL)
+
+
+def test_pull_from_a_dead_broker_keeps_the_suggestion():
+    """§7.1: a pull that throws leaves the suggestion unchanged (retried after 3 000)."""
+    assert_disabled(M, state(**{"master.up": False}), PULL)
+    assert_disabled(TWO, state(TWO, **{"slave2.up": False, **q0(suggestWhichBrokerId=2)}), PULL)
+
+
+@pytest.mark.parametrize("fields", [
+    {"consumer1.up": False, **q0(owned=False, offset=None)},
+    q0(owned=False, offset=None),
+    q0(dropped=True),
+], ids=["consumer down", "queue not owned", "ProcessQueue dropped"])
+def test_pull_guards(fields):
+    assert_disabled(M, state(**fields), PULL)
+
+
+# --- commit on pull (§7.3) ---------------------------------------------------------------------------------
+def test_commit_on_pull_to_the_master_when_memory_offset_is_positive():
+    s = state(**q0(nextOffset=1, offset=1))
+    assert_effect(M, s, PULL, {"master.consumerOffset[0]": 1, "history.highestCommitted[0]": 1,
+                               **q0(nextOffset=3, inFlight=[2, 3], queueOffsetMax=2)})
+
+
+def test_commit_on_pull_whatever_the_status():
+    s = state(**q0(nextOffset=3, offset=3))
+    assert_effect(M, s, PULL, {"master.consumerOffset[0]": 3, "history.highestCommitted[0]": 3},
+                  outcome="NO_NEW_MSG from broker 0")
+
+
+def test_commit_on_pull_is_a_plain_overwrite():
+    """§5 commitOffset: a smaller value overwrites (only a log line)."""
+    s = state(**{"master.consumerOffset[0]": 3, "history.highestCommitted[0]": 3, **q0(nextOffset=1, offset=1)})
+    assert_effect(M, s, PULL, {"master.consumerOffset[0]": 1, **q0(nextOffset=3, inFlight=[2, 3], queueOffsetMax=2)})
+
+
+@pytest.mark.parametrize("offset", [None, 0])
+def test_no_commit_flag_unless_memory_offset_is_positive(offset):
+    s = state(**q0(offset=offset))
+    nxt, _ = fire(M, s, PULL)
+    assert M.view(nxt)["master.consumerOffset[0]"] is None
+
+
+def test_no_commit_when_the_target_is_a_slave():
+    """PullAPIWrapper clears the commit flag for a slave; a slave never commits on pull (role check)."""
+    s = state(**{"consumer1.routeHasMaster": False, **q0(nextOffset=1, offset=1)})
+    assert_effect(M, s, PULL, q0(nextOffset=2, inFlight=[2], queueOffsetMax=1), outcome="FOUND from broker 1")
+
+
+# --- getMessage statuses on the master: corr(x) = x (§7.2) -------------------------------------------------
+def test_found_returns_every_entry_from_off_to_the_end():
+    s = state(**q0(nextOffset=1, offset=1))
+    nxt, _ = fire(M, s, PULL)
+    v = M.view(nxt)
+    assert (v["consumer1.q0.inFlight"], v["consumer1.q0.nextOffset"], v["consumer1.q0.queueOffsetMax"]) == \
+        ([2, 3], 3, 2)
+
+
+def test_found_keeps_messages_already_in_flight_and_the_pq_max():
+    s = state(**{"master.commitlog": [1, 2, 3], **q0(nextOffset=1, inFlight=[1], queueOffsetMax=0)})
+    assert_effect(M, s, PULL, q0(nextOffset=3, inFlight=[1, 2, 3], queueOffsetMax=2))
+
+
+def test_no_message_in_queue_at_offset_zero_is_no_new_msg():
+    """max == 0, off == 0: PULL_NOT_FOUND -> NO_NEW_MSG; correctTagsOffset puts 0 in memory if absent."""
+    s = state(master=(), slave=(), **q0(offset=None))
+    assert_effect(M, s, PULL, q0(offset=0), outcome="NO_NEW_MSG from broker 0")
+    assert_disabled(M, state(master=(), slave=()), PULL)   # offset already 0: nothing changes
+
+
+def test_no_message_in_queue_at_a_positive_offset_is_offset_illegal():
+    """max == 0, off != 0: PULL_OFFSET_MOVED with corr(0) = 0 -> OFFSET_ILLEGAL, ProcessQueue dropped."""
+    s = state(master=(), slave=(), **q0(nextOffset=2, offset=2))
+    assert_effect(M, s, PULL, {"master.consumerOffset[0]": 2, "history.highestCommitted[0]": 2,
+                               **q0(nextOffset=0, dropped=True)}, outcome="OFFSET_ILLEGAL from broker 0")
+
+
+def test_offset_overflow_one_is_no_new_msg_and_keeps_off():
+    s = state(**q0(nextOffset=3, offset=None))
+    assert_effect(M, s, PULL, q0(offset=3), outcome="NO_NEW_MSG from broker 0")
+
+
+def test_no_new_msg_with_messages_in_flight_leaves_the_offset():
+    """correctTagsOffset updates only when the ProcessQueue is empty."""
+    s = state(**q0(nextOffset=3, offset=None, inFlight=[3], queueOffsetMax=2))
+    assert_disabled(M, s, PULL)
+
+
+def test_no_new_msg_offset_update_is_increase_only():
+    s = state(master=(1,), slave=(1,), **q0(nextOffset=1, offset=None))
+    assert_effect(M, s, PULL, q0(offset=1))
+    s = state(master=(1,), slave=(1,), **{"master.consumerOffset[0]": 2, "history.highestCommitted[0]": 2,
+                                          **q0(nextOffset=1, offset=2)})
+    assert_disabled(M, s, PULL)   # commits 2 again (no change); the memory offset stays 2
+
+
+def test_offset_overflow_badly_with_min_zero_corrects_to_zero():
+    s = state(master=(1,), slave=(1,), **q0(nextOffset=3))
+    assert_effect(M, s, PULL, q0(nextOffset=0, dropped=True), outcome="OFFSET_ILLEGAL from broker 0")
+
+
+def test_v4_corrects_an_overflow_to_max_whatever_the_min():
+    s = state(V4, master=(1,), slave=(1,), **q0(nextOffset=3))
+    assert_effect(V4, s, PULL, q0(nextOffset=1, dropped=True), outcome="OFFSET_ILLEGAL from broker 0")
+
+
+def q2_state(m, **fields):
+    """Two queues; queue 0 of the master and slave holds only message 3 at queue offset 1 (min 1)."""
+    base = {"master.commitlog": [3], "slave1.commitlog": [3], "message3.queueOffset": 1,
+            "producer.nextMessage": 5}
+    base.update(fields)
+    return build(m, **base)
+
+
+def test_offset_too_small_corrects_to_min():
+    s = q2_state(Q2)
+    assert_effect(Q2, s, PULL, q0(nextOffset=1, dropped=True), outcome="OFFSET_ILLEGAL from broker 0")
+
+
+def test_offset_overflow_badly_with_min_above_zero_corrects_to_max():
+    s = q2_state(Q2, **q0(nextOffset=3))   # off 3 > max 2, min 1
+    assert_effect(Q2, s, PULL, q0(nextOffset=2, dropped=True), outcome="OFFSET_ILLEGAL from broker 0")
+
+
+def test_found_above_min_returns_the_queue_offsets_of_the_messages():
+    s = q2_state(Q2, **q0(nextOffset=1))
+    assert_effect(Q2, s, PULL, q0(nextOffset=2, inFlight=[3], queueOffsetMax=1))
+
+
+# --- getMessage on a slave: corr(x) = off unless offsetCheckInSlave (§7.2, §7.3, V6) -------------------------
+SLAVE_ROUTE = {"consumer1.routeHasMaster": False}
+
+
+def test_slave_serves_found_even_without_slave_read_enable():
+    """§7.3 step 2: the PULL_RETRY_IMMEDIATELY of a slave without slaveReadEnable is always overwritten."""
+    s = state(**SLAVE_ROUTE)
+    assert not M.config.slave_read_enable
+    assert_effect(M, s, PULL, q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1), outcome="FOUND from broker 1")
+
+
+def test_slave_no_message_in_queue_at_zero_is_no_new_msg():
+    s = state(slave=(), **SLAVE_ROUTE, **q0(offset=None))
+    assert_effect(M, s, PULL, q0(offset=0), outcome="NO_NEW_MSG from broker 1")
+
+
+def test_slave_offset_moved_becomes_retry_immediately_at_the_requested_offset():
+    """§7.3: a slave without offsetCheckInSlave answers PULL_RETRY_IMMEDIATELY, nextBeginOffset = off,
+    suggestion = the group's brokerId."""
+    s = state(slave=(), **SLAVE_ROUTE, **q0(nextOffset=2, offset=None))
+    assert_effect(M, s, PULL, q0(offset=2), outcome="NO_MATCHED_MSG from broker 1")
+    s = state(slave=(1,), **SLAVE_ROUTE, **q0(nextOffset=3, offset=None))
+    assert_effect(M, s, PULL, q0(offset=3), outcome="NO_MATCHED_MSG from broker 1")
+
+
+def test_slave_retry_immediately_suggests_the_group_broker_id():
+    s = state(READ, slave=(), **{"slave2.commitlog": [], **q0(nextOffset=2, offset=None, suggestWhichBrokerId=1)})
+    assert_effect(READ, s, PULL, q0(offset=2, suggestWhichBrokerId=2), outcome="NO_MATCHED_MSG from broker 1")
+
+
+def test_slave_too_small_is_retry_immediately():
+    s = q2_state(Q2, **SLAVE_ROUTE, **q0(offset=None))
+    assert_effect(Q2, s, PULL, q0(offset=0), outcome="NO_MATCHED_MSG from broker 1")
+
+
+def test_v6_slave_corrects_like_a_master():
+    s = state(CHECK, slave=(1,), **SLAVE_ROUTE, **q0(nextOffset=3))
+    assert_effect(CHECK, s, PULL, q0(nextOffset=0, dropped=True), outcome="OFFSET_ILLEGAL from broker 1")
+    s = q2_state(Q2_CHECK, **SLAVE_ROUTE)
+    assert_effect(Q2_CHECK, s, PULL, q0(nextOffset=1, dropped=True), outcome="OFFSET_ILLEGAL from broker 1")
+    s = state(CHECK, slave=(), **SLAVE_ROUTE, **q0(nextOffset=2))
+    assert_effect(CHECK, s, PULL, q0(nextOffset=0, dropped=True), outcome="OFFSET_ILLEGAL from broker 1")
+
+
+def test_slave_overflow_one_keeps_off():
+    s = state(slave=(1, 2), **SLAVE_ROUTE, **q0(nextOffset=2, offset=None))
+    assert_effect(M, s, PULL, q0(offset=2), outcome="NO_NEW_MSG from broker 1")
+
+
+# --- suggestWhichBrokerId (§7.3) ---------------------------------------------------------------------------
+def test_suggestion_is_zero_without_slave_read_enable():
+    s = state(TWO, **{"slave2.commitlog": [1], **q0(suggestWhichBrokerId=2)})
+    nxt, _ = fire(TWO, s, PULL)
+    assert TWO.view(nxt)["consumer1.q0.suggestWhichBrokerId"] == 0
+
+
+def test_suggestion_is_the_group_broker_id_when_not_slow():
+    s = state(READ, **{"slave2.commitlog": [1]})
+    assert_effect(READ, s, PULL, q0(nextOffset=3, inFlight=[1, 2, 3], queueOffsetMax=2, suggestWhichBrokerId=2))
+
+
+def test_suggestion_on_a_no_new_msg_is_the_group_broker_id():
+    s = state(READ, **{"master.consumerOffset[0]": 3, "history.highestCommitted[0]": 3, **q0(nextOffset=3, offset=3)})
+    assert_effect(READ, s, PULL, q0(suggestWhichBrokerId=2), outcome="NO_NEW_MSG from broker 0")
+
+
+def test_suggestion_is_which_broker_when_the_pull_is_slow():
+    """The 40 % rule as "more than consume_slowly_backlog messages after the last one returned": with two
+    queues, message 2 (queue 1) lies after message 1 (queue 0)."""
+    s = build(SLOW, **{"master.commitlog": [1, 2], "producer.nextMessage": 3})
+    assert_effect(SLOW, s, PULL, q0(nextOffset=1, inFlight=[1], queueOffsetMax=0, suggestWhichBrokerId=1))
+    # queue 1's last message is the log's last: not slow, so the group's brokerId (0)
+    s = build(SLOW, **{"master.commitlog": [1, 2], "producer.nextMessage": 3, **q0(suggestWhichBrokerId=1)})
+    nxt, _ = fire(SLOW, s, Pull(consumer=1, queue=1))
+    assert SLOW.view(nxt)["consumer1.q1.suggestWhichBrokerId"] == 0
+
+
+def test_single_queue_pull_is_never_slow():
+    """Every entry to the queue's end is returned, so with one queue nothing lies after the last one."""
+    m = model(messages=3, slave_read_enable=True, group_broker_id=0, which_broker_when_consume_slowly=1,
+              consume_slowly_backlog=0, **NO_FAILURES)
+    s = state(m, **q0(suggestWhichBrokerId=0))
+    nxt, _ = fire(m, s, PULL)
+    assert m.view(nxt)["consumer1.q0.suggestWhichBrokerId"] == 0

@@ -148,3 +148,54 @@ def render_result(console: Console, result: CheckResult, config_text: str = "",
         console.print(f"[bold magenta]model error[/bold magenta] in action {e.action}: {e.message}")
         if e.trace is not None:
             console.print(trace_table(e.trace, "path to the state where the model failed"))
+
+
+def verdict_cell(p: PropertyResult) -> Text:
+    """A matrix cell: the verdict, and for a violation the length of its shortest trace."""
+    text = p.status
+    if p.status == S_VIOLATED and p.trace is not None:
+        text += f" ({len(p.trace)})"
+    return Text(text, style=STATUS_STYLE.get(p.status, ""))
+
+
+def matrix_table(sections: list[Any]) -> Table:
+    """Properties down, configurations across: each cell the verdict (violations with trace length)."""
+    t = Table(title="verdicts per configuration (violated (n): shortest counterexample of n steps)",
+              title_justify="left")
+    names = list(dict.fromkeys(p.name for s in sections for p in s.result.properties))
+    t.add_column("property", style="bold", no_wrap=True, min_width=max(map(len, names), default=8))
+    for s in sections:
+        t.add_column(s.name, justify="center")
+    for name in names:
+        cells: list[Any] = [name]
+        for s in sections:
+            found = [p for p in s.result.properties if p.name == name]
+            cells.append(verdict_cell(found[0]) if found else Text("-", style="dim"))
+        t.add_row(*cells)
+    t.add_section()
+    t.add_row(Text("outcome", style="bold"),
+              *[Text(s.result.outcome, style=OUTCOME_STYLE.get(s.result.outcome, "")) for s in sections])
+    t.add_row(Text("distinct states", style="bold"), *[f"{s.result.stats.distinct_states:,}" for s in sections])
+    t.add_row(Text("time", style="bold"), *[f"{s.result.stats.seconds:.1f} s" for s in sections])
+    return t
+
+
+def configurations_table(sections: list[Any]) -> Table:
+    """What each configuration of a matrix sets."""
+    t = Table(title="configurations", title_justify="left", show_header=False, box=None)
+    t.add_column(style="bold")
+    t.add_column()
+    for s in sections:
+        t.add_row(s.name, s.config_text)
+    return t
+
+
+def gate_diff_table(diffs: list[tuple[str, str, str, str]]) -> Table:
+    """Verdicts that differ from the baseline: (configuration, property, expected, got)."""
+    t = Table(title="verdicts that differ from the baseline", title_justify="left")
+    for col in ("configuration", "property", "expected", "got"):
+        t.add_column(col, style="bold" if col == "configuration" else None)
+    for config, prop, expected, got in diffs:
+        t.add_row(config, prop, Text(expected, style=STATUS_STYLE.get(expected, "")),
+                  Text(got, style=STATUS_STYLE.get(got, "")))
+    return t

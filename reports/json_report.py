@@ -10,6 +10,11 @@ from explore.result import CheckResult, PropertyResult, Trace
 from .files import write_text_atomic
 
 TOOL = "rmqcheck"
+SIMULATE = "simulate"   # the engine name explore.simulate puts in its results
+
+
+class ResultFileError(ValueError):
+    """A result file (``--json`` output) that cannot be read, is not JSON, or does not fit the schema."""
 
 
 def version() -> str:
@@ -43,7 +48,9 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
         "version": version(),
         "model": result.model,
         "config": result.config,
-        "engine": result.engine,
+        # simulation runs on the local machine; the schema's engine is where, "search" says how
+        "engine": "local" if result.engine == SIMULATE else result.engine,
+        "search": "random-walks" if result.engine == SIMULATE else "bfs",
         "outcome": result.outcome,
         "stats": {
             "distinct_states": s.distinct_states,
@@ -71,3 +78,53 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
 
 def write_json(path: str | Path, result: CheckResult) -> None:
     write_text_atomic(path, json.dumps(result_to_dict(result), indent=2) + "\n")
+
+
+def matrix_to_dict(sections: list[Any]) -> dict[str, Any]:
+    """Several configurations (``rmqcheck matrix``): one full result per configuration, by name."""
+    return {"tool": TOOL, "version": version(),
+            "configurations": [{"name": s.name, **result_to_dict(s.result)} for s in sections]}
+
+
+def write_matrix_json(path: str | Path, sections: list[Any]) -> None:
+    write_text_atomic(path, json.dumps(matrix_to_dict(sections), indent=2) + "\n")
+
+
+# -- reading a result back (rmqcheck replay) -------------------------------------------------------------
+def _need(cond: bool, where: str, what: str) -> None:
+    if not cond:
+        raise ResultFileError(f"{where}: {what}")
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """A result written by ``--json``, checked against the parts of the schema replay relies on:
+    ``config`` (an object), ``properties`` (a list of objects with a ``name``) and each ``trace``
+    (a list of steps with an int ``step``, a string ``action`` and an object ``state``)."""
+    where = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultFileError(f"cannot read trace file {where!r}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultFileError(f"trace file {where!r} is not valid JSON: {exc}") from None
+    _need(isinstance(data, dict), where, "expected a JSON object written by 'rmqcheck check --json'")
+    _need(isinstance(data.get("config"), dict), where, "missing 'config' object (the checked knobs)")
+    props = data.get("properties")
+    _need(isinstance(props, list), where, "missing 'properties' list")
+    for i, p in enumerate(props):
+        _need(isinstance(p, dict) and isinstance(p.get("name"), str), where,
+              f"properties[{i}] must be an object with a string 'name'")
+        if "trace" not in p:
+            continue
+        trace = p["trace"]
+        name = p["name"]
+        _need(isinstance(trace, list), where, f"property {name}: 'trace' must be a list of steps")
+        for j, step in enumerate(trace):
+            _need(isinstance(step, dict), where, f"property {name}, step {j}: expected an object")
+            _need(isinstance(step.get("step"), int) and not isinstance(step.get("step"), bool), where,
+                  f"property {name}, step {j}: 'step' must be an int")
+            _need(isinstance(step.get("action"), str), where, f"property {name}, step {j}: 'action' must be a string")
+            _need(isinstance(step.get("state"), dict), where, f"property {name}, step {j}: 'state' must be an object")
+    return data

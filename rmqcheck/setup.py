@@ -1,13 +1,16 @@
 """Turning command-line input into a checked model: configuration, properties, limits, engine."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 from explore.local import Limits
 from invariants import PROPERTIES, PropertySet
 from model import Config, ConfigError, load_toml, preset
 from model.rocketmq import RocketMQModel
+from reports.files import check_writable
 
 
 class BadInput(ValueError):
@@ -26,6 +29,30 @@ def resolve_config(preset_name: str | None, config_file: str | None, assignments
         return cfg.with_overrides(list(assignments))
     except ConfigError as exc:
         raise BadInput(str(exc)) from None
+
+
+def config_name(preset_name: str | None, config_file: str | None) -> str:
+    """How reports title a configuration: its preset, or the stem of its TOML file."""
+    if config_file:
+        return Path(config_file).stem
+    return preset_name or "default"
+
+
+def conflicting(option: str, reason: str) -> BadInput:
+    return BadInput(f"{option} {reason}")
+
+
+def check_outputs(outputs: Mapping[str, str | None]) -> None:
+    """Before anything runs: every output path given is writable, and no two options name one file."""
+    seen: dict[str, str] = {}
+    for option, path in outputs.items():
+        if not path:
+            continue
+        key = os.path.abspath(path)
+        if key in seen:
+            raise BadInput(f"{seen[key]} and {option} name the same file {path!r}; give different paths")
+        seen[key] = option
+        check_writable(path, option)
 
 
 def select_properties(names: Sequence[str]) -> PropertySet:

@@ -1,0 +1,75 @@
+"""Self-contained trace reports (``--report PATH``): Markdown or HTML, chosen by the file extension.
+
+A report holds one section per checked configuration: the configuration, the statistics, every verdict
+and every trace (the shortest counterexample of each violated property and the shortest witness of each
+reached sometimes property), each step with its action, its outcome and only the fields that changed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explore.result import REACHED, S_VIOLATED, CheckResult, PropertyResult
+
+from .files import OutputPathError, write_text_atomic
+
+REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
+@dataclass
+class ReportSection:
+    """One checked configuration: its name, its knobs in short, and what exploration found."""
+
+    name: str
+    config_text: str
+    result: CheckResult
+
+
+def report_format(path: str | Path, option: str = "--report") -> str:
+    """``markdown`` or ``html`` from the extension of ``path``; bad input otherwise."""
+    fmt = REPORT_FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise OutputPathError(f"{option} {str(path)!r}: unknown report format {Path(path).suffix or '(none)'!r}; "
+                              f"allowed extensions: {', '.join(REPORT_FORMATS)}")
+    return fmt
+
+
+def traced(result: CheckResult) -> list[PropertyResult]:
+    """The properties whose trace a report shows: violations first, then witnesses."""
+    with_trace = [p for p in result.properties if p.trace is not None]
+    return ([p for p in with_trace if p.status == S_VIOLATED] +
+            [p for p in with_trace if p.status == REACHED])
+
+
+def trace_title(p: PropertyResult) -> str:
+    what = "counterexample" if p.status == S_VIOLATED else "witness"
+    return f"{p.name}: {p.status} ({what}, {len(p.trace)} steps)"
+
+
+def stats_rows(result: CheckResult) -> list[tuple[str, str]]:
+    from .console import human_bytes
+    s = result.stats
+    rows = [("outcome", result.outcome), ("engine", result.engine)]
+    if result.incomplete_reason:
+        rows.append(("incomplete", result.incomplete_reason))
+    rows += [("distinct states", f"{s.distinct_states:,}"), ("transitions", f"{s.transitions:,}"),
+             ("depth", str(s.depth)), ("time", f"{s.seconds:.2f} s"),
+             ("states/s", f"{s.states_per_second:,.0f}"), ("peak RSS", human_bytes(s.peak_rss_bytes))]
+    if result.error is not None:
+        rows.append(("model error", f"{result.error.message} (action {result.error.action})"))
+    return rows
+
+
+def value_text(value: Any) -> str:
+    from .console import fmt_value
+    return fmt_value(value)
+
+
+def write_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report") -> None:
+    """Render ``sections`` in the format of ``path``'s extension and write the file atomically."""
+    if report_format(path) == "html":
+        from .html import render_html as render
+    else:
+        from .markdown import render_markdown as render
+    write_text_atomic(path, render(sections, title))

@@ -1,0 +1,67 @@
+"""The Markdown trace report: plain tables that read well as text and render on any forge."""
+from __future__ import annotations
+
+from explore.result import Trace
+
+from .document import ReportSection, stats_rows, trace_title, traced, value_text
+from .json_report import version
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
+
+
+def _code(text: str) -> str:
+    return f"`{text}`" if "`" not in text else _cell(text)
+
+
+def _trace(trace: Trace) -> list[str]:
+    lines = ["| # | action | outcome | changed fields (before → after) |", "|---:|---|---|---|"]
+    for step in trace.steps:
+        if step.index == 0:
+            changes = "initial state (see above)"
+        else:
+            changes = "<br>".join(f"{_code(field)}: {_cell(value_text(before))} → **{_cell(value_text(after))}**"
+                                  for field, (before, after) in step.changes.items()) or "(no field changed)"
+        lines.append(f"| {step.index} | {_code(step.action)} | {_cell(step.outcome)} | {changes} |")
+    return lines
+
+
+def _section(s: ReportSection, heading: str) -> list[str]:
+    r = s.result
+    out = [f"{heading} Configuration `{s.name}`", "", f"Knobs that differ from the 4.4 defaults: {s.config_text}", ""]
+    out += ["<details><summary>every knob</summary>", "", "| knob | value |", "|---|---|"]
+    out += [f"| `{k}` | {_cell(value_text(v))} |" for k, v in r.config.items()]
+    out += ["", "</details>", "", f"{heading}# Statistics", "", "| | |", "|---|---|"]
+    out += [f"| {k} | {_cell(v)} |" for k, v in stats_rows(r)]
+    out += ["", f"{heading}# Verdicts", "", "| property | kind | verdict | trace steps | meaning |", "|---|---|---|---:|---|"]
+    for p in r.properties:
+        steps = str(len(p.trace)) if p.trace is not None else ""
+        meaning = p.summary + (f" ({p.note})" if p.note else "")
+        out.append(f"| `{p.name}` | {p.kind} | **{p.status}** | {steps} | {_cell(meaning)} |")
+    props = traced(r)
+    if props:
+        first = props[0].trace.steps[0].view
+        out += ["", f"{heading}# Traces", "",
+                "Each trace starts from the INIT state below; each row is one action, its outcome, and only the "
+                "fields it changed.", "", "<details><summary>initial state</summary>", "",
+                "| field | value |", "|---|---|"]
+        out += [f"| `{k}` | {_cell(value_text(v))} |" for k, v in first.items()]
+        out += ["", "</details>"]
+        for p in props:
+            out += ["", f"{heading}## {_cell(trace_title(p))}", "", _cell(p.summary), ""]
+            if p.note:
+                out += [f"*{_cell(p.note)}*", ""]
+            out += _trace(p.trace)
+    if r.error is not None and r.error.trace is not None:
+        out += ["", f"{heading}# Path to the model error", "", _cell(r.error.message), ""] + _trace(r.error.trace)
+    return out
+
+
+def render_markdown(sections: list[ReportSection], title: str) -> str:
+    lines = [f"# {title}", "", f"Written by rmqcheck {version()}. Traces are shortest (breadth-first) unless "
+             "a note says otherwise.", ""]
+    heading = "##"
+    for s in sections:
+        lines += _section(s, heading) + [""]
+    return "\n".join(lines)

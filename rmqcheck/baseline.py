@@ -1,0 +1,169 @@
+"""The invariant gate's baseline file: configurations and the verdict expected for each property.
+
+A baseline is TOML, one ``[[configuration]]`` table per configuration::
+
+    [[configuration]]
+    name = "default-1-message"        # unique; shown in the gate's diff
+    preset = "default"                # optional, default "default"
+    properties = ["replicas_agree"]   # optional, default: every property
+    [configuration.set]               # optional knob values on top of the preset
+    messages = 1
+    [configuration.expect]            # written by ``rmqcheck gate --update`` from exploration
+    replicas_agree = "violated"
+
+Verdicts are never typed by hand: ``--update`` rewrites every ``expect`` table from what exploration
+produced. Anything malformed (bad TOML, an unknown key, knob, preset, property or verdict word) is bad
+input, reported with the file and the entry.
+"""
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from explore.result import HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, CheckResult
+from invariants import PROPERTIES
+from invariants.base import ALWAYS, GRAPH, SOMETIMES, UnknownPropertyError
+from model import Config, ConfigError, preset
+
+from .setup import BadInput
+
+#: verdict words a property of each kind can have
+VERDICTS = {ALWAYS: (HOLDS, S_VIOLATED, UNKNOWN), GRAPH: (HOLDS, S_VIOLATED, UNKNOWN),
+            SOMETIMES: (REACHED, UNREACHED, UNKNOWN)}
+ENTRY_KEYS = ("name", "preset", "properties", "set", "expect")
+
+HEADER = """\
+# rmqcheck invariant gate baseline.
+# `rmqcheck gate --baseline FILE` re-explores every configuration below and exits 1, with a diff, when a
+# property's verdict differs from its `expect` table. `rmqcheck gate --baseline FILE --update` rewrites the
+# `expect` tables (and these comments) from exploration: edit configurations, never verdicts.
+"""
+
+
+@dataclass
+class BaselineEntry:
+    """One configuration of the baseline and the verdicts it expects."""
+
+    name: str
+    preset: str
+    knobs: dict[str, Any]
+    properties: tuple[str, ...]
+    listed: bool                      # properties given explicitly in the file
+    config: Config
+    expect: dict[str, str] = field(default_factory=dict)
+
+
+def _fail(path: str, entry: str, message: str) -> BadInput:
+    where = f"baseline {path!r}" + (f", configuration {entry}" if entry else "")
+    return BadInput(f"{where}: {message}")
+
+
+def load_baseline(path: str | Path, need_expect: bool = True) -> list[BaselineEntry]:
+    """Read and validate a baseline; ``need_expect=False`` (for ``--update``) allows missing verdicts."""
+    where = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(where, "", f"cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _fail(where, "", f"not valid TOML: {exc}") from None
+    extra = sorted(set(data) - {"configuration"})
+    if extra:
+        raise _fail(where, "", f"unknown top-level key '{extra[0]}'; allowed: [[configuration]] tables")
+    tables = data.get("configuration")
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+        raise _fail(where, "", "no [[configuration]] tables; each names a configuration (name, preset, set)")
+    entries: list[BaselineEntry] = []
+    for i, table in enumerate(tables, start=1):
+        entry = _entry(where, i, table, need_expect)
+        if any(e.name == entry.name for e in entries):
+            raise _fail(where, entry.name, "the name is used twice; names must be unique")
+        entries.append(entry)
+    return entries
+
+
+def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> BaselineEntry:
+    name = table.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise _fail(where, f"#{i}", "missing name = \"...\" (a unique name for the configuration)")
+    extra = sorted(set(table) - set(ENTRY_KEYS))
+    if extra:
+        raise _fail(where, name, f"unknown key '{extra[0]}'; allowed: {', '.join(ENTRY_KEYS)}")
+    preset_name = table.get("preset", "default")
+    knobs = table.get("set", {})
+    if not isinstance(preset_name, str):
+        raise _fail(where, name, "preset must be a string")
+    if not isinstance(knobs, dict):
+        raise _fail(where, name, "set must be a table of knob = value")
+    try:
+        config = Config.from_mapping(knobs, base=preset(preset_name))
+    except ConfigError as exc:
+        raise _fail(where, name, str(exc)) from None
+    listed = "properties" in table
+    names = table.get("properties", PROPERTIES.names())
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise _fail(where, name, "properties must be a non-empty list of property names")
+    try:
+        props = PROPERTIES.select(names)
+    except UnknownPropertyError as exc:
+        raise _fail(where, name, str(exc)) from None
+    expect = table.get("expect", {})
+    if not isinstance(expect, dict):
+        raise _fail(where, name, "expect must be a table of property = \"verdict\"")
+    for prop_name, verdict in expect.items():
+        try:
+            kind = PROPERTIES.get(prop_name).kind
+        except UnknownPropertyError as exc:
+            raise _fail(where, name, f"expect: {exc}") from None
+        if prop_name not in props.names():
+            raise _fail(where, name, f"expect names {prop_name}, which is not in its properties list")
+        if verdict not in VERDICTS[kind]:
+            raise _fail(where, name, f"expect: {prop_name} = {verdict!r} is not a verdict of a {kind} property; "
+                                     f"allowed: {', '.join(VERDICTS[kind])}")
+    if need_expect:
+        missing = [n for n in props.names() if n not in expect]
+        if missing:
+            raise _fail(where, name, f"no expected verdict for {missing[0]}; run 'rmqcheck gate --baseline "
+                                     f"{where} --update' to record verdicts from exploration")
+    return BaselineEntry(name.strip(), preset_name, dict(knobs), tuple(props.names()), listed, config, dict(expect))
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(str(value))  # a TOML basic string: JSON escapes are valid TOML escapes
+
+
+def render_baseline(entries: list[BaselineEntry], results: list[CheckResult]) -> str:
+    """The baseline text with every ``expect`` table taken from ``results`` (one per entry)."""
+    lines = [HEADER]
+    for entry, result in zip(entries, results):
+        s = result.stats
+        lines += ["[[configuration]]", f"name = {_toml_value(entry.name)}", f"preset = {_toml_value(entry.preset)}"]
+        if entry.listed:
+            lines.append(f"properties = {_toml_value(list(entry.properties))}")
+        lines.append(f"# explored: {s.distinct_states:,} distinct states, {s.transitions:,} transitions, "
+                     f"depth {s.depth}")
+        if entry.knobs:
+            lines.append("[configuration.set]")
+            lines += [f"{k} = {_toml_value(v)}" for k, v in entry.knobs.items()]
+        lines.append("[configuration.expect]")
+        lines += [f"{p.name} = {_toml_value(p.status)}" for p in result.properties]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def differences(entry: BaselineEntry, result: CheckResult) -> list[tuple[str, str, str, str]]:
+    """``(configuration, property, expected, got)`` for every verdict that differs."""
+    got = result.verdicts()
+    return [(entry.name, name, expected, got.get(name, "missing"))
+            for name, expected in entry.expect.items() if got.get(name) != expected]

@@ -1,0 +1,99 @@
+"""``rmqcheck check``: explore one configuration exhaustively and give every property a verdict."""
+from __future__ import annotations
+
+import sys
+
+import click
+from click.core import ParameterSource
+
+from explore.local import Limits
+from reports.graph_export import GRAPH_NODE_LIMIT
+
+from .engines import ENGINES, SparkOptions, run_check
+from .exit_codes import EXIT_FOR_OUTCOME
+from .options import config_options, json_option, limit_options, property_option, quiet_option
+from .output import print_result
+from .setup import (BadInput, CheckJob, check_outputs, config_name, limits, resolve_config,
+                    select_properties)
+
+SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume")
+
+
+@click.command()
+@config_options
+@property_option
+@click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
+              help="Exploration engine: the embedded local BFS, or the same BFS on Spark.")
+@limit_options
+@json_option
+@click.option("--report", "report_path", metavar="PATH",
+              help="Write a self-contained trace report: Markdown (.md) or HTML (.html).")
+@click.option("--graph", "graph_path", metavar="PATH",
+              help=f"Export the explored state graph, counterexamples marked: GraphML (.graphml) or DOT (.dot); "
+                   f"local engine, at most {GRAPH_NODE_LIMIT:,} states.")
+@quiet_option
+@click.option("--spark-master", default="local[*]", show_default=True, metavar="URL",
+              help="Spark master URL (--engine spark only).")
+@click.option("--partitions", type=int, metavar="N", help="Frontier partitions (--engine spark only).")
+@click.option("--work-dir", metavar="DIR", help="Checkpoint directory (--engine spark only).")
+@click.option("--resume", is_flag=True, help="Resume from the checkpoints in --work-dir (--engine spark only).")
+@click.pass_context
+def check(ctx: click.Context, preset_name, config_file, assignments, property_names, engine, max_states,
+          max_depth, max_seconds, json_path, report_path, graph_path, quiet, spark_master, partitions,
+          work_dir, resume) -> None:
+    """Explore a configuration exhaustively and give every property a verdict.
+
+    Exit code 0 when every property holds (or is reached), 1 when one is violated, 3 when a limit stopped
+    the run first, 2 for bad input, 4 for a model error.
+    """
+    from reports.document import report_format
+    from reports.graph_export import graph_format
+
+    cfg = resolve_config(preset_name, config_file, assignments)
+    props = select_properties(property_names)
+    lim = limits(max_states, max_depth, max_seconds)
+    spark = _spark_options(ctx, engine, graph_path)
+    if report_path:
+        report_format(report_path)
+    if graph_path:
+        graph_format(graph_path)
+        # explore at most one state past the export limit: a space too big to export fails fast
+        if lim.max_states is None or lim.max_states > GRAPH_NODE_LIMIT:
+            lim = Limits(GRAPH_NODE_LIMIT + 1, lim.max_depth, lim.max_seconds)
+    check_outputs({"--json": json_path, "--report": report_path, "--graph": graph_path})
+
+    job = CheckJob(cfg, props, lim)
+    result, explorer = run_check(job, engine, quiet, spark)
+    graph = None
+    if graph_path:
+        graph = _graph(explorer, job, result)  # refused (bad input) before any file is written
+    name = config_name(preset_name, config_file)
+    print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path)
+    if graph is not None:
+        from reports.graph_export import write_graph
+        write_graph(graph_path, graph)
+    sys.exit(EXIT_FOR_OUTCOME[result.outcome])
+
+
+def _spark_options(ctx: click.Context, engine: str, graph_path: str | None) -> SparkOptions:
+    given = [f"--{p.replace('_', '-')}" for p in SPARK_ONLY
+             if ctx.get_parameter_source(p) not in (ParameterSource.DEFAULT, None)]
+    if engine != "spark":
+        if given:
+            raise BadInput(f"{given[0]} is only meaningful with --engine spark; drop it or add --engine spark")
+        return SparkOptions()
+    if graph_path:
+        raise BadInput("--graph needs the local engine's stored states; drop --graph or use --engine local")
+    partitions = ctx.params["partitions"]
+    if partitions is not None and partitions <= 0:
+        raise BadInput(f"--partitions {partitions}: must be > 0")
+    if ctx.params["resume"] and not ctx.params["work_dir"]:
+        raise BadInput("--resume needs --work-dir DIR (the checkpoints to resume from)")
+    return SparkOptions(ctx.params["spark_master"], partitions, ctx.params["work_dir"], ctx.params["resume"])
+
+
+def _graph(explorer, job: CheckJob, result):
+    from reports.graph_export import build_graph, too_big
+    if result.stats.distinct_states > GRAPH_NODE_LIMIT:
+        raise BadInput(too_big())
+    return build_graph(explorer.model, explorer.stored_states(), result)

@@ -1,0 +1,70 @@
+"""``rmqcheck gate``: the CI invariant gate. Re-explore the baseline's configurations, compare verdicts."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from explore.result import ERROR, INCOMPLETE
+
+from .baseline import differences, load_baseline, render_baseline
+from .engines import run_check
+from .exit_codes import EXIT_INCOMPLETE, EXIT_MODEL_ERROR, EXIT_OK, EXIT_VIOLATED
+from .options import quiet_option
+from .output import stdout_console
+from .setup import CheckJob, check_outputs, select_properties
+
+
+@click.command()
+@click.option("--baseline", "baseline_path", required=True, metavar="FILE",
+              help="The baseline TOML: configurations and the verdict each property must keep.")
+@click.option("--update", is_flag=True, help="Rewrite the baseline's verdicts from what exploration produces.")
+@quiet_option
+def gate(baseline_path: str, update: bool, quiet: bool) -> None:
+    """Fail (exit 1, with a diff) when any property's verdict differs from the baseline.
+
+    Every configuration is explored exhaustively (no limits). With --update the file's expected verdicts
+    are rewritten from exploration instead; nothing is written unless every configuration completes.
+    """
+    from reports.files import write_text_atomic
+
+    entries = load_baseline(baseline_path, need_expect=not update)
+    if update:
+        check_outputs({"--baseline": baseline_path})
+    out = stdout_console()
+    results = []
+    for entry in entries:
+        job = CheckJob(entry.config, select_properties(entry.properties), _no_limits())
+        result, _ = run_check(job, "local", quiet)
+        results.append(result)
+        s = result.stats
+        out.print(f"[bold]{entry.name}[/bold] ({entry.config.short()}): {result.outcome}, "
+                  f"{s.distinct_states:,} states in {s.seconds:.1f} s", soft_wrap=True)
+        if result.outcome == ERROR:
+            out.print(f"[bold magenta]model error[/bold magenta] in {entry.name}: {result.error.message} "
+                      f"(action {result.error.action})")
+            sys.exit(EXIT_MODEL_ERROR)
+        if update and result.outcome == INCOMPLETE:
+            out.print(f"[yellow]{entry.name} is incomplete ({result.incomplete_reason}); the baseline is not "
+                      "updated[/yellow]")
+            sys.exit(EXIT_INCOMPLETE)
+    if update:
+        write_text_atomic(baseline_path, render_baseline(entries, results))
+        out.print(f"baseline {baseline_path} updated: {len(entries)} configurations, "
+                  f"{sum(len(r.properties) for r in results)} verdicts from exploration")
+        sys.exit(EXIT_OK)
+    diffs = [d for entry, result in zip(entries, results) for d in differences(entry, result)]
+    if diffs:
+        from reports.console import gate_diff_table
+        out.print(gate_diff_table(diffs))
+        for config, prop, expected, got in diffs:
+            out.print(f"gate: {config}: {prop}: expected {expected} -> got {got}")
+        sys.exit(EXIT_VIOLATED)
+    out.print(f"gate passed: {sum(len(e.expect) for e in entries)} verdicts in {len(entries)} configurations "
+              "as in the baseline")
+    sys.exit(EXIT_OK)
+
+
+def _no_limits():
+    from explore.local import Limits
+    return Limits()

@@ -43,6 +43,9 @@ def test_query_not_found_makes_no_claim():
     # entry 0 lies more than consume_slowly_backlog=1 messages behind the max: "in disk", QUERY_NOT_FOUND
     assert not flagged(m, REGRESS, {"master.commitlog": [1, 2, 3], "producer.nextMessage": 4,
                                     "master.consumerOffset[0]": None, "history.highestCommitted[0]": 2})
+    # one message less and entry 0 is back in the in-memory window: the query answers 0, below 2
+    assert flagged(m, REGRESS, {"master.commitlog": [1, 2], "producer.nextMessage": 3,
+                                "master.consumerOffset[0]": None, "history.highestCommitted[0]": 2})
 
 
 def test_a_down_master_still_registered_gives_no_offset_to_compare():

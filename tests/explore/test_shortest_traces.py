@@ -18,7 +18,7 @@ from reachable_graph import ReachableGraph
 
 from explore import explore
 from explore.trace import replay
-from invariants import ALWAYS, GRAPH, PROPERTIES, SOMETIMES
+from invariants import ALWAYS, GRAPH, PROPERTIES
 from model import Config, RocketMQModel
 
 NO_FAILURES = dict(max_master_crashes=0, max_master_power_losses=0)

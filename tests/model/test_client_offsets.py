@@ -263,3 +263,27 @@ def test_correction_keeps_the_pull_suggestion():
 ], ids=["not dropped", "not owned", "consumer down"])
 def test_correction_guards(fields):
     assert_disabled(M, state(**fields), CORRECT)
+
+
+# --- the OFFSET_ILLEGAL task outlives a rebalance that gives the queue away (§7.4) -------------------------
+LATE = model(messages=2, consumers=2, max_consumer_restarts=1, **NO_FAILURES)
+
+
+@pytest.mark.xfail(strict=True, reason="model bug (mechanisms §7.4): the OFFSET_ILLEGAL task is scheduled with "
+                                       "executeTaskLater and runs 10 s later whatever happened to the queue; if a "
+                                       "rebalance gave the queue to another consumer meanwhile, the task still does "
+                                       "updateOffset(mq, nextOffset, false) + persist(mq), overwriting the broker's "
+                                       "offset. The model's Rebalance forgets the pending correction instead.")
+def test_correction_still_runs_after_a_rebalance_gave_the_queue_away():
+    """Consumer 2 owns queue 0 with a pending correction to 0; consumer 1 is back, so consumer 2's rebalance
+    gives the queue up (persisting 2). The task then still commits 0 to the master."""
+    s = build(LATE, **{"master.commitlog": [1, 2], "producer.nextMessage": 3, "master.consumerOffset[0]": 2,
+                       "history.highestCommitted[0]": 2, "failures.consumerRestarts": 1,
+                       "consumer1.q0.owned": False, "consumer1.q0.offset": None,
+                       "consumer2.q0.owned": True, "consumer2.q0.dropped": True, "consumer2.q0.nextOffset": 0,
+                       "consumer2.q0.offset": 2})
+    s = assert_effect(LATE, s, Rebalance(consumer=2), {"consumer2.q0.owned": False, "consumer2.q0.dropped": False,
+                                                       "consumer2.q0.offset": None}, outcome="committed (broker 0)")
+    late = LATE.next_state(s, CorrectIllegalOffset(consumer=2, queue=0))
+    assert late is not None, "the pending OFFSET_ILLEGAL task of consumer 2 was lost with the ProcessQueue"
+    assert LATE.view(late)["master.consumerOffset[0]"] == 0

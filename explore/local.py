@@ -20,9 +20,9 @@ import numpy as np
 
 from . import kernel as K
 from .graph import cannot_reach_goal
-from invariants.base import ALWAYS, GRAPH, SOMETIMES, Property, PropertySet
-from .result import (HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, CheckResult, ModelError,
-                     PropertyResult, Stats, outcome_of)
+from invariants.base import PropertySet
+from .result import HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of
+from .tracker import PropertyTracker
 from .trace import replay
 
 MIN_CHUNK = 256
@@ -131,30 +131,34 @@ class LocalExplorer:
         self.oflags = np.zeros(max(self.nact, 1), dtype=np.int64)
 
     def _classify(self) -> None:
-        props = list(self.props)
-        self.always = [p for p in props if p.kind == ALWAYS]
-        self.sometimes = [p for p in props if p.kind == SOMETIMES]
-        self.graph_props = [p for p in props if p.kind == GRAPH]
-        self.graph = bool(self.graph_props)
-        self.leaves = bool(props) and len(self.always) == len(props)
-        self.undecided: dict[str, Property] = {p.name: p for p in props if p.kind != GRAPH}
-        self.witness: dict[str, _Witness] = {}
+        self.tracker = PropertyTracker(self.props)
+        self.graph = self.tracker.graph
+        self.leaves = self.tracker.leaves
+        self.graph_props = self.tracker.graph_props
 
     def _set_masks(self) -> None:
-        state_watch = sum(p.mask for p in self.undecided.values() if not p.on_transitions)
-        trans_watch = sum(p.mask for p in self.undecided.values() if p.on_transitions)
-        self.masks[K.MK_STATE_WATCH] = np.uint64(state_watch)
-        self.masks[K.MK_TRANS_WATCH] = np.uint64(trans_watch)
-        self.masks[K.MK_LEAF] = np.uint64(sum(p.mask for p in self.always) if self.leaves else 0)
-        self.masks[K.MK_GOAL] = np.uint64(sum(p.mask for p in self.graph_props))
+        t = self.tracker
+        self.masks[K.MK_STATE_WATCH] = np.uint64(t.state_watch_mask())
+        self.masks[K.MK_TRANS_WATCH] = np.uint64(t.transition_watch_mask())
+        self.masks[K.MK_LEAF] = np.uint64(t.leaf_mask())
+        self.masks[K.MK_GOAL] = np.uint64(t.goal_mask())
 
     # -- the run ----------------------------------------------------------------------------------------
     def run(self) -> CheckResult:
+        self.start()
+        while self.expand_next_level():
+            pass
+        return self.result()
+
+    def start(self) -> None:
+        """Store and check the initial states (level 0)."""
         self._classify()
         self._allocate()
         self._set_masks()
         self.t0 = time.perf_counter()
         self.level_starts = [0]
+        self.level_seconds: list[float] = []
+        self.level = 0
         self.incomplete = ""
         self.error: ModelError | None = None
         initial = np.ascontiguousarray(self.model.initial_states(), dtype=np.uint64)
@@ -165,23 +169,36 @@ class LocalExplorer:
         K.seed(self.props.state_check, self.model.params, self.states, self.parent, self.via, self.table,
                self.noexp, self.goal, self.io, self.masks, self.wit_state, initial)
         self.level_starts.append(int(self.io[K.IO_COUNT]))
+        self.level_seconds.append(time.perf_counter() - self.t0)
         self._decide_level()
-        level = 0
-        while not self.incomplete and self.error is None:
-            lo, hi = self.level_starts[level], self.level_starts[level + 1]
-            if hi == lo:
-                break
-            if len(self.props) and not self.undecided and not self.graph:
-                break  # every property is decided
-            if self.limits.max_depth is not None and level >= self.limits.max_depth:
-                self.incomplete = f"depth limit {self.limits.max_depth} reached with {hi - lo} states unexpanded"
-                break
-            if not self._expand_level(level, lo, hi):
-                break
-            self.level_starts.append(int(self.io[K.IO_COUNT]))
-            self._decide_level()
-            level += 1
-        return self._result()
+
+    def frontier(self) -> tuple[int, int]:
+        """Index range of the current level, the next one to expand."""
+        return self.level_starts[self.level], self.level_starts[self.level + 1]
+
+    def finished(self) -> bool:
+        lo, hi = self.frontier()
+        return hi == lo or self.tracker.all_decided() or bool(self.incomplete) or self.error is not None
+
+    def expand_next_level(self) -> bool:
+        """Expand the current level into the next; False once exploration is over (done or stopped)."""
+        if self.finished():
+            return False
+        lo, hi = self.frontier()
+        if self.limits.max_depth is not None and self.level >= self.limits.max_depth:
+            self.incomplete = f"depth limit {self.limits.max_depth} reached with {hi - lo} states unexpanded"
+            return False
+        if self.limits.max_seconds is not None and time.perf_counter() - self.t0 > self.limits.max_seconds:
+            self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
+            return False
+        t = time.perf_counter()
+        if not self._expand_level(self.level, lo, hi):
+            return False
+        self.level_starts.append(int(self.io[K.IO_COUNT]))
+        self.level_seconds.append(time.perf_counter() - t)
+        self._decide_level()
+        self.level += 1
+        return True
 
     def _expand_level(self, level: int, lo: int, hi: int) -> bool:
         io = self.io
@@ -249,15 +266,14 @@ class LocalExplorer:
 
     def _decide_level(self) -> None:
         """At the end of a level, settle every property that found a witness in it (a shortest one)."""
-        for name, p in list(self.undecided.items()):
-            b = p.bit
-            if self.wit_state[b] >= 0:
-                self.witness[name] = _Witness(int(self.wit_state[b]))
-            elif self.wit_src[b] >= 0:
-                self.witness[name] = _Witness(int(self.wit_src[b]), int(self.wit_act[b]))
-            else:
-                continue
-            del self.undecided[name]
+        def witness(p) -> _Witness | None:
+            if self.wit_state[p.bit] >= 0:
+                return _Witness(int(self.wit_state[p.bit]))
+            if self.wit_src[p.bit] >= 0:
+                return _Witness(int(self.wit_src[p.bit]), int(self.wit_act[p.bit]))
+            return None
+
+        self.tracker.settle(witness)
         self.wit_state[:] = -1
         self.wit_src[:] = -1
         self.wit_act[:] = -1
@@ -333,23 +349,10 @@ class LocalExplorer:
             else:
                 results[p.name] = PropertyResult(p.name, p.kind, HOLDS, p.summary)
 
-    def _result(self) -> CheckResult:
+    def result(self) -> CheckResult:
         count = int(self.io[K.IO_COUNT])
         complete = not self.incomplete and self.error is None
-        results: dict[str, PropertyResult] = {}
-        for p in self.props:
-            if p.kind == GRAPH:
-                continue
-            w = self.witness.get(p.name)
-            if w is not None:
-                trace = self._trace_to(w.state, w.action)
-                status = S_VIOLATED if p.kind == ALWAYS else REACHED
-                results[p.name] = PropertyResult(p.name, p.kind, status, p.summary, trace)
-            elif complete:
-                results[p.name] = PropertyResult(p.name, p.kind, HOLDS if p.kind == ALWAYS else UNREACHED,
-                                                 p.summary)
-            else:
-                results[p.name] = PropertyResult(p.name, p.kind, UNKNOWN, p.summary)
+        results = self.tracker.verdicts(complete, lambda w: self._trace_to(w.state, w.action))
         if self.graph:
             self._graph_verdicts(results)
         ordered = [results[p.name] for p in self.props]
@@ -359,7 +362,8 @@ class LocalExplorer:
                       depth=max(len(levels) - 1, 0), seconds=seconds,
                       states_per_second=count / seconds if seconds > 0 else 0.0,
                       peak_rss_bytes=peak_rss_bytes(), levels=levels,
-                      unexpanded=int(self.io[K.IO_NLEAF]), level_engines=["local"] * len(levels))
+                      unexpanded=int(self.io[K.IO_NLEAF]), level_engines=[self.engine] * len(levels),
+                      level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]])
         config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
         return CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered,
                            config, getattr(self.model, "name", ""), self.incomplete, self.error)

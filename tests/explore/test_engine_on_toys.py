@@ -155,8 +155,6 @@ def test_time_limit_inside_a_level():
     assert r.property("tc_consistent").status == "unknown"
 
 
-@pytest.mark.xfail(strict=True, reason="explore/local.py checks max_seconds only when a chunk ends inside "
-                   "a level: a run whose levels each fit in one chunk ignores the time limit entirely")
 def test_time_limit_holds_across_small_levels():
     # 3001 levels of one state each: about half a second of per-level overhead, far above 10 ms
     r = explore(Counter(3000, k=10**9), COUNTER_PROPERTIES.select(["below_k"]), Limits(max_seconds=0.01))

@@ -11,15 +11,24 @@ class OutputPathError(ValueError):
 
 
 def check_writable(path: str | Path, option: str) -> Path:
-    """Fail early (before exploring) when ``path`` cannot be created or replaced."""
+    """Fail early (before exploring) when ``path`` cannot be created or replaced: the directory must
+    exist and take a new file (tried for real with a temporary file, removed at once)."""
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
     if p.exists() and p.is_dir():
         raise OutputPathError(f"{option} {str(p)!r}: is a directory; give a file path")
     if not parent.exists():
         raise OutputPathError(f"{option} {str(p)!r}: directory {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise OutputPathError(f"{option} {str(p)!r}: not writable")
+    if not parent.is_dir():
+        raise OutputPathError(f"{option} {str(p)!r}: {str(parent)!r} is not a directory")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise OutputPathError(f"{option} {str(p)!r}: not writable (the file is read-only)")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", dir=str(parent))
+    except OSError as exc:
+        raise OutputPathError(f"{option} {str(p)!r}: not writable ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
     return p
 
 

@@ -8,6 +8,7 @@ is reported as one line on stderr, without a traceback.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -34,7 +35,37 @@ INPUT_ERRORS = (BadInput, ConfigError, UnknownPropertyError, OutputPathError, Re
                 SparkUnavailable, SparkRefused)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class RmqcheckGroup(click.Group):
+    """The command group; its ``main`` turns bad input into one line on stderr and exit code 2, so the
+    console script and click's ``CliRunner`` behave the same."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        try:
+            return super().main(args, prog_name or "rmqcheck", complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help())
+            sys.exit(0)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("rmqcheck: aborted", err=True)
+            sys.exit(130)
+        except click.UsageError as exc:
+            hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            _bad_input(exc.format_message() + hint)
+        except click.ClickException as exc:
+            _bad_input(exc.format_message())
+        except INPUT_ERRORS as exc:
+            _bad_input(str(exc))
+
+
+def _bad_input(message: str) -> None:
+    click.echo(f"rmqcheck: error: {' '.join(message.split())}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+@click.group(cls=RmqcheckGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="rmqcheck", prog_name="rmqcheck")
 def cli() -> None:
     """rmqcheck: explicit-state model checker of RocketMQ 4.4 master/slave replication.
@@ -77,29 +108,8 @@ for command in (check, matrix, gate, replay, simulate):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: bad input becomes one line on stderr and exit code 2."""
-    try:
-        cli.main(args=argv, prog_name="rmqcheck", standalone_mode=False)
-    except click.exceptions.NoArgsIsHelpError as exc:
-        click.echo(exc.ctx.get_help() if exc.ctx else "", err=False)
-        sys.exit(0)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("rmqcheck: aborted", err=True)
-        sys.exit(130)
-    except click.UsageError as exc:
-        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-        _bad_input(exc.format_message() + hint)
-    except click.ClickException as exc:
-        _bad_input(exc.format_message())
-    except INPUT_ERRORS as exc:
-        _bad_input(str(exc))
-
-
-def _bad_input(message: str) -> None:
-    click.echo(f"rmqcheck: error: {' '.join(message.split())}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+    """The console script ``rmqcheck``."""
+    cli.main(args=argv, prog_name="rmqcheck")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -110,7 +110,7 @@ def replay(trace_file: str, property_names: tuple[str, ...]) -> None:
         cfg = Config.from_mapping(data["config"])
     except ConfigError as exc:
         raise BadInput(f"{trace_file}: its config does not fit this model: {exc}") from None
-    with_trace = {p["name"]: p for p in data["properties"] if p.get("trace")}
+    with_trace = {p["name"]: p for p in data["properties"] if "trace" in p}
     for name in property_names:
         PROPERTIES.get(name)
         if name not in with_trace:

@@ -1,0 +1,14 @@
+"""Fixtures of the command-line tests."""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def no_exploration(monkeypatch):
+    """Fail the test if any command starts exploring (bad input must be caught before)."""
+    def refuse(*a, **k):
+        raise AssertionError("exploration started despite bad input")
+    for module in ("rmqcheck.check", "rmqcheck.matrix", "rmqcheck.gate"):
+        monkeypatch.setattr(f"{module}.run_check", refuse)
+    monkeypatch.setattr("explore.simulate.simulate", refuse)

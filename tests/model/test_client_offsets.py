@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from handbuilt import NO_FAILURES, assert_disabled, assert_effect, build, fire, model
+from handbuilt import NO_FAILURES, assert_disabled, assert_effect, build, changes, fire, model
 from model.actions import Consume, CorrectIllegalOffset, PersistAllOffsets, Rebalance, RefreshRoute
 from model.events import EV_OFFSET_COMMITTED_TO_SLAVE
 
@@ -287,3 +287,20 @@ def test_correction_still_runs_after_a_rebalance_gave_the_queue_away():
     late = LATE.next_state(s, CorrectIllegalOffset(consumer=2, queue=0))
     assert late is not None, "the pending OFFSET_ILLEGAL task of consumer 2 was lost with the ProcessQueue"
     assert LATE.view(late)["master.consumerOffset[0]"] == 0
+
+
+@pytest.mark.xfail(strict=True, reason="model bug (mechanisms §6.1/§6.2): a rebalance that gives a queue away only "
+                                       "marks its ProcessQueue dropped; a consumption already running still "
+                                       "delivers its messages, and processConsumeResult then skips the offset "
+                                       "update. The model's Rebalance discards the in-flight messages, so this "
+                                       "delivered-but-not-committed path (a redelivery by the new owner) is missing.")
+def test_in_flight_consumption_of_a_queue_given_away_still_delivers():
+    s = build(LATE, **{"master.commitlog": [1, 2], "producer.nextMessage": 3, "master.consumerOffset[0]": 0,
+                       "failures.consumerRestarts": 1, "consumer1.q0.owned": False, "consumer1.q0.offset": None,
+                       "consumer2.q0.owned": True, "consumer2.q0.nextOffset": 2, "consumer2.q0.offset": 0,
+                       "consumer2.q0.inFlight": [1, 2], "consumer2.q0.queueOffsetMax": 1})
+    s, _ = fire(LATE, s, Rebalance(consumer=2))
+    deliveries = [a for a, nxt, _ in LATE.enabled(s) if LATE.view(nxt)["history.delivered"] == [1, 2]]
+    assert deliveries, "the messages consumer 2 was consuming can no longer be delivered"
+    after = LATE.next_state(s, deliveries[0])
+    assert {k: v for k, v in changes(LATE, s, after).items() if "ffset" in k} == {}

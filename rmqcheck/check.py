@@ -66,7 +66,7 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     result, explorer = run_check(job, engine, quiet, spark)
     graph = None
     if graph_path:
-        graph = _graph(explorer, job, result)  # refused (bad input) before any file is written
+        graph = _graph(explorer, result)  # refused (bad input) before any file is written
     name = config_name(preset_name, config_file)
     print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path)
     if graph is not None:
@@ -92,7 +92,8 @@ def _spark_options(ctx: click.Context, engine: str, graph_path: str | None) -> S
     return SparkOptions(ctx.params["spark_master"], partitions, ctx.params["work_dir"], ctx.params["resume"])
 
 
-def _graph(explorer, job: CheckJob, result):
+def _graph(explorer, result):
+    """The explored graph with traces marked, or bad input when it is above the export limit."""
     from reports.graph_export import build_graph, too_big
     if result.stats.distinct_states > GRAPH_NODE_LIMIT:
         raise BadInput(too_big())

@@ -38,10 +38,6 @@ def config_name(preset_name: str | None, config_file: str | None) -> str:
     return preset_name or "default"
 
 
-def conflicting(option: str, reason: str) -> BadInput:
-    return BadInput(f"{option} {reason}")
-
-
 def check_outputs(outputs: Mapping[str, str | None]) -> None:
     """Before anything runs: every output path given is writable, and no two options name one file."""
     seen: dict[str, str] = {}

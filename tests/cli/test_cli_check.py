@@ -96,6 +96,7 @@ def test_config_file_and_set_override(tmp_path):
     (("--resume",), ("--resume", "--engine spark")),
     (("--engine", "spark", "--graph", "g.graphml"), ("--graph", "--engine local")),
     (("--engine", "spark", "--partitions", "0"), ("--partitions 0",)),
+    (("--engine", "spark", "--resume"), ("--resume needs --work-dir",)),
     (("--report", "r.pdf"), ("unknown report format '.pdf'", ".md", ".html")),
     (("--graph", "g.png"), ("unknown graph format '.png'", ".graphml", ".dot")),
     (("--json", "/nonexistent-dir/r.json"), ("--json", "does not exist")),

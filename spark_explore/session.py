@@ -1,0 +1,86 @@
+"""Starting a Spark session for the engine, with clear errors when Spark cannot run.
+
+Executors run the same Python (``spark.pyspark.python``) and import the model's compiled kernels from
+the installed package, so on a real cluster rmqcheck must be installed on every worker, and the work
+directory must be a path every node sees (a shared filesystem).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+from .errors import SparkUnavailable
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def check_java() -> str:
+    """The java binary Spark will use, or SparkUnavailable."""
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else shutil.which("java")
+    if not java or not Path(java).exists():
+        raise SparkUnavailable("Java not found: the Spark engine needs Java 17 on PATH or in JAVA_HOME "
+                               "(or use --engine local)")
+    try:
+        subprocess.run([java, "-version"], capture_output=True, timeout=30, check=True)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SparkUnavailable(f"Java at {java} does not run ({exc}); the Spark engine needs Java 17") from None
+    return java
+
+
+def check_master(master: str, timeout: float = 3.0) -> None:
+    """Fail fast on a standalone master URL nobody answers (Spark itself would retry for a minute)."""
+    if master.startswith("local"):
+        return
+    if not master.startswith("spark://"):
+        raise SparkUnavailable(f"--spark-master {master!r}: expected local[N], local[*] or spark://HOST:PORT")
+    for hostport in master[len("spark://"):].split(","):
+        url = urlparse("spark://" + hostport)
+        if not url.hostname or not url.port:
+            raise SparkUnavailable(f"--spark-master {master!r}: expected spark://HOST:PORT")
+        try:
+            with socket.create_connection((url.hostname, url.port), timeout=timeout):
+                return
+        except OSError as exc:
+            last = exc
+    raise SparkUnavailable(f"cannot reach the Spark master {master}: {last.strerror or last}")
+
+
+def start_session(master: str, partitions: int, app_name: str = "rmqcheck"):
+    """A SparkSession configured for level-synchronous BFS (only this package imports pyspark)."""
+    check_java()
+    check_master(master)
+    from pyspark.sql import SparkSession
+
+    # the Python workers must run this interpreter (the one with numba and the model installed)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    cache_dir = os.environ.get("NUMBA_CACHE_DIR", "")
+    pythonpath = os.pathsep.join([str(PROJECT_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(
+        os.pathsep) if p])
+    builder = (SparkSession.builder.master(master).appName(app_name)
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", str(partitions))
+               .config("spark.default.parallelism", str(partitions))
+               .config("spark.sql.adaptive.enabled", "false")
+               # never broadcast a visited level: that would collect it to the driver
+               .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.python.worker.reuse", "true")
+               .config("spark.pyspark.python", sys.executable)
+               .config("spark.pyspark.driver.python", sys.executable)
+               .config("spark.executorEnv.NUMBA_CACHE_DIR", cache_dir)
+               .config("spark.executorEnv.PYTHONPATH", pythonpath)
+               .config("spark.driver.memory", os.environ.get("RMQCHECK_SPARK_DRIVER_MEMORY", "2g")))
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # JVM failed to start, master refused the application...
+        raise SparkUnavailable(f"Spark did not start on {master}: {' '.join(str(exc).split())[:300]}") from None
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark

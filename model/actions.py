@@ -248,7 +248,8 @@ class RefreshRoute(_ConsumerAction):
 @dataclass(frozen=True)
 class Rebalance(_ConsumerAction):
     """``RebalanceImpl#updateProcessQueueTableInRebalance`` with ``AllocateMessageQueueAveragely`` over the
-    live consumers: queues no longer assigned are dropped (persist + remove offset); each newly assigned
+    live consumers: queues no longer assigned are dropped (persist + remove offset; messages already in the
+    consume service are still consumed, without an offset update); each newly assigned
     queue drops its memory offset and starts at ``RebalancePushImpl#computePullFromWhere`` (broker offset
     via ``queryConsumerOffset``; CONSUME_FROM_LAST_OFFSET when none; not taken on a negative result)."""
 
@@ -272,8 +273,9 @@ class Pull(_QueueAction):
 class Consume(_QueueAction):
     """``ConsumeMessageConcurrentlyService.ConsumeRequest#run``: the application consumes the messages in
     the ProcessQueue (abstracted as one batch); ``processConsumeResult`` then raises the memory offset to
-    ``ProcessQueue#removeMessage``'s result (queueOffsetMax + 1), increase-only, unless the queue is
-    dropped."""
+    ``ProcessQueue#removeMessage``'s result (queueOffsetMax + 1), increase-only, unless the ProcessQueue is
+    dropped: messages it already handed to the consume service are still consumed, without an offset
+    update, even after a rebalance removed it."""
 
     kind: ClassVar[int] = CONSUME
     actor: ClassVar[str] = "client"
@@ -291,9 +293,11 @@ class PersistAllOffsets(_ConsumerAction):
 
 @dataclass(frozen=True)
 class CorrectIllegalOffset(_QueueAction):
-    """The task the OFFSET_ILLEGAL branch of the ``PullCallback`` runs 10 s later: ``updateOffset(mq,
-    nextOffset, false)`` (not monotonic), ``persist(mq)``, then ``RebalanceImpl#removeProcessQueue`` (persist
-    again, remove the memory offset); the queue is taken anew at the next rebalance."""
+    """The task the OFFSET_ILLEGAL branch of the ``PullCallback`` schedules 10 s later, which runs whatever
+    happened to the queue meanwhile: ``updateOffset(mq, nextOffset, false)`` (not monotonic),
+    ``persist(mq)``, then ``RebalanceImpl#removeProcessQueue`` (persist again, remove the memory offset and
+    the queue's ProcessQueue, even one a rebalance created since); the queue is taken anew at the next
+    rebalance."""
 
     kind: ClassVar[int] = CORRECT_ILLEGAL_OFFSET
     actor: ClassVar[str] = "client"

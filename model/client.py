@@ -1,9 +1,13 @@
 """The push consumers (``client/impl/consumer``, ``client/consumer/store/RemoteBrokerOffsetStore``).
 
 Consumer ``c`` holds its route (is the master listed?), and per queue ``q`` (``k = c * MAX_QUEUES + q``):
-ownership, the ProcessQueue's dropped flag (an OFFSET_ILLEGAL correction is pending while it is set), the
-pull position ``nextOffset``, the memory offset (``offset + 1``; 0 = no entry), the messages pulled but not
-yet consumed, ``queueOffsetMax + 1`` and the stored pull suggestion. Slaves are always listed in a
+ownership, the ProcessQueue's dropped flag (set by OFFSET_ILLEGAL: no more pulls, consumption no longer
+updates the offset), the pull position ``nextOffset``, the memory offset (``offset + 1``; 0 = no entry), the
+messages pulled but not yet consumed, ``queueOffsetMax + 1``, the stored pull suggestion, and the pending
+OFFSET_ILLEGAL correction task (its ``nextOffset + 1``; 0 = none), which lives on whatever happens to the
+queue. Messages pulled by a ProcessQueue that was dropped and removed are still consumed (the consume
+service already holds them) without updating the offset; if the queue is taken again meanwhile they share
+the new ProcessQueue's in-flight set, whose offset update is the new queue's own. Slaves are always listed in a
 client's route (model-scope: the route abstracts only whether the master is present); a call to a broker
 that is down fails like any remoting exception and changes nothing.
 """
@@ -133,14 +137,14 @@ def persist_queue_offset(w, c, q, p):
 
 @nb.njit(cache=True, nogil=True)
 def forget_queue(w, c, q):
-    """The ProcessQueue is removed and ``removeOffset(mq)`` drops the memory offset; the pull suggestion
-    (``PullAPIWrapper.pullFromWhichNodeTable``) stays with the client."""
+    """The ProcessQueue is removed from the table and ``removeOffset(mq)`` drops the memory offset. The pull
+    suggestion (``PullAPIWrapper.pullFromWhichNodeTable``), a pending correction task and the messages the
+    consume service already holds stay with the client."""
     k = mq(c, q)
     w[F.MQ_OWNED + k] = 0
     w[F.MQ_DROPPED + k] = 0
     w[F.MQ_NEXT + k] = 0
     w[F.MQ_MEM + k] = 0
-    w[F.MQ_INFLIGHT + k] = 0
     w[F.MQ_PQ_MAX + k] = 0
 
 
@@ -263,6 +267,7 @@ def pull(v, w, c, q, p):
         return flags | note(OUT_FOUND, b)
     if response == RESP_PULL_OFFSET_MOVED:
         w[F.MQ_DROPPED + k] = 1
+        w[F.MQ_CORRECTION + k] = next_begin + 1
         return flags | note(OUT_OFFSET_ILLEGAL, b)
     if w[F.MQ_INFLIGHT + k] == 0:
         increase_only(w, F.MQ_MEM + k, next_begin)
@@ -275,17 +280,17 @@ def pull(v, w, c, q, p):
 def consume(v, w, c, q, p):
     """``ConsumeMessageConcurrentlyService``: the application consumes the ProcessQueue's messages (one
     batch), then ``processConsumeResult`` raises the memory offset to ``ProcessQueue#removeMessage``'s
-    result, ``queueOffsetMax + 1``, increase-only - unless the ProcessQueue is dropped, whose in-flight
-    consumption no longer updates the offset."""
+    result, ``queueOffsetMax + 1``, increase-only - unless the ProcessQueue is dropped (or already removed),
+    whose in-flight consumption no longer updates the offset."""
     k = mq(c, q)
-    if v[F.C_UP + c] == 0 or v[F.MQ_OWNED + k] == 0 or v[F.MQ_INFLIGHT + k] == 0:
+    if v[F.C_UP + c] == 0 or v[F.MQ_INFLIGHT + k] == 0:
         return 0
     ids = v[F.MQ_INFLIGHT + k]
     if ids & v[F.H_DELIVERED]:
         w[F.H_REDELIVERED] = 1
     w[F.H_DELIVERED] = v[F.H_DELIVERED] | ids
     w[F.MQ_INFLIGHT + k] = 0
-    if v[F.MQ_DROPPED + k] == 0:
+    if v[F.MQ_OWNED + k] != 0 and v[F.MQ_DROPPED + k] == 0:
         increase_only(w, F.MQ_MEM + k, v[F.MQ_PQ_MAX + k])
     return ENABLED | note(OUT_DELIVERED, 0)
 
@@ -305,13 +310,17 @@ def persist_all_offsets(v, w, c, p):
 
 @nb.njit(cache=True, nogil=True)
 def correct_illegal_offset(v, w, c, q, p):
-    """The OFFSET_ILLEGAL task, 10 s after the pull: ``updateOffset(mq, nextOffset, false)``,
-    ``persist(mq)``, then ``RebalanceImpl#removeProcessQueue`` -> ``removeUnnecessaryMessageQueue``
-    (persist again - the same value - and remove the memory offset)."""
+    """The OFFSET_ILLEGAL task, 10 s after the pull, which runs whatever happened to the queue meanwhile:
+    ``updateOffset(mq, nextOffset, false)`` (not monotonic), ``persist(mq)``, then
+    ``RebalanceImpl#removeProcessQueue``: if the queue has a ProcessQueue (the dropped one, or a new one
+    taken since), it is removed through ``removeUnnecessaryMessageQueue`` (persist again - the same value -
+    and remove the memory offset). Without one, the memory entry only lingers until the next
+    ``persistAll`` drops it unsent, so it is dropped at once."""
     k = mq(c, q)
-    if v[F.C_UP + c] == 0 or v[F.MQ_OWNED + k] == 0 or v[F.MQ_DROPPED + k] == 0:
+    if v[F.C_UP + c] == 0 or v[F.MQ_CORRECTION + k] == 0:
         return 0
-    w[F.MQ_MEM + k] = v[F.MQ_NEXT + k] + 1
+    w[F.MQ_CORRECTION + k] = 0
+    w[F.MQ_MEM + k] = v[F.MQ_CORRECTION + k]
     flags = ENABLED | persist_queue_offset(w, c, q, p)
     forget_queue(w, c, q)
     return flags
@@ -326,7 +335,10 @@ def consumer_crash(v, w, c, p):
     w[F.C_ROUTE_MASTER + c] = 0
     for q in range(p[K_QUEUES]):
         forget_queue(w, c, q)
-        w[F.MQ_SUGGEST + mq(c, q)] = 0
+        k = mq(c, q)
+        w[F.MQ_SUGGEST + k] = 0
+        w[F.MQ_INFLIGHT + k] = 0
+        w[F.MQ_CORRECTION + k] = 0
     w[F.B_CONSUMER_RESTART] += 1
     return ENABLED
 

@@ -187,8 +187,14 @@ class Config:
         for key, value in values.items():
             knob = _KNOB_BY_KEY.get(key)
             if knob is None:
-                raise ConfigError(f"unknown knob '{key}'; known knobs: {', '.join(_KNOB_BY_KEY)}")
+                raise ConfigError(f"unknown knob '{key}' (value {value!r}); known knobs: {', '.join(_KNOB_BY_KEY)}")
             fields[key] = knob.parse(value)
+        if "slaves" in values:
+            # broker ids the user did not choose follow a smaller slave count (only the master is left)
+            slaves = fields["slaves"]
+            for key in ("group_broker_id", "which_broker_when_consume_slowly"):
+                if key not in values:
+                    fields[key] = min(fields.get(key, _KNOB_BY_KEY[key].default), slaves)
         return cls(**fields)
 
     def with_overrides(self, assignments: "list[str] | tuple[str, ...]") -> "Config":
@@ -237,7 +243,8 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "sync-master": "default with brokerRole=SYNC_MASTER",
     "sync-flush": "default with flushDiskType=SYNC_FLUSH",
     "sync-all": "SYNC_MASTER and SYNC_FLUSH together, the most durable 4.4 setting",
-    "read-from-slave": "slaveReadEnable=true, the group reads from slave 1, every pull counts as slow",
+    "read-from-slave": "slaveReadEnable=true and the group reads from slave 1 (SubscriptionGroupConfig.brokerId=1); "
+                       "a pull leaving any message behind counts as slow",
     "all-switches": "every alternative behaviour V1-V6 switched on",
     "bench": "a larger space for benchmarks: 3 messages, 2 consumers, failures on every actor",
 }
@@ -273,6 +280,9 @@ def load_toml(path: "str | Path", base: Config | None = None) -> Config:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read config file {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not UTF-8 text (byte {exc.start}); "
+                          "write it as UTF-8 TOML") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -283,17 +293,18 @@ def load_toml(path: "str | Path", base: Config | None = None) -> Config:
             raise ConfigError(f"config file {str(path)!r}: unexpected top-level key '{extra[0]}' "
                               "beside [config]; allowed: preset, [config]")
         values = dict(data["config"])
-        name = data.get("preset")
+        name = data.get("preset", values.pop("preset", None))
     else:
         values = dict(data)
         name = values.pop("preset", None)
     if name is not None:
         if not isinstance(name, str):
-            raise ConfigError(f"config file {str(path)!r}: 'preset' must be a string; "
+            raise ConfigError(f"config file {str(path)!r}: preset {name!r} is not a preset name; "
                               f"known presets: {', '.join(PRESETS)}")
         base = preset(name)
     for key, value in values.items():
-        if isinstance(value, (dict, list)):
-            raise ConfigError(f"config file {str(path)!r}: knob '{key}' must be a plain value, "
-                              f"not a {type(value).__name__}")
+        knob = _KNOB_BY_KEY.get(key)
+        if knob is not None and isinstance(value, (dict, list)):
+            raise ConfigError(f"config file {str(path)!r}: knob '{key}': value {value!r} is not allowed "
+                              f"(one plain value); allowed: {knob.allowed_text()}")
     return Config.from_mapping(values, base=base)

@@ -104,7 +104,8 @@ def view_fields(cfg: Config) -> list[tuple[str, int, _Codec]]:
                     (f"{n}.q{q}.nextOffset", F.MQ_NEXT + k, INT), (f"{n}.q{q}.offset", F.MQ_MEM + k, OPTIONAL),
                     (f"{n}.q{q}.inFlight", F.MQ_INFLIGHT + k, IDS),
                     (f"{n}.q{q}.queueOffsetMax", F.MQ_PQ_MAX + k, OPTIONAL),
-                    (f"{n}.q{q}.suggestWhichBrokerId", F.MQ_SUGGEST + k, INT)]
+                    (f"{n}.q{q}.suggestWhichBrokerId", F.MQ_SUGGEST + k, INT),
+                    (f"{n}.q{q}.pendingCorrection", F.MQ_CORRECTION + k, OPTIONAL)]
     out += [("history.delivered", F.H_DELIVERED, IDS), ("history.redelivered", F.H_REDELIVERED, BOOL)]
     out += [(f"history.highestCommitted[{q}]", F.H_HIGH + q, INT) for q in qs]
     budgets = [("masterCrashes", F.B_MASTER_CRASH, cfg.max_master_crashes),

@@ -105,6 +105,20 @@ def test_view_of_the_biggest_config_lists_every_family():
     assert FULL.encode(v) == FULL.initial()[0]
 
 
+def test_view_pending_correction_per_consumer_queue():
+    """The OFFSET_ILLEGAL task's nextOffset (§7.4) is its own field, null when no task is pending; offset 0 is
+    a real value, distinct from null."""
+    v = initial_view(FULL)
+    names = [k for k in v if k.endswith(".pendingCorrection")]
+    assert names == [f"consumer{c}.q{q}.pendingCorrection" for c in (1, 2) for q in (0, 1)]
+    assert all(v[n] is None for n in names)
+    for value in (0, 2):
+        assert FULL.view(FULL.encode({**v, "consumer2.q1.pendingCorrection": value}))[
+            "consumer2.q1.pendingCorrection"] == value
+    with pytest.raises(ValueError, match="state field 'consumer1.q0.pendingCorrection'"):
+        M.encode({**initial_view(M), "consumer1.q0.pendingCorrection": -1})
+
+
 def test_encode_rejects_unknown_missing_and_bad_fields():
     v = initial_view(M)
     with pytest.raises(ValueError, match="unknown state field 'slave2.up'"):

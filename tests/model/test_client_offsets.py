@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from handbuilt import NO_FAILURES, assert_disabled, assert_effect, build, changes, fire, model
-from model.actions import Consume, CorrectIllegalOffset, PersistAllOffsets, Rebalance, RefreshRoute
+from handbuilt import NO_FAILURES, assert_disabled, assert_effect, build, fire, model, run
+from model.actions import (ConsumerCrash, Consume, CorrectIllegalOffset, PersistAllOffsets, Pull, Rebalance,
+                           RefreshRoute)
 from model.events import EV_OFFSET_COMMITTED_TO_SLAVE
 
 M = model(messages=3, **NO_FAILURES)
@@ -107,7 +108,7 @@ def test_rebalance_with_a_dead_admin_broker_is_not_taken():
 
 
 def test_rebalance_keeps_a_dropped_queue_that_is_still_assigned():
-    s = state(**q0(dropped=True, nextOffset=0, offset=2))
+    s = state(**q0(dropped=True, nextOffset=0, offset=2, pendingCorrection=0))
     assert_disabled(M, s, REBALANCE)
 
 
@@ -128,6 +129,30 @@ def test_rebalance_gives_up_a_queue_assigned_elsewhere_persisting_its_offset():
                                      "consumer1.q1.owned": False, "consumer1.q1.nextOffset": 0,
                                      "consumer1.q1.offset": None}, outcome="committed (broker 0)")
     assert_effect(Q2, s, Rebalance(consumer=2), {"consumer2.q1.owned": True, "consumer2.q1.offset": 0})
+
+
+def test_rebalance_giving_a_queue_away_keeps_its_pending_correction_and_in_flight_messages():
+    """§7.4: the OFFSET_ILLEGAL task was scheduled with executeTaskLater and outlives the ProcessQueue; §6.1-6.2:
+    the messages the consume service already holds are still consumed. Only the ProcessQueue and the memory
+    offset go (persisted first)."""
+    s = build(Q2, **{"master.commitlog": [1, 2], "producer.nextMessage": 3, "message2.queueOffset": 0,
+                     "consumer1.q1.owned": True, "consumer1.q1.dropped": True, "consumer1.q1.nextOffset": 0,
+                     "consumer1.q1.offset": 1, "consumer1.q1.inFlight": [2], "consumer1.q1.queueOffsetMax": 0,
+                     "consumer1.q1.pendingCorrection": 0,
+                     "consumer2.q1.owned": False, "consumer2.q1.offset": None,
+                     "consumer2.q0.owned": False, "consumer2.q0.offset": None})
+    nxt = assert_effect(Q2, s, REBALANCE, {"master.consumerOffset[1]": 1, "history.highestCommitted[1]": 1,
+                                           "consumer1.q1.owned": False, "consumer1.q1.dropped": False,
+                                           "consumer1.q1.offset": None, "consumer1.q1.queueOffsetMax": None},
+                        outcome="committed (broker 0)")
+    v = Q2.view(nxt)
+    assert (v["consumer1.q1.pendingCorrection"], v["consumer1.q1.inFlight"]) == (0, [2])
+
+
+def test_rebalance_takes_back_a_queue_whose_correction_is_still_pending():
+    """A new ProcessQueue (not dropped) is created as usual; the old task and the orphan messages stay."""
+    s = state(**{"master.consumerOffset[0]": 2, **UNOWNED, **q0(inFlight=[1], pendingCorrection=0)})
+    assert_effect(M, s, REBALANCE, q0(owned=True, nextOffset=2, offset=2))
 
 
 def test_initial_rebalance_splits_the_queues():
@@ -164,9 +189,24 @@ def test_consume_of_a_dropped_queue_does_not_update_the_offset():
     assert_effect(M, s, CONSUME, {"history.delivered": [2, 3], **q0(inFlight=[])})
 
 
+def test_consume_of_a_removed_process_queue_delivers_without_an_offset_update():
+    """§6.1-6.2: the queue was given away (or removed by the correction task); the consume service still runs
+    the messages it holds, and processConsumeResult skips the offset update of the dropped ProcessQueue."""
+    s = state(**{"master.consumerOffset[0]": 0, **UNOWNED, **q0(inFlight=[1, 2])})
+    assert_effect(M, s, CONSUME, {"history.delivered": [1, 2], **q0(inFlight=[])},
+                  outcome="delivered to the application")
+
+
+def test_consume_of_a_removed_process_queue_can_be_a_redelivery():
+    s = state(**{"history.delivered": [1], **UNOWNED, **q0(inFlight=[1])})
+    assert_effect(M, s, CONSUME, {"history.redelivered": True, **q0(inFlight=[])})
+
+
 def test_consume_guards():
     assert_disabled(M, state(), CONSUME)
     assert_disabled(M, state(**{"consumer1.up": False, **UNOWNED}), CONSUME)
+    assert_disabled(M, state(**UNOWNED), CONSUME)   # nothing in flight
+    assert_disabled(M, state(**{"consumer1.up": False, **UNOWNED, **q0(inFlight=[1])}), CONSUME)
 
 
 # --- PersistAllOffsets (§6.1) ------------------------------------------------------------------------------
@@ -223,84 +263,183 @@ def test_persist_all_guards():
 # --- CorrectIllegalOffset (§7.4) ---------------------------------------------------------------------------
 def test_correction_overwrites_persists_and_drops_the_queue():
     """updateOffset(mq, nextOffset, increaseOnly=false), persist (a plain overwrite on the broker: the
-    committed offset may go down), then removeProcessQueue."""
+    committed offset may go down), then removeProcessQueue; the task is done."""
     s = state(**{"master.consumerOffset[0]": 3, "history.highestCommitted[0]": 3,
-                 **q0(dropped=True, nextOffset=0, offset=3)})
-    assert_effect(M, s, CORRECT, {"master.consumerOffset[0]": 0, **q0(owned=False, dropped=False, offset=None)},
+                 **q0(dropped=True, nextOffset=0, offset=3, pendingCorrection=0)})
+    assert_effect(M, s, CORRECT, {"master.consumerOffset[0]": 0,
+                                  **q0(owned=False, dropped=False, offset=None, pendingCorrection=None)},
                   outcome="committed (broker 0)")
 
 
 def test_correction_upward():
-    s = state(**q0(dropped=True, nextOffset=2, offset=0))
+    s = state(**q0(dropped=True, nextOffset=2, offset=0, pendingCorrection=2))
     assert_effect(M, s, CORRECT, {"master.consumerOffset[0]": 2, "history.highestCommitted[0]": 2,
-                                  **q0(owned=False, dropped=False, nextOffset=0, offset=None)})
+                                  **q0(owned=False, dropped=False, nextOffset=0, offset=None,
+                                       pendingCorrection=None)})
 
 
 def test_correction_to_a_slave_when_the_route_lacks_the_master():
-    s = state(**{"consumer1.routeHasMaster": False, **q0(dropped=True, nextOffset=1, offset=0)})
+    s = state(**{"consumer1.routeHasMaster": False, **q0(dropped=True, nextOffset=1, offset=0, pendingCorrection=1)})
     assert_effect(M, s, CORRECT, {"slave1.consumerOffset[0]": 1, "history.highestCommitted[0]": 1,
-                                  **q0(owned=False, dropped=False, nextOffset=0, offset=None)},
+                                  **q0(owned=False, dropped=False, nextOffset=0, offset=None,
+                                       pendingCorrection=None)},
                   outcome="committed (broker 1)")
 
 
 def test_correction_with_a_dead_admin_broker_still_drops_the_queue():
-    s = state(**{"master.up": False, **q0(dropped=True, nextOffset=1, offset=2, inFlight=[3],
-                                          queueOffsetMax=2)})
-    assert_effect(M, s, CORRECT, q0(owned=False, dropped=False, nextOffset=0, offset=None, inFlight=[],
-                                    queueOffsetMax=None), outcome="oneway to a dead broker lost (broker 0)")
+    """The oneway is lost; the ProcessQueue and memory offset go; its in-flight message stays with the consume
+    service (consumed later without an offset update)."""
+    s = state(**{"master.up": False, **q0(dropped=True, nextOffset=1, offset=2, inFlight=[3], queueOffsetMax=2,
+                                          pendingCorrection=1)})
+    nxt = assert_effect(M, s, CORRECT, q0(owned=False, dropped=False, nextOffset=0, offset=None,
+                                          queueOffsetMax=None, pendingCorrection=None),
+                        outcome="oneway to a dead broker lost (broker 0)")
+    assert_effect(M, nxt, CONSUME, {"history.delivered": [3], **q0(inFlight=[])})
 
 
 def test_correction_keeps_the_pull_suggestion():
-    s = state(**q0(dropped=True, nextOffset=1, offset=1, suggestWhichBrokerId=1))
+    s = state(**q0(dropped=True, nextOffset=1, offset=1, suggestWhichBrokerId=1, pendingCorrection=1))
     nxt, _ = fire(M, s, CORRECT)
     assert M.view(nxt)["consumer1.q0.suggestWhichBrokerId"] == 1
 
 
+def test_correction_without_a_process_queue_commits_and_leaves_no_memory_offset():
+    """The queue was given away since: the task still writes and persists its nextOffset (to the admin broker
+    of this client's route), and removeProcessQueue finds nothing - the memory entry is dropped at once."""
+    s = state(**{"master.consumerOffset[0]": 3, "history.highestCommitted[0]": 3,
+                 **UNOWNED, **q0(pendingCorrection=1)})
+    assert_effect(M, s, CORRECT, {"master.consumerOffset[0]": 1, **q0(pendingCorrection=None)},
+                  outcome="committed (broker 0)")
+
+
+def test_correction_without_a_process_queue_keeps_the_orphan_messages():
+    s = state(**{"consumer1.routeHasMaster": False, **UNOWNED, **q0(inFlight=[2], pendingCorrection=2)})
+    assert_effect(M, s, CORRECT, {"slave1.consumerOffset[0]": 2, "history.highestCommitted[0]": 2,
+                                  **q0(pendingCorrection=None)}, outcome="committed (broker 1)")
+
+
+def test_correction_removes_a_new_process_queue_taken_since():
+    """removeProcessQueue(mq) removes whatever ProcessQueue the table holds: a new one taken after a
+    rebalance gave the queue away and back is removed too (persisting the task's value, not its offset)."""
+    s = state(**q0(owned=True, dropped=False, nextOffset=3, offset=2, inFlight=[3], queueOffsetMax=2,
+                   pendingCorrection=1))
+    nxt = assert_effect(M, s, CORRECT, {"master.consumerOffset[0]": 1, "history.highestCommitted[0]": 1,
+                                        **q0(owned=False, nextOffset=0, offset=None, queueOffsetMax=None,
+                                             pendingCorrection=None)})
+    assert_effect(M, nxt, CONSUME, {"history.delivered": [3], **q0(inFlight=[])})   # no offset update
+
+
 @pytest.mark.parametrize("fields", [
     q0(nextOffset=1, offset=1),
+    q0(dropped=True, nextOffset=1, offset=1),
     {**UNOWNED},
-    {"consumer1.up": False, **UNOWNED},
-], ids=["not dropped", "not owned", "consumer down"])
+    {**UNOWNED, **q0(inFlight=[1])},
+    {"consumer1.up": False, **UNOWNED, **q0(pendingCorrection=1)},
+], ids=["nothing pending", "dropped, nothing pending", "not owned", "orphans only", "consumer down"])
 def test_correction_guards(fields):
     assert_disabled(M, state(**fields), CORRECT)
 
 
 # --- the OFFSET_ILLEGAL task outlives a rebalance that gives the queue away (§7.4) -------------------------
 LATE = model(messages=2, consumers=2, max_consumer_restarts=1, **NO_FAILURES)
+LATE2 = model(messages=2, consumers=2, max_consumer_restarts=2, **NO_FAILURES)
 
 
-@pytest.mark.xfail(strict=True, reason="model bug (mechanisms §7.4): the OFFSET_ILLEGAL task is scheduled with "
-                                       "executeTaskLater and runs 10 s later whatever happened to the queue; if a "
-                                       "rebalance gave the queue to another consumer meanwhile, the task still does "
-                                       "updateOffset(mq, nextOffset, false) + persist(mq), overwriting the broker's "
-                                       "offset. The model's Rebalance forgets the pending correction instead.")
+def handed_over(m, **fields):
+    """Consumer 1 is back and the group committed 2; consumer 2 still owns queue 0."""
+    base = {"master.commitlog": [1, 2], "producer.nextMessage": 3, "master.consumerOffset[0]": 2,
+            "history.highestCommitted[0]": 2, "failures.consumerRestarts": 1,
+            "consumer1.q0.owned": False, "consumer1.q0.offset": None, "consumer2.q0.owned": True}
+    return build(m, **{**base, **fields})
+
+
 def test_correction_still_runs_after_a_rebalance_gave_the_queue_away():
     """Consumer 2 owns queue 0 with a pending correction to 0; consumer 1 is back, so consumer 2's rebalance
-    gives the queue up (persisting 2). The task then still commits 0 to the master."""
-    s = build(LATE, **{"master.commitlog": [1, 2], "producer.nextMessage": 3, "master.consumerOffset[0]": 2,
-                       "history.highestCommitted[0]": 2, "failures.consumerRestarts": 1,
-                       "consumer1.q0.owned": False, "consumer1.q0.offset": None,
-                       "consumer2.q0.owned": True, "consumer2.q0.dropped": True, "consumer2.q0.nextOffset": 0,
-                       "consumer2.q0.offset": 2})
+    gives the queue up (persisting 2) but keeps the task. The task then still commits 0 to the master, and
+    consumer 1, taking the queue, starts from 0 (mechanisms §7.4: executeTaskLater runs whatever happened)."""
+    s = handed_over(LATE, **{"consumer2.q0.dropped": True, "consumer2.q0.nextOffset": 0, "consumer2.q0.offset": 2,
+                             "consumer2.q0.pendingCorrection": 0})
     s = assert_effect(LATE, s, Rebalance(consumer=2), {"consumer2.q0.owned": False, "consumer2.q0.dropped": False,
                                                        "consumer2.q0.offset": None}, outcome="committed (broker 0)")
-    late = LATE.next_state(s, CorrectIllegalOffset(consumer=2, queue=0))
-    assert late is not None, "the pending OFFSET_ILLEGAL task of consumer 2 was lost with the ProcessQueue"
-    assert LATE.view(late)["master.consumerOffset[0]"] == 0
+    assert LATE.view(s)["consumer2.q0.pendingCorrection"] == 0
+    s = assert_effect(LATE, s, CorrectIllegalOffset(consumer=2, queue=0),
+                      {"master.consumerOffset[0]": 0, "consumer2.q0.pendingCorrection": None},
+                      outcome="committed (broker 0)")
+    assert_effect(LATE, s, Rebalance(consumer=1), {"consumer1.q0.owned": True, "consumer1.q0.offset": 0})
 
 
-@pytest.mark.xfail(strict=True, reason="model bug (mechanisms §6.1/§6.2): a rebalance that gives a queue away only "
-                                       "marks its ProcessQueue dropped; a consumption already running still "
-                                       "delivers its messages, and processConsumeResult then skips the offset "
-                                       "update. The model's Rebalance discards the in-flight messages, so this "
-                                       "delivered-but-not-committed path (a redelivery by the new owner) is missing.")
+def test_correction_removes_the_process_queue_taken_back_since():
+    """Consumer 2 gives the queue away with its task pending, consumer 1 crashes, consumer 2 takes the queue
+    back (a new ProcessQueue at the committed 2) - and the old task removes that new ProcessQueue."""
+    s = handed_over(LATE2, **{"consumer2.q0.dropped": True, "consumer2.q0.nextOffset": 0, "consumer2.q0.offset": 2,
+                              "consumer2.q0.pendingCorrection": 0})
+    s = LATE2.next_state(s, Rebalance(consumer=2))
+    s = LATE2.next_state(s, ConsumerCrash(consumer=1))
+    s = assert_effect(LATE2, s, Rebalance(consumer=2), {"consumer2.q0.owned": True, "consumer2.q0.nextOffset": 2,
+                                                        "consumer2.q0.offset": 2})
+    assert_effect(LATE2, s, CorrectIllegalOffset(consumer=2, queue=0),
+                  {"master.consumerOffset[0]": 0, "consumer2.q0.owned": False, "consumer2.q0.nextOffset": 0,
+                   "consumer2.q0.offset": None, "consumer2.q0.pendingCorrection": None},
+                  outcome="committed (broker 0)")
+
+
 def test_in_flight_consumption_of_a_queue_given_away_still_delivers():
-    s = build(LATE, **{"master.commitlog": [1, 2], "producer.nextMessage": 3, "master.consumerOffset[0]": 0,
-                       "failures.consumerRestarts": 1, "consumer1.q0.owned": False, "consumer1.q0.offset": None,
-                       "consumer2.q0.owned": True, "consumer2.q0.nextOffset": 2, "consumer2.q0.offset": 0,
-                       "consumer2.q0.inFlight": [1, 2], "consumer2.q0.queueOffsetMax": 1})
-    s, _ = fire(LATE, s, Rebalance(consumer=2))
-    deliveries = [a for a, nxt, _ in LATE.enabled(s) if LATE.view(nxt)["history.delivered"] == [1, 2]]
-    assert deliveries, "the messages consumer 2 was consuming can no longer be delivered"
-    after = LATE.next_state(s, deliveries[0])
-    assert {k: v for k, v in changes(LATE, s, after).items() if "ffset" in k} == {}
+    """§6.1/§6.2: a rebalance that gives a queue away only marks its ProcessQueue dropped; the consumption
+    already running delivers its messages without an offset update, and the new owner, starting from the
+    committed offset, delivers them again."""
+    s = handed_over(LATE, **{"master.consumerOffset[0]": 0, "history.highestCommitted[0]": 0,
+                             "consumer2.q0.nextOffset": 2, "consumer2.q0.offset": 0, "consumer2.q0.inFlight": [1, 2],
+                             "consumer2.q0.queueOffsetMax": 1})
+    s = assert_effect(LATE, s, Rebalance(consumer=2), {"consumer2.q0.owned": False, "consumer2.q0.nextOffset": 0,
+                                                       "consumer2.q0.offset": None,
+                                                       "consumer2.q0.queueOffsetMax": None})
+    s = assert_effect(LATE, s, Consume(consumer=2, queue=0), {"history.delivered": [1, 2],
+                                                             "consumer2.q0.inFlight": []},
+                      outcome="delivered to the application")
+    s = run(LATE, s, ["Rebalance(consumer=1)", "Pull(consumer=1, queue=0)", "Consume(consumer=1, queue=0)"])
+    assert LATE.view(s)["history.redelivered"] is True
+
+
+# --- orphan messages sharing a new ProcessQueue's in-flight set: where the abstraction departs from 4.4 --------
+PULL = Pull(consumer=1, queue=0)
+
+
+def retaken_with_orphans():
+    """Consumer 1 gave queue 0 away with messages 1 and 2 still in the consume service, then took it back: no
+    offset is stored and entry 0 lies "in disk", so the new ProcessQueue starts at the master's max offset 3
+    with no memory offset. The new ProcessQueue itself holds nothing."""
+    s = state(**{**UNOWNED, **q0(inFlight=[1, 2])})
+    return assert_effect(M, s, REBALANCE, q0(owned=True, nextOffset=3))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="model regression (orphan consumption, §6.1): the orphans' ConsumeRequest holds the old, "
+                          "dropped ProcessQueue, so processConsumeResult updates no offset; the model consumes "
+                          "them as the new ProcessQueue's batch and raises the memory offset to its queueOffsetMax "
+                          "+ 1 - with queueOffsetMax absent that inserts offset 0, which PersistAllOffsets then "
+                          "commits to the broker (4.4 commits nothing here)")
+def test_orphans_consumed_under_a_new_empty_process_queue_update_no_offset():
+    s = retaken_with_orphans()
+    assert_effect(M, s, CONSUME, {"history.delivered": [1, 2], **q0(inFlight=[])})
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="model regression (orphans counted as the new ProcessQueue's messages, §7.4): "
+                          "correctTagsOffset tests the NEW ProcessQueue's msgCount, which is 0, so NO_NEW_MSG puts "
+                          "nextOffset 3 in memory; the model sees the orphans in the shared in-flight set and skips "
+                          "it (the pull changes nothing and is disabled)")
+def test_no_new_msg_on_a_new_process_queue_ignores_the_orphans():
+    s = retaken_with_orphans()
+    assert_effect(M, s, PULL, q0(offset=3), outcome="NO_NEW_MSG from broker 0")
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="model simplification (one pending-correction slot per queue, §7.4): a second "
+                          "OFFSET_ILLEGAL on a ProcessQueue taken back while the first task is still pending "
+                          "schedules a second task; both run, the older first (same 10 s delay), so the broker "
+                          "briefly holds the first value. The model overwrites the first task with the second")
+def test_a_second_offset_illegal_does_not_cancel_the_first_task():
+    s = state(master=(1,), slave=(1,), **q0(nextOffset=3, offset=None, pendingCorrection=2))
+    s = assert_effect(M, s, PULL, q0(nextOffset=0, dropped=True), outcome="OFFSET_ILLEGAL from broker 0")
+    assert_effect(M, s, CORRECT, {"master.consumerOffset[0]": 2, "history.highestCommitted[0]": 2,
+                                  **q0(owned=False, dropped=False, nextOffset=0)})

@@ -38,6 +38,12 @@ def q0(**fields):
     return {f"consumer1.q0.{k}": v for k, v in fields.items()}
 
 
+def offset_illegal(next_offset):
+    """The PullCallback's OFFSET_ILLEGAL branch: ``nextOffset := nextBeginOffset``, the ProcessQueue is
+    dropped, and the correction task is pending with that ``nextOffset`` (run 10 s later, §7.4)."""
+    return q0(nextOffset=next_offset, dropped=True, pendingCorrection=next_offset)
+
+
 # --- routing (§7.1) ----------------------------------------------------------------------------------------
 def test_found_from_the_master_by_default():
     s = state()
@@ -144,7 +150,7 @@ def test_no_message_in_queue_at_a_positive_offset_is_offset_illegal():
     """max == 0, off != 0: PULL_OFFSET_MOVED with corr(0) = 0 -> OFFSET_ILLEGAL, ProcessQueue dropped."""
     s = state(master=(), slave=(), **q0(nextOffset=2, offset=2))
     assert_effect(M, s, PULL, {"master.consumerOffset[0]": 2, "history.highestCommitted[0]": 2,
-                               **q0(nextOffset=0, dropped=True)}, outcome="OFFSET_ILLEGAL from broker 0")
+                               **offset_illegal(0)}, outcome="OFFSET_ILLEGAL from broker 0")
 
 
 def test_offset_overflow_one_is_no_new_msg_and_keeps_off():
@@ -168,12 +174,12 @@ def test_no_new_msg_offset_update_is_increase_only():
 
 def test_offset_overflow_badly_with_min_zero_corrects_to_zero():
     s = state(master=(1,), slave=(1,), **q0(nextOffset=3))
-    assert_effect(M, s, PULL, q0(nextOffset=0, dropped=True), outcome="OFFSET_ILLEGAL from broker 0")
+    assert_effect(M, s, PULL, offset_illegal(0), outcome="OFFSET_ILLEGAL from broker 0")
 
 
 def test_v4_corrects_an_overflow_to_max_whatever_the_min():
     s = state(V4, master=(1,), slave=(1,), **q0(nextOffset=3))
-    assert_effect(V4, s, PULL, q0(nextOffset=1, dropped=True), outcome="OFFSET_ILLEGAL from broker 0")
+    assert_effect(V4, s, PULL, offset_illegal(1), outcome="OFFSET_ILLEGAL from broker 0")
 
 
 def q2_state(m, **fields):
@@ -186,12 +192,12 @@ def q2_state(m, **fields):
 
 def test_offset_too_small_corrects_to_min():
     s = q2_state(Q2)
-    assert_effect(Q2, s, PULL, q0(nextOffset=1, dropped=True), outcome="OFFSET_ILLEGAL from broker 0")
+    assert_effect(Q2, s, PULL, offset_illegal(1), outcome="OFFSET_ILLEGAL from broker 0")
 
 
 def test_offset_overflow_badly_with_min_above_zero_corrects_to_max():
     s = q2_state(Q2, **q0(nextOffset=3))   # off 3 > max 2, min 1
-    assert_effect(Q2, s, PULL, q0(nextOffset=2, dropped=True), outcome="OFFSET_ILLEGAL from broker 0")
+    assert_effect(Q2, s, PULL, offset_illegal(2), outcome="OFFSET_ILLEGAL from broker 0")
 
 
 def test_found_above_min_returns_the_queue_offsets_of_the_messages():
@@ -236,11 +242,11 @@ def test_slave_too_small_is_retry_immediately():
 
 def test_v6_slave_corrects_like_a_master():
     s = state(CHECK, slave=(1,), **SLAVE_ROUTE, **q0(nextOffset=3))
-    assert_effect(CHECK, s, PULL, q0(nextOffset=0, dropped=True), outcome="OFFSET_ILLEGAL from broker 1")
+    assert_effect(CHECK, s, PULL, offset_illegal(0), outcome="OFFSET_ILLEGAL from broker 1")
     s = q2_state(Q2_CHECK, **SLAVE_ROUTE)
-    assert_effect(Q2_CHECK, s, PULL, q0(nextOffset=1, dropped=True), outcome="OFFSET_ILLEGAL from broker 1")
+    assert_effect(Q2_CHECK, s, PULL, offset_illegal(1), outcome="OFFSET_ILLEGAL from broker 1")
     s = state(CHECK, slave=(), **SLAVE_ROUTE, **q0(nextOffset=2))
-    assert_effect(CHECK, s, PULL, q0(nextOffset=0, dropped=True), outcome="OFFSET_ILLEGAL from broker 1")
+    assert_effect(CHECK, s, PULL, offset_illegal(0), outcome="OFFSET_ILLEGAL from broker 1")
 
 
 def test_slave_overflow_one_keeps_off():

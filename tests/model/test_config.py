@@ -170,13 +170,33 @@ def test_broker_id_naming_a_missing_slave(key):
     assert getattr(Config.from_mapping({key: 2, "slaves": 2}), key) == 2
 
 
-def test_no_slaves_needs_which_broker_zero():
-    """The default whichBrokerWhenConsumeSlowly=1 names slave 1: with slaves=0 it must be set to 0."""
+def test_no_slaves_lets_the_broker_ids_not_given_follow():
+    """The default whichBrokerWhenConsumeSlowly=1 names slave 1: with slaves=0 alone it follows to 0 (only the
+    master is left); a broker id given explicitly with it is still checked."""
+    cfg = Config.from_mapping({"slaves": 0})
+    assert (cfg.slaves, cfg.group_broker_id, cfg.which_broker_when_consume_slowly) == (0, 0, 0)
+    assert Config.from_mapping({"slaves": 0, "which_broker_when_consume_slowly": 0}) == cfg
     with pytest.raises(ConfigError) as e:
-        Config.from_mapping({"slaves": 0})
+        Config.from_mapping({"slaves": 0, "which_broker_when_consume_slowly": 1})
     one_line_error(e, "'which_broker_when_consume_slowly'", "1", "slaves=0", "0..0")
-    cfg = Config.from_mapping({"slaves": 0, "which_broker_when_consume_slowly": 0})
-    assert cfg.slaves == 0
+
+
+def test_broker_ids_follow_only_a_smaller_slave_count():
+    """Raising slaves leaves the ids alone; lowering it caps only the ids above it, keeping the others."""
+    assert Config.from_mapping({"slaves": 3}).which_broker_when_consume_slowly == 1
+    base = Config.from_mapping({"slaves": 3, "group_broker_id": 1, "which_broker_when_consume_slowly": 3})
+    cfg = Config.from_mapping({"slaves": 2}, base=base)
+    assert (cfg.group_broker_id, cfg.which_broker_when_consume_slowly) == (1, 2)
+    rs = Config.from_mapping({"slaves": 0}, base=preset("read-from-slave"))
+    assert (rs.slave_read_enable, rs.group_broker_id, rs.which_broker_when_consume_slowly) == (True, 0, 0)
+
+
+def test_set_slaves_alone_is_enough():
+    cfg = Config().with_overrides(["slaves=0"])
+    assert (cfg.slaves, cfg.which_broker_when_consume_slowly) == (0, 0)
+    with pytest.raises(ConfigError) as e:
+        Config().with_overrides(["slaves=0", "group_broker_id=1"])
+    one_line_error(e, "'group_broker_id'", "1", "slaves=0", "0..0")
 
 
 def test_backlog_above_messages():
@@ -190,10 +210,12 @@ def test_consistency_is_checked_on_the_result_of_all_values():
     """Values are checked together: raising slaves in the same mapping makes a broker id valid."""
     cfg = Config.from_mapping({"group_broker_id": 3, "which_broker_when_consume_slowly": 3, "slaves": 3})
     assert (cfg.group_broker_id, cfg.which_broker_when_consume_slowly) == (3, 3)
-    # ... and on top of a base: lowering slaves below a base's broker id is inconsistent
+    # ... and on top of a base: lowering slaves makes the base's broker ids follow, unless given again
+    lowered = Config.from_mapping({"slaves": 1}, base=cfg)
+    assert (lowered.group_broker_id, lowered.which_broker_when_consume_slowly) == (1, 1)
     with pytest.raises(ConfigError) as e:
-        Config.from_mapping({"slaves": 1}, base=cfg)
-    one_line_error(e, "slaves=1")
+        Config.from_mapping({"slaves": 1, "group_broker_id": 3}, base=cfg)
+    one_line_error(e, "'group_broker_id'", "3", "slaves=1", "0..1")
 
 
 # --- --set ---------------------------------------------------------------------------------------------
@@ -257,6 +279,19 @@ def test_toml_config_table_and_preset(tmp_path):
     assert cfg.queues == 2 and cfg.flush_disk_type == "ASYNC_FLUSH"
 
 
+def test_toml_preset_inside_the_config_table(tmp_path):
+    cfg = load_toml(write(tmp_path, '[config]\npreset = "sync-flush"\nmessages = 3\n'))
+    assert cfg == Config.from_mapping({**PRESETS["sync-flush"], "messages": 3})
+    with pytest.raises(ConfigError) as e:
+        load_toml(write(tmp_path, '[config]\npreset = "fast"\n'))
+    one_line_error(e, "'fast'", "known presets", path=tmp_path / "rmq.toml")
+
+
+def test_toml_slaves_zero_alone_lets_the_broker_ids_follow(tmp_path):
+    cfg = load_toml(write(tmp_path, 'preset = "read-from-slave"\nslaves = 0\n'))
+    assert (cfg.slaves, cfg.group_broker_id, cfg.which_broker_when_consume_slowly) == (0, 0, 0)
+
+
 def test_toml_preset_at_top_level_with_knobs(tmp_path):
     cfg = load_toml(write(tmp_path, 'preset = "read-from-slave"\nmessages = 4\n'))
     assert cfg == Config.from_mapping({**PRESETS["read-from-slave"], "messages": 4})
@@ -282,10 +317,12 @@ def test_toml_empty_file_is_the_defaults(tmp_path):
     ("group_broker_id = 1\nslaves = 0\nwhich_broker_when_consume_slowly = 0\n",
      ["'group_broker_id'", "1", "0..0"]),
     ('preset = "fast"\n', ["'fast'", "known presets", "default", "sync-master"]),
-    ("preset = 3\n", ["'preset'", "known presets"]),
-    ("slaves = [1, 2]\n", ["'slaves'", "plain value"]),
-    ("[slaves]\nx = 1\n", ["'slaves'", "plain value"]),
-    ("[config]\nslaves = { n = 1 }\n", ["'slaves'", "plain value"]),
+    ("preset = 3\n", ["preset 3", "known presets"]),
+    ("slaves = [1, 2]\n", ["'slaves'", "[1, 2]", "plain value", "0..3"]),
+    ("[slaves]\nx = 1\n", ["'slaves'", "{'x': 1}", "plain value", "0..3"]),
+    ("[config]\nslaves = { n = 1 }\n", ["'slaves'", "{'n': 1}", "plain value", "0..3"]),
+    ('monotonic_commit = [true]\n', ["'monotonic_commit'", "[True]", "true, false"]),
+    ("[config]\npreset = 3\n", ["preset 3", "known presets"]),
     ("messages = 3\n[config]\nslaves = 2\n", ["'messages'", "[config]"]),
 ])
 def test_toml_bad_content(tmp_path, text, parts):
@@ -295,21 +332,16 @@ def test_toml_bad_content(tmp_path, text, parts):
     one_line_error(e, *parts, path=path)
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: a list/table value for a knob is rejected without naming "
-                                       "the knob's allowed values (design.md rule 8: name the bad item and "
-                                       "the allowed values)")
 def test_toml_list_value_names_the_allowed_values(tmp_path):
     with pytest.raises(ConfigError) as e:
         load_toml(write(tmp_path, "slaves = [1, 2]\n"))
     one_line_error(e, "'slaves'", "[1, 2]", "0..3", path=tmp_path / "rmq.toml")
 
 
-@pytest.mark.xfail(strict=True, reason="model bug: a non-string 'preset' is rejected without naming the value "
-                                       "given (the brief: every ConfigError names key, value and allowed values)")
 def test_toml_non_string_preset_names_the_value(tmp_path):
     with pytest.raises(ConfigError) as e:
         load_toml(write(tmp_path, "preset = 31337\n"))
-    one_line_error(e, "'preset'", "31337", "known presets", path=tmp_path / "rmq.toml")
+    one_line_error(e, "preset 31337", "is not a preset name", "known presets", *PRESETS, path=tmp_path / "rmq.toml")
 
 
 def test_toml_malformed(tmp_path):
@@ -357,16 +389,14 @@ def test_toml_directory_is_unreadable(tmp_path):
     one_line_error(e, str(tmp_path), "cannot read")
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeDecodeError,
-                   reason="model bug: load_toml reads with encoding='utf-8' but catches only OSError, so a "
-                          "file that is not UTF-8 escapes as a UnicodeDecodeError traceback instead of one "
-                          "ConfigError line (design.md rule 8)")
 def test_toml_not_utf8(tmp_path):
+    """A file that is not UTF-8 is one ConfigError line naming the file and the first bad byte, not a
+    UnicodeDecodeError traceback (design.md rule 8)."""
     path = tmp_path / "latin.toml"
     path.write_bytes(b"# \xff\xfe\nslaves = 2\n")
     with pytest.raises(ConfigError) as e:
         load_toml(path)
-    one_line_error(e, str(path))
+    one_line_error(e, str(path), "not UTF-8", "byte 2")
 
 
 # --- presets -------------------------------------------------------------------------------------------

@@ -175,6 +175,20 @@ def test_consumer_crash_loses_everything_in_memory():
         "failures.consumerRestarts": 1})
 
 
+def test_consumer_crash_loses_pending_corrections_and_orphan_messages():
+    """The OFFSET_ILLEGAL task (executeTaskLater) and the consume service's threads die with the process: a
+    correction pending on an owned, dropped queue and on a queue given away, and the messages of a removed
+    ProcessQueue, are all gone."""
+    s = build(CONSUMERS, **{"master.commitlog": [1, 2], "producer.nextMessage": 3,
+                            "consumer2.q1.dropped": True, "consumer2.q1.offset": 1,
+                            "consumer2.q1.pendingCorrection": 0,
+                            "consumer2.q0.inFlight": [1], "consumer2.q0.pendingCorrection": 1})
+    assert_effect(CONSUMERS, s, ConsumerCrash(consumer=2), {
+        "consumer2.up": False, "consumer2.routeHasMaster": False, "consumer2.q1.owned": False,
+        "consumer2.q1.dropped": False, "consumer2.q1.offset": None, "consumer2.q1.pendingCorrection": None,
+        "consumer2.q0.inFlight": [], "consumer2.q0.pendingCorrection": None, "failures.consumerRestarts": 1})
+
+
 def test_consumer_crash_guards():
     assert_disabled(CONSUMERS, build(CONSUMERS, **{"failures.consumerRestarts": 1}), ConsumerCrash(consumer=1))
     down = {"consumer1.up": False, "consumer1.routeHasMaster": False, "consumer1.q0.owned": False,

@@ -17,7 +17,7 @@ TINY = ("--set", "messages=1", "--set", "max_master_crashes=0", "--set", "max_ma
 TINY_ALWAYS = TINY + tuple(a for p in ("acked_message_never_lost", "consumed_message_never_lost", "replicas_agree",
                                        "committed_offset_never_regresses", "no_message_skipped")
                            for a in ("--property", p))
-#: a small configuration (7,362 states) with violations and witnesses
+#: a small configuration (7,470 states) with violations and witnesses
 SMALL = ("--set", "messages=1", "--set", "max_master_crashes=0")
 
 

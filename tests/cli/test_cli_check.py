@@ -74,6 +74,21 @@ def test_config_file_and_set_override(tmp_path):
     assert cfg["broker_role"] == "SYNC_MASTER" and cfg["messages"] == 1 and cfg["slaves"] == 1
 
 
+def test_set_slaves_zero_alone_is_accepted(tmp_path):
+    """The broker-id knobs not given follow --set slaves=0 (whichBrokerWhenConsumeSlowly 1 -> 0)."""
+    j = tmp_path / "r.json"
+    r = invoke("check", *TINY, "--set", "slaves=0", "--property", "replicas_agree", "--json", str(j), "--quiet")
+    assert r.exit_code == 0, r.output
+    cfg = json.loads(j.read_text())["config"]
+    assert (cfg["slaves"], cfg["group_broker_id"], cfg["which_broker_when_consume_slowly"]) == (0, 0, 0)
+
+
+def test_not_utf8_config_file_is_bad_input(tmp_path, no_exploration):
+    f = tmp_path / "latin.toml"
+    f.write_bytes(b"# caf\xe9\nmessages = 1\n")
+    assert_bad_input(invoke("check", "--config", str(f)), str(f), "not UTF-8")
+
+
 # -- bad input: one line, exit 2, nothing explored, nothing written ---------------------------------------
 @pytest.mark.parametrize("args, words", [
     (("--preset", "nope"), ("unknown preset 'nope'", "sync-master")),

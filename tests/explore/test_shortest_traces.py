@@ -27,7 +27,8 @@ NO_FAILURES = dict(max_master_crashes=0, max_master_power_losses=0)
 CONFIGS: dict[str, tuple[dict[str, Any], str | None, tuple[int, int, int]]] = {
     "no-failures": (dict(messages=1, **NO_FAILURES), None, (351, 1188, 13)),
     "master-crash": (dict(messages=1, max_master_power_losses=0), None, (3700, 15101, 18)),
-    "master-power-loss": (dict(messages=1, max_master_crashes=0), None, (7362, 28885, 22)),
+    # was (7362, 28885, 22) before the pending-correction / orphan-consumption model change
+    "master-power-loss": (dict(messages=1, max_master_crashes=0), None, (7470, 29389, 22)),
     "consumer-restart": (dict(messages=1, max_consumer_restarts=1, **NO_FAILURES), None, (1726, 6226, 18)),
     "read-from-slave": (dict(messages=1, slave_read_enable=True, group_broker_id=1, consume_slowly_backlog=0,
                              **NO_FAILURES), None, (436, 1388, 13)),

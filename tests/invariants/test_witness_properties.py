@@ -90,7 +90,17 @@ def test_admin_lookup_that_never_falls_back_to_a_slave_is_no_witness():
 def test_offset_illegal_correction_commits_to_the_slave():
     m = model()
     assert witnessing_actions(m, COMMIT_SLAVE, {**NO_MASTER_ROUTE, "consumer1.q0.dropped": True,
-                                                "consumer1.q0.nextOffset": 0, "consumer1.q0.offset": None}) \
+                                                "consumer1.q0.nextOffset": 0, "consumer1.q0.offset": None,
+                                                "consumer1.q0.pendingCorrection": 0}) \
+        == ["CorrectIllegalOffset(consumer=1, queue=0)"]
+
+
+def test_offset_illegal_correction_of_a_queue_given_away_commits_to_the_slave():
+    """The task outlives the ProcessQueue (§7.4): with no ProcessQueue left it still commits."""
+    m = model()
+    assert witnessing_actions(m, COMMIT_SLAVE, {**NO_MASTER_ROUTE, "consumer1.q0.owned": False,
+                                                "consumer1.q0.offset": None,
+                                                "consumer1.q0.pendingCorrection": 1}) \
         == ["CorrectIllegalOffset(consumer=1, queue=0)"]
 
 

@@ -43,6 +43,7 @@ SLAVE_POWER_LOSS = 23
 SLAVE_RESTART = 24
 CONSUMER_CRASH = 25
 CONSUMER_RESTART = 26
+CONSUME_DROPPED = 27
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,7 @@ class RefreshRoute(_ConsumerAction):
 class Rebalance(_ConsumerAction):
     """``RebalanceImpl#updateProcessQueueTableInRebalance`` with ``AllocateMessageQueueAveragely`` over the
     live consumers: queues no longer assigned are dropped (persist + remove offset; messages already in the
-    consume service are still consumed, without an offset update); each newly assigned
+    consume service are still delivered, see :class:`ConsumeDropped`); each newly assigned
     queue drops its memory offset and starts at ``RebalancePushImpl#computePullFromWhere`` (broker offset
     via ``queryConsumerOffset``; CONSUME_FROM_LAST_OFFSET when none; not taken on a negative result)."""
 
@@ -274,10 +275,19 @@ class Consume(_QueueAction):
     """``ConsumeMessageConcurrentlyService.ConsumeRequest#run``: the application consumes the messages in
     the ProcessQueue (abstracted as one batch); ``processConsumeResult`` then raises the memory offset to
     ``ProcessQueue#removeMessage``'s result (queueOffsetMax + 1), increase-only, unless the ProcessQueue is
-    dropped: messages it already handed to the consume service are still consumed, without an offset
-    update, even after a rebalance removed it."""
+    dropped."""
 
     kind: ClassVar[int] = CONSUME
+    actor: ClassVar[str] = "client"
+
+
+@dataclass(frozen=True)
+class ConsumeDropped(_QueueAction):
+    """The consume service finishes the messages of a ProcessQueue that was dropped and removed (a
+    rebalance gave the queue away, or the OFFSET_ILLEGAL task removed it): ``ConsumeRequest#run`` delivers
+    them and ``processConsumeResult`` skips the offset update of a dropped queue."""
+
+    kind: ClassVar[int] = CONSUME_DROPPED
     actor: ClassVar[str] = "client"
 
 
@@ -294,7 +304,9 @@ class PersistAllOffsets(_ConsumerAction):
 @dataclass(frozen=True)
 class CorrectIllegalOffset(_QueueAction):
     """The task the OFFSET_ILLEGAL branch of the ``PullCallback`` schedules 10 s later, which runs whatever
-    happened to the queue meanwhile: ``updateOffset(mq, nextOffset, false)`` (not monotonic),
+    happened to the queue meanwhile (tasks of the same queue run oldest first; the model holds two, and a
+    third OFFSET_ILLEGAL on the queue within their 10 s is beyond its bounds):
+    ``updateOffset(mq, nextOffset, false)`` (not monotonic),
     ``persist(mq)``, then ``RebalanceImpl#removeProcessQueue`` (persist again, remove the memory offset and
     the queue's ProcessQueue, even one a rebalance created since); the queue is taken anew at the next
     rebalance."""
@@ -380,7 +392,7 @@ class ConsumerRestart(_ConsumerAction):
 ACTION_TYPES: tuple[type[Action], ...] = (
     SendMessage, SyncMasterAck, SyncMasterTimeout, FlushCommitLog, SlaveConnect, SlaveReportOffset,
     MasterPushData, HaDisconnect, SlaveRegister, SlaveSyncAll, PersistConsumerOffset,
-    NameServerExpireMaster, RefreshRoute, Rebalance, Pull, Consume, PersistAllOffsets,
+    NameServerExpireMaster, RefreshRoute, Rebalance, Pull, Consume, ConsumeDropped, PersistAllOffsets,
     CorrectIllegalOffset, MasterCrash, MasterPowerLoss, MasterRestart, SlaveCrash, SlavePowerLoss,
     SlaveRestart, ConsumerCrash, ConsumerRestart,
 )
@@ -416,7 +428,7 @@ def actions_for(cfg: Config) -> tuple[Action, ...]:
         acts += [RefreshRoute(consumer=c), Rebalance(consumer=c)]
         for q in range(cfg.queues):
             acts += [Pull(consumer=c, queue=q), Consume(consumer=c, queue=q),
-                     CorrectIllegalOffset(consumer=c, queue=q)]
+                     ConsumeDropped(consumer=c, queue=q), CorrectIllegalOffset(consumer=c, queue=q)]
         acts.append(PersistAllOffsets(consumer=c))
     # failures
     if cfg.max_master_crashes:

@@ -3,11 +3,10 @@
 Consumer ``c`` holds its route (is the master listed?), and per queue ``q`` (``k = c * MAX_QUEUES + q``):
 ownership, the ProcessQueue's dropped flag (set by OFFSET_ILLEGAL: no more pulls, consumption no longer
 updates the offset), the pull position ``nextOffset``, the memory offset (``offset + 1``; 0 = no entry), the
-messages pulled but not yet consumed, ``queueOffsetMax + 1``, the stored pull suggestion, and the pending
-OFFSET_ILLEGAL correction task (its ``nextOffset + 1``; 0 = none), which lives on whatever happens to the
-queue. Messages pulled by a ProcessQueue that was dropped and removed are still consumed (the consume
-service already holds them) without updating the offset; if the queue is taken again meanwhile they share
-the new ProcessQueue's in-flight set, whose offset update is the new queue's own. Slaves are always listed in a
+messages pulled but not yet consumed, ``queueOffsetMax + 1``, the stored pull suggestion, the pending
+OFFSET_ILLEGAL correction tasks (each the ``nextOffset + 1`` it will write; 0 = none; up to two, oldest
+first), which live on whatever happens to the queue, and the messages of a ProcessQueue that was dropped
+and removed, which the consume service still holds and delivers without updating any offset. Slaves are always listed in a
 client's route (model-scope: the route abstracts only whether the master is present); a call to a broker
 that is down fails like any remoting exception and changes nothing.
 """
@@ -138,9 +137,11 @@ def persist_queue_offset(w, c, q, p):
 @nb.njit(cache=True, nogil=True)
 def forget_queue(w, c, q):
     """The ProcessQueue is removed from the table and ``removeOffset(mq)`` drops the memory offset. The pull
-    suggestion (``PullAPIWrapper.pullFromWhichNodeTable``), a pending correction task and the messages the
-    consume service already holds stay with the client."""
+    suggestion (``PullAPIWrapper.pullFromWhichNodeTable``) and pending correction tasks stay with the
+    client; the messages the consume service already holds are still delivered, as a dropped queue's."""
     k = mq(c, q)
+    w[F.MQ_ORPHANS + k] = w[F.MQ_ORPHANS + k] | w[F.MQ_INFLIGHT + k]
+    w[F.MQ_INFLIGHT + k] = 0
     w[F.MQ_OWNED + k] = 0
     w[F.MQ_DROPPED + k] = 0
     w[F.MQ_NEXT + k] = 0
@@ -228,6 +229,10 @@ def pull(v, w, c, q, p):
     k = mq(c, q)
     if v[F.C_UP + c] == 0 or v[F.MQ_OWNED + k] == 0 or v[F.MQ_DROPPED + k] != 0:
         return 0
+    if v[F.MQ_CORRECTION2 + k] != 0:
+        # two correction tasks already wait for this queue: a third within their 10 s (the queue dropped,
+        # given away and taken back twice meanwhile) is beyond the model's bounds
+        return 0
     b = subscribe_broker(w, c, v[F.MQ_SUGGEST + k], p)
     if b < 0 or v[up_slot(b)] == 0 or (b > 0 and p[K_MUTATION] == MU.SLAVE_REFUSES_PULL):
         return ENABLED | note(OUT_PULL_FAILED, max(b, 0))
@@ -267,7 +272,10 @@ def pull(v, w, c, q, p):
         return flags | note(OUT_FOUND, b)
     if response == RESP_PULL_OFFSET_MOVED:
         w[F.MQ_DROPPED + k] = 1
-        w[F.MQ_CORRECTION + k] = next_begin + 1
+        if w[F.MQ_CORRECTION + k] == 0:
+            w[F.MQ_CORRECTION + k] = next_begin + 1
+        else:
+            w[F.MQ_CORRECTION2 + k] = next_begin + 1
         return flags | note(OUT_OFFSET_ILLEGAL, b)
     if w[F.MQ_INFLIGHT + k] == 0:
         increase_only(w, F.MQ_MEM + k, next_begin)
@@ -280,18 +288,36 @@ def pull(v, w, c, q, p):
 def consume(v, w, c, q, p):
     """``ConsumeMessageConcurrentlyService``: the application consumes the ProcessQueue's messages (one
     batch), then ``processConsumeResult`` raises the memory offset to ``ProcessQueue#removeMessage``'s
-    result, ``queueOffsetMax + 1``, increase-only - unless the ProcessQueue is dropped (or already removed),
-    whose in-flight consumption no longer updates the offset."""
+    result, ``queueOffsetMax + 1``, increase-only - unless the ProcessQueue is dropped, whose in-flight
+    consumption no longer updates the offset."""
     k = mq(c, q)
     if v[F.C_UP + c] == 0 or v[F.MQ_INFLIGHT + k] == 0:
         return 0
-    ids = v[F.MQ_INFLIGHT + k]
+    deliver(v, w, v[F.MQ_INFLIGHT + k])
+    w[F.MQ_INFLIGHT + k] = 0
+    if v[F.MQ_DROPPED + k] == 0:
+        increase_only(w, F.MQ_MEM + k, v[F.MQ_PQ_MAX + k])
+    return ENABLED | note(OUT_DELIVERED, 0)
+
+
+@nb.njit(cache=True, nogil=True)
+def deliver(v, w, ids):
+    """The application receives ``ids``; the history notes first and repeated deliveries."""
     if ids & v[F.H_DELIVERED]:
         w[F.H_REDELIVERED] = 1
     w[F.H_DELIVERED] = v[F.H_DELIVERED] | ids
-    w[F.MQ_INFLIGHT + k] = 0
-    if v[F.MQ_OWNED + k] != 0 and v[F.MQ_DROPPED + k] == 0:
-        increase_only(w, F.MQ_MEM + k, v[F.MQ_PQ_MAX + k])
+
+
+@nb.njit(cache=True, nogil=True)
+def consume_dropped(v, w, c, q, p):
+    """``ConsumeMessageConcurrentlyService.ConsumeRequest#run`` finishing messages of a ProcessQueue that
+    was dropped and removed (a rebalance gave the queue away, or the OFFSET_ILLEGAL task removed it): the
+    application gets them, and ``processConsumeResult`` skips the offset update of a dropped queue."""
+    k = mq(c, q)
+    if v[F.C_UP + c] == 0 or v[F.MQ_ORPHANS + k] == 0:
+        return 0
+    deliver(v, w, v[F.MQ_ORPHANS + k])
+    w[F.MQ_ORPHANS + k] = 0
     return ENABLED | note(OUT_DELIVERED, 0)
 
 
@@ -319,7 +345,8 @@ def correct_illegal_offset(v, w, c, q, p):
     k = mq(c, q)
     if v[F.C_UP + c] == 0 or v[F.MQ_CORRECTION + k] == 0:
         return 0
-    w[F.MQ_CORRECTION + k] = 0
+    w[F.MQ_CORRECTION + k] = v[F.MQ_CORRECTION2 + k]   # the older task runs first
+    w[F.MQ_CORRECTION2 + k] = 0
     w[F.MQ_MEM + k] = v[F.MQ_CORRECTION + k]
     flags = ENABLED | persist_queue_offset(w, c, q, p)
     forget_queue(w, c, q)
@@ -337,8 +364,9 @@ def consumer_crash(v, w, c, p):
         forget_queue(w, c, q)
         k = mq(c, q)
         w[F.MQ_SUGGEST + k] = 0
-        w[F.MQ_INFLIGHT + k] = 0
+        w[F.MQ_ORPHANS + k] = 0
         w[F.MQ_CORRECTION + k] = 0
+        w[F.MQ_CORRECTION2 + k] = 0
     w[F.B_CONSUMER_RESTART] += 1
     return ENABLED
 

@@ -111,6 +111,8 @@ MQ_INFLIGHT = _family("consumer.queue.in_flight", DIM_MQ, KIND_MSGSET)
 MQ_PQ_MAX = _family("consumer.queue.queue_offset_max", DIM_MQ, KIND_QOFF)
 MQ_SUGGEST = _family("consumer.queue.suggest_broker_id", DIM_MQ, KIND_BROKER)
 MQ_CORRECTION = _family("consumer.queue.pending_correction", DIM_MQ, KIND_QOFF1)
+MQ_CORRECTION2 = _family("consumer.queue.later_correction", DIM_MQ, KIND_QOFF1)
+MQ_ORPHANS = _family("consumer.queue.dropped_in_flight", DIM_MQ, KIND_MSGSET)
 
 # --- history kept for the properties ---------------------------------------------------------------
 H_DELIVERED = _family("history.delivered", DIM_ONE, KIND_MSGSET)

@@ -38,6 +38,8 @@ def apply(kind, x, y, v, w, p):
         return client.pull(v, w, x, y, p)
     if kind == A.CONSUME:
         return client.consume(v, w, x, y, p)
+    if kind == A.CONSUME_DROPPED:
+        return client.consume_dropped(v, w, x, y, p)
     if kind == A.SEND_MESSAGE:
         return producer.send_message(v, w, x, p)
     if kind == A.MASTER_PUSH_DATA:

@@ -105,7 +105,9 @@ def view_fields(cfg: Config) -> list[tuple[str, int, _Codec]]:
                     (f"{n}.q{q}.inFlight", F.MQ_INFLIGHT + k, IDS),
                     (f"{n}.q{q}.queueOffsetMax", F.MQ_PQ_MAX + k, OPTIONAL),
                     (f"{n}.q{q}.suggestWhichBrokerId", F.MQ_SUGGEST + k, INT),
-                    (f"{n}.q{q}.pendingCorrection", F.MQ_CORRECTION + k, OPTIONAL)]
+                    (f"{n}.q{q}.pendingCorrection", F.MQ_CORRECTION + k, OPTIONAL),
+                    (f"{n}.q{q}.laterCorrection", F.MQ_CORRECTION2 + k, OPTIONAL),
+                    (f"{n}.q{q}.droppedInFlight", F.MQ_ORPHANS + k, IDS)]
     out += [("history.delivered", F.H_DELIVERED, IDS), ("history.redelivered", F.H_REDELIVERED, BOOL)]
     out += [(f"history.highestCommitted[{q}]", F.H_HIGH + q, INT) for q in qs]
     budgets = [("masterCrashes", F.B_MASTER_CRASH, cfg.max_master_crashes),

@@ -16,7 +16,7 @@ from .output import print_result
 from .setup import (BadInput, CheckJob, check_outputs, config_name, limits, resolve_config,
                     select_properties)
 
-SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume")
+SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_limit")
 
 
 @click.command()
@@ -37,10 +37,13 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume")
 @click.option("--partitions", type=int, metavar="N", help="Frontier partitions (--engine spark only).")
 @click.option("--work-dir", metavar="DIR", help="Checkpoint directory (--engine spark only).")
 @click.option("--resume", is_flag=True, help="Resume from the checkpoints in --work-dir (--engine spark only).")
+@click.option("--driver-level-limit", type=int, metavar="N",
+              help="Expand levels of at most N states in the driver, without Spark stages "
+                   "(default 20,000; 0: every level after the initial states on the cluster; --engine spark only).")
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, engine, max_states,
           max_depth, max_seconds, json_path, report_path, graph_path, quiet, spark_master, partitions,
-          work_dir, resume) -> None:
+          work_dir, resume, driver_level_limit) -> None:
     """Explore a configuration exhaustively and give every property a verdict.
 
     Exit code 0 when every property holds (or is reached), 1 when one is violated, 3 when a limit stopped
@@ -89,7 +92,11 @@ def _spark_options(ctx: click.Context, engine: str, graph_path: str | None) -> S
         raise BadInput(f"--partitions {partitions}: must be > 0")
     if ctx.params["resume"] and not ctx.params["work_dir"]:
         raise BadInput("--resume needs --work-dir DIR (the checkpoints to resume from)")
-    return SparkOptions(ctx.params["spark_master"], partitions, ctx.params["work_dir"], ctx.params["resume"])
+    limit = ctx.params["driver_level_limit"]
+    if limit is not None and limit < 0:
+        raise BadInput(f"--driver-level-limit {limit}: must be >= 0")
+    return SparkOptions(ctx.params["spark_master"], partitions, ctx.params["work_dir"], ctx.params["resume"],
+                        limit)
 
 
 def _graph(explorer, result):

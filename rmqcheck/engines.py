@@ -26,6 +26,7 @@ class SparkOptions:
     partitions: int | None = None
     work_dir: str | None = None
     resume: bool = False
+    driver_level_limit: int | None = None
 
 
 @contextlib.contextmanager
@@ -54,8 +55,10 @@ def explore_spark(job: CheckJob, listener: Any, options: SparkOptions) -> CheckR
     except ImportError as exc:
         raise BadInput(f"--engine spark: the Spark engine cannot be loaded ({exc}); "
                        "use --engine local") from None
+    extra = {} if options.driver_level_limit is None else {"driver_threshold": options.driver_level_limit}
     return explore_on_spark(job.model(), job.properties, job.limits, listener, master=options.master,
-                            partitions=options.partitions, work_dir=options.work_dir, resume=options.resume)
+                            partitions=options.partitions, work_dir=options.work_dir, resume=options.resume,
+                            **extra)
 
 
 def run_check(job: CheckJob, engine: str = "local", quiet: bool = False,

@@ -15,7 +15,9 @@ level ran. A run stopped between levels continues with ``resume=True`` from its 
 """
 from __future__ import annotations
 
+import copy
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,7 @@ from invariants.base import GRAPH, PropertySet
 from .batch import (KIND_CHILD, KIND_COUNT, KIND_ERROR, KIND_WITNESS, KernelRefs, expander, key_columns,
                     parent_columns)
 from .errors import SparkRefused, SparkUnavailable
+from .session import check_java, check_master
 from .workdir import KeyWitness, LevelInfo, Meta, WorkDir, run_digest
 
 DRIVER_LEVEL_LIMIT = 20_000   # expand a level in the driver while its frontier is at most this big
@@ -64,6 +67,10 @@ class SparkExplorer:
             raise SparkRefused("--resume needs the --work-dir of the run to continue")
         if partitions is not None and partitions < 1:
             raise SparkRefused(f"--partitions {partitions}: must be >= 1")
+        # fail fast on a machine without Java or a master nobody answers, even if every level of this
+        # run turns out small enough for the driver
+        check_java()
+        check_master(master)
         self.model = model
         self.props = properties
         self.limits = limits
@@ -174,7 +181,21 @@ class SparkExplorer:
         stored = self.spark.read.parquet(str(self.wd.levels_dir)).select(*self.keys, "sbits", "level")
         self.visited = [stored.repartition(parts, *self.keys).localCheckpoint(eager=True)]
         self.level_frames: dict[int, Any] = {}
+        # levels are written to the work directory by one background thread, in order, each followed by
+        # the meta.json that describes it: the next level's job does not wait for the previous write
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rmqcheck-level-writer")
+        self.pending: list[Future] = []
         leaf_mask = self.tracker.leaf_mask()
+        try:
+            self._levels_loop(leaf_mask)
+        finally:
+            self.writer.shutdown(wait=True)
+        for future in self.pending:
+            future.result()  # surface a failed write
+        self.wd.save_meta(meta)
+
+    def _levels_loop(self, leaf_mask: int) -> None:
+        meta = self.meta
         while True:
             level = meta.expanded_levels
             if level >= len(meta.levels) or meta.levels[level].size == 0:
@@ -191,8 +212,6 @@ class SparkExplorer:
                 break
             if not self._expand_cluster_level(level, leaf_mask):
                 break
-            self.wd.save_meta(meta)
-        self.wd.save_meta(meta)
 
     def _frontier(self, level: int, leaf_mask: int):
         F = self.F
@@ -259,7 +278,6 @@ class SparkExplorer:
         meta.transitions += transitions
         meta.expanded_levels = level + 1
         if size:
-            new.write.mode("overwrite").parquet(str(self.wd.level_dir(level + 1)))
             frame = new.select(*keys, "sbits", F.lit(level + 1).alias("level"))
             self.visited.append(frame)
             self.level_frames[level + 1] = frame
@@ -277,11 +295,19 @@ class SparkExplorer:
 
         for name in self.tracker.settle(witness):
             meta.witnesses[name] = self.tracker.witness[name]
+        self.pending.append(self.writer.submit(self._write_level, new if size else None, level + 1,
+                                               copy.deepcopy(meta)))
         if self.listener is not None:
             distinct = sum(li.size for li in meta.levels)
             self.listener.on_progress(Progress(level, meta.levels[level].size, meta.levels[level].size, distinct,
                                                meta.transitions, time.perf_counter() - self.t0))
         return True
+
+    def _write_level(self, frame: Any, level: int, meta: Meta) -> None:
+        """Background: the level's Parquet table, then the meta.json that counts it as done."""
+        if frame is not None:
+            frame.write.mode("overwrite").parquet(str(self.wd.level_dir(level)))
+        self.wd.save_meta(meta)
 
     def _model_error(self, level: int, key: tuple[int, ...], action: int, message: str) -> None:
         state = key

@@ -63,7 +63,10 @@ def start_session(master: str, partitions: int, app_name: str = "rmqcheck"):
     cache_dir = os.environ.get("NUMBA_CACHE_DIR", "")
     pythonpath = os.pathsep.join([str(PROJECT_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(
         os.pathsep) if p])
+    log4j = f"-Dlog4j2.configurationFile=file:{Path(__file__).with_name('log4j2.properties')}"
     builder = (SparkSession.builder.master(master).appName(app_name)
+               .config("spark.driver.extraJavaOptions", log4j)
+               .config("spark.executor.extraJavaOptions", log4j)
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", str(partitions))

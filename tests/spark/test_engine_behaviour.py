@@ -1,0 +1,97 @@
+"""Spark engine behaviour beyond agreement: graph properties, limits, resume, bad input."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from explore import Limits, explore
+from invariants import PROPERTIES
+from model import Config, RocketMQModel
+from spark_explore.engine import explore_on_spark
+from spark_explore.errors import SparkRefused, SparkUnavailable
+from spark_explore.session import check_java, check_master
+
+from spark_compare import MASTER, assert_same_exploration
+
+NO_GRAPH = PROPERTIES.without(["graph"])
+TINY = RocketMQModel(Config.from_mapping(dict(messages=1, max_master_power_losses=0)))
+
+
+def test_an_explicitly_selected_graph_property_is_refused():
+    with pytest.raises(SparkRefused, match="replication_can_catch_up.*--engine local"):
+        explore_on_spark(TINY, PROPERTIES.select(["replication_can_catch_up"]), master=MASTER)
+
+
+def test_the_default_selection_reports_the_graph_property_unknown_with_a_reason():
+    r = explore_on_spark(TINY, PROPERTIES, master=MASTER, partitions=2)
+    p = r.property("replication_can_catch_up")
+    assert p.status == "unknown" and "--engine local" in p.note
+    assert [q.name for q in r.properties] == PROPERTIES.names()
+
+
+def test_depth_limit_then_resume_finishes_like_a_full_run(tmp_path):
+    # without failures nothing is violated, so the depth limit leaves the run incomplete
+    model = RocketMQModel(Config.from_mapping(dict(messages=1, max_master_crashes=0, max_master_power_losses=0)))
+    props = PROPERTIES.select(["acked_message_never_lost", "no_message_skipped", "master_recovers"])
+    full = explore(model, props)
+    work = str(tmp_path / "work")
+    part = explore_on_spark(model, props, Limits(max_depth=6), master=MASTER, partitions=2, work_dir=work,
+                            driver_threshold=0)
+    assert part.outcome == "incomplete" and "depth limit" in part.incomplete_reason
+    assert json.loads((tmp_path / "work" / "meta.json").read_text())["expanded_levels"] == 6
+    assert part.stats.distinct_states == sum(full.stats.levels[:7])
+    resumed = explore_on_spark(model, props, master=MASTER, partitions=3, work_dir=work, resume=True,
+                               driver_threshold=0)
+    assert_same_exploration(full, resumed)
+
+
+def test_resume_refuses_a_work_dir_of_another_configuration(tmp_path):
+    work = str(tmp_path / "work")
+    explore_on_spark(TINY, NO_GRAPH, Limits(max_depth=2), master=MASTER, partitions=2, work_dir=work,
+                     driver_threshold=0)
+    other = RocketMQModel(Config.from_mapping(dict(messages=2, max_master_power_losses=0)))
+    with pytest.raises(SparkRefused, match="another configuration"):
+        explore_on_spark(other, NO_GRAPH, master=MASTER, work_dir=work, resume=True)
+
+
+def test_state_limit_is_incomplete_and_never_passed():
+    model = RocketMQModel(Config.from_mapping(dict(messages=1, max_master_crashes=0, max_master_power_losses=0)))
+    r = explore_on_spark(model, PROPERTIES.select(["acked_message_never_lost"]), Limits(max_states=100),
+                         master=MASTER, partitions=2, driver_threshold=0)
+    assert r.outcome == "incomplete" and "state limit" in r.incomplete_reason
+    assert r.stats.distinct_states <= 100
+    assert r.property("acked_message_never_lost").status == "unknown"
+
+
+def test_missing_java_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(SparkUnavailable, match="Java not found"):
+        check_java()
+
+
+def test_unreachable_master_fails_fast():
+    with pytest.raises(SparkUnavailable, match="cannot reach the Spark master"):
+        check_master("spark://127.0.0.1:9", timeout=1)
+    with pytest.raises(SparkUnavailable, match="expected"):
+        check_master("yarn")
+
+
+def test_a_bad_work_dir_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(SparkUnavailable, match="--work-dir"):
+        explore_on_spark(TINY, NO_GRAPH, master=MASTER, work_dir=str(blocker / "sub"))
+
+
+def test_no_pyspark_outside_spark_explore():
+    """model/, invariants/, explore/ and reports/ never import pyspark (design.md)."""
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[2]
+    for package in ("model", "invariants", "explore", "reports"):
+        for path in (root / package).rglob("*.py"):
+            text = path.read_text()
+            assert "import pyspark" not in text and "from pyspark" not in text, path
+    assert os.path.isdir(root / "spark_explore")

@@ -1,0 +1,49 @@
+"""A real Spark standalone cluster on 127.0.0.1: master plus two workers from the pyspark package's own
+launch classes, started and stopped by the test (bounded in time), and the real command line."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from spark_explore.cluster import StandaloneCluster
+
+ARGS = ["check", "--preset", "default", "--set", "messages=1", "--set", "max_master_power_losses=0"]
+
+
+@pytest.mark.timeout(600)
+def test_check_on_a_standalone_cluster_matches_the_local_engine(tmp_path):
+    local_json = tmp_path / "local.json"
+    cmd = [sys.executable, "-m", "rmqcheck"]
+    local = subprocess.run(cmd + ARGS + ["--json", str(local_json), "--quiet"], capture_output=True, text=True,
+                           timeout=300)
+    assert local.returncode == 1, local.stderr
+    with StandaloneCluster(workers=2, start_timeout=120) as cluster:
+        assert cluster.alive_workers() == 2
+        spark_json = tmp_path / "spark.json"
+        run = subprocess.run(cmd + ARGS + ["--engine", "spark", "--spark-master", cluster.master_url,
+                                           "--driver-level-limit", "0", "--partitions", "4",
+                                           "--json", str(spark_json), "--quiet"],
+                             capture_output=True, text=True, timeout=480)
+    assert run.returncode == 1, run.stderr
+    a, b = json.loads(local_json.read_text()), json.loads(spark_json.read_text())
+    assert b["engine"] == "spark" and "cluster" in b["stats"]["level_engines"]
+    for key in ("distinct_states", "transitions", "depth"):
+        assert a["stats"][key] == b["stats"][key], key
+    for pa, pb in zip(a["properties"], b["properties"]):
+        assert pa["name"] == pb["name"]
+        if pa["kind"] == "graph":
+            assert pb["status"] == "unknown"
+            continue
+        assert pa["status"] == pb["status"], pa["name"]
+        assert [s["action"] for s in pa.get("trace", [])] == [s["action"] for s in pb.get("trace", [])]
+
+
+def test_an_unreachable_master_is_bad_input_from_the_command_line():
+    run = subprocess.run([sys.executable, "-m", "rmqcheck"] + ARGS + ["--engine", "spark", "--spark-master",
+                                                                     "spark://127.0.0.1:9"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and "cannot reach the Spark master" in run.stderr

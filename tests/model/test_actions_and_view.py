@@ -18,10 +18,22 @@ BIG = Config.from_mapping(dict(slaves=2, consumers=2, queues=2, messages=3, flus
                                max_ha_disconnects=1))
 
 
-def test_twenty_six_action_kinds_with_distinct_codes():
-    assert len(ACTION_TYPES) == 26
-    assert sorted(t.kind for t in ACTION_TYPES) == list(range(1, 27))
+def test_twenty_seven_action_kinds_with_distinct_codes():
+    # 26 before ConsumeDropped (a removed ProcessQueue's messages delivered by their own action)
+    assert len(ACTION_TYPES) == 27
+    assert sorted(t.kind for t in ACTION_TYPES) == list(range(1, 28))
     assert {type(a) for a in actions_for(BIG)} == set(ACTION_TYPES)
+
+
+def test_each_queue_of_a_consumer_has_pull_consume_consume_dropped_correct_in_that_order():
+    labels = [str(a) for a in actions_for(BIG)]
+    for c in (1, 2):
+        for q in (0, 1):
+            i = labels.index(f"Pull(consumer={c}, queue={q})")
+            assert labels[i:i + 4] == [f"{kind}(consumer={c}, queue={q})" for kind in
+                                       ("Pull", "Consume", "ConsumeDropped", "CorrectIllegalOffset")]
+    assert str(A.ConsumeDropped(consumer=2, queue=1)) == "ConsumeDropped(consumer=2, queue=1)"
+    assert A.ConsumeDropped(consumer=2, queue=1).code() == (A.CONSUME_DROPPED, 1, 1)
 
 
 def test_labels_are_the_trace_text():
@@ -117,6 +129,26 @@ def test_view_pending_correction_per_consumer_queue():
             "consumer2.q1.pendingCorrection"] == value
     with pytest.raises(ValueError, match="state field 'consumer1.q0.pendingCorrection'"):
         M.encode({**initial_view(M), "consumer1.q0.pendingCorrection": -1})
+
+
+def test_view_later_correction_and_dropped_in_flight_per_consumer_queue():
+    """The second OFFSET_ILLEGAL task's nextOffset (null when none; 0 a real value) and the messages of a
+    removed ProcessQueue (a set of message ids, empty by default) are their own fields, next to
+    pendingCorrection, for every consumer and queue."""
+    v = initial_view(FULL)
+    for suffix, empty in ((".laterCorrection", None), (".droppedInFlight", [])):
+        names = [k for k in v if k.endswith(suffix)]
+        assert names == [f"consumer{c}.q{q}{suffix}" for c in (1, 2) for q in (0, 1)]
+        assert all(v[n] == empty for n in names)
+    keys = list(v)
+    assert keys[keys.index("consumer1.q0.pendingCorrection") + 1:][:2] == ["consumer1.q0.laterCorrection",
+                                                                           "consumer1.q0.droppedInFlight"]
+    for name, value in (("consumer2.q1.laterCorrection", 0), ("consumer2.q1.laterCorrection", 2),
+                        ("consumer2.q1.droppedInFlight", [1, 3])):
+        assert FULL.view(FULL.encode({**v, name: value}))[name] == value
+    for name, bad in (("consumer1.q0.laterCorrection", -1), ("consumer1.q0.droppedInFlight", [0])):
+        with pytest.raises(ValueError, match=f"state field '{name}'"):
+            M.encode({**initial_view(M), name: bad})
 
 
 def test_encode_rejects_unknown_missing_and_bad_fields():

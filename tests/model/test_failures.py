@@ -176,17 +176,18 @@ def test_consumer_crash_loses_everything_in_memory():
 
 
 def test_consumer_crash_loses_pending_corrections_and_orphan_messages():
-    """The OFFSET_ILLEGAL task (executeTaskLater) and the consume service's threads die with the process: a
-    correction pending on an owned, dropped queue and on a queue given away, and the messages of a removed
+    """The OFFSET_ILLEGAL tasks (executeTaskLater) and the consume service's threads die with the process: both
+    corrections pending on an owned, dropped queue, one on a queue given away, and the messages of a removed
     ProcessQueue, are all gone."""
     s = build(CONSUMERS, **{"master.commitlog": [1, 2], "producer.nextMessage": 3,
                             "consumer2.q1.dropped": True, "consumer2.q1.offset": 1,
-                            "consumer2.q1.pendingCorrection": 0,
-                            "consumer2.q0.inFlight": [1], "consumer2.q0.pendingCorrection": 1})
+                            "consumer2.q1.pendingCorrection": 1, "consumer2.q1.laterCorrection": 0,
+                            "consumer2.q0.droppedInFlight": [1], "consumer2.q0.pendingCorrection": 1})
     assert_effect(CONSUMERS, s, ConsumerCrash(consumer=2), {
         "consumer2.up": False, "consumer2.routeHasMaster": False, "consumer2.q1.owned": False,
         "consumer2.q1.dropped": False, "consumer2.q1.offset": None, "consumer2.q1.pendingCorrection": None,
-        "consumer2.q0.inFlight": [], "consumer2.q0.pendingCorrection": None, "failures.consumerRestarts": 1})
+        "consumer2.q1.laterCorrection": None, "consumer2.q0.droppedInFlight": [],
+        "consumer2.q0.pendingCorrection": None, "failures.consumerRestarts": 1})
 
 
 def test_consumer_crash_guards():

@@ -77,6 +77,10 @@ def test_pulled_but_not_yet_consumed_message_makes_no_claim():
     m = model()
     assert not flagged(m, CONSUMED, {"consumer1.q0.inFlight": [1], "history.delivered": [],
                                      "master.commitlog": []})
+    # nor one a removed ProcessQueue handed to the consume service (ConsumeDropped not yet run)
+    assert not flagged(m, CONSUMED, {"consumer1.q0.owned": False, "consumer1.q0.offset": None,
+                                     "consumer1.q0.droppedInFlight": [1], "history.delivered": [],
+                                     "master.commitlog": []})
 
 
 def test_the_two_durability_properties_are_independent():

@@ -2,8 +2,10 @@
 
 The visited set is the store itself: ``states[i]`` (packed words) in discovery order, so each BFS level is
 a contiguous index range; ``parent[i]`` / ``via[i]`` are the parent pointer and the action that reached it
-(-1 for initial states); ``table`` is an open-addressing hash table (linear probing) of ``index + 1``, keyed
-on the full packed words, so membership is exact. :func:`expand` runs the model's compiled
+(-1 for initial states); ``table`` is an open-addressing hash table (linear probing) over the stored
+states, so membership is exact: for one-word states a slot is the pair (state, index + 1) and a lookup
+never touches ``states``; for wider states a slot is one word, the fingerprint's upper half beside
+``index + 1``, and a tag match is confirmed against ``states``. :func:`expand` runs the model's compiled
 ``successors`` over a chunk of the current level, checks every new state with the property set's compiled
 ``state_check`` (and every transition with ``transition_check`` while a transition property is watched)
 before it is stored, and records witness candidates per property bit.
@@ -11,7 +13,9 @@ before it is stored, and records witness candidates per property bit.
 Canonical choices make every engine agree on traces, whatever order it expands states in: the parent of a
 state is the one with the smallest ``(parent key, action index)`` among the states of the previous level
 that reach it, and among the states of a level satisfying a property bit the witness is the one with the
-smallest key. A key is the packed words compared as signed 64-bit integers, lexicographically.
+smallest key. A key is the packed words compared as signed 64-bit integers, lexicographically. The local
+explorer sorts each completed level by key (:func:`relink_level`), so expanding a level in index order
+meets every new state first through its canonical parent and no comparison is needed.
 
 Functions take the model's kernels as first-class function values with fixed signatures, so they are
 compiled once and cached on disk for every model.
@@ -22,8 +26,11 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from model.fingerprint import fingerprint_words
+from model.fingerprint import fingerprint_words, mix64
+from model.native import kernel
 from model.packed import STATE_CHECK_SIG, SUCCESSORS_SIG, TRANSITION_CHECK_SIG
+
+from .prefetch import prefetch
 
 ENABLED = 1
 ERROR = 2
@@ -67,7 +74,7 @@ U64_2D = types.uint64[:, ::1]
 I64_1D = types.int64[::1]
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def key_less(a, b):
     """Canonical order of packed states: words as signed 64-bit integers, lexicographically."""
     for i in range(len(a)):
@@ -78,7 +85,7 @@ def key_less(a, b):
     return False
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def rows_equal(a, b):
     for i in range(len(a)):
         if a[i] != b[i]:
@@ -86,31 +93,102 @@ def rows_equal(a, b):
     return True
 
 
-@nb.njit(cache=True, nogil=True)
+LOW32 = np.uint64(0xFFFFFFFF)
+HIGH32 = np.uint64(32)
+MAX_LOAD = 0.7      # the table grows (doubles) beyond this fill ratio
+
+
+def table_slots(table_len: int, words: int) -> int:
+    return table_len // 2 if words == 1 else table_len
+
+
+@kernel(inline=True)
+def _home(table, row):
+    """``(slot, tag)``: where a lookup of ``row`` starts, and the tag stored for it."""
+    if len(row) == 1:
+        return np.int64(mix64(row[0]) & np.uint64(len(table) // 2 - 1)), row[0]
+    h = fingerprint_words(row)
+    return np.int64(h & np.uint64(len(table) - 1)), h >> HIGH32
+
+
+@kernel(inline=True)
+def _prefetch_home(table, words, slot):
+    prefetch(table, 2 * slot if words == 1 else slot)
+
+
+@kernel
 def _find(states, table, row):
-    """``(index, slot)``: the stored index of ``row`` (or -1) and the table slot where it is or would go."""
-    tmask = np.uint64(len(table) - 1)
-    slot = np.int64(fingerprint_words(row) & tmask)
+    """``(index, slot, tag)``: the stored index of ``row`` (or -1), the slot where it is or would go, and
+    the tag to store there."""
+    slot, tag = _home(table, row)
+    return _probe(states, table, row, slot, tag)
+
+
+@kernel
+def _probe(states, table, row, slot, tag):
+    """Linear probing from ``slot``: ``(index or -1, slot, tag)``."""
+    if len(row) == 1:
+        key = row[0]
+        smask = np.uint64(len(table) // 2 - 1)
+        while True:
+            ref = table[2 * slot + 1]
+            if ref == 0:
+                return -1, slot, key
+            if table[2 * slot] == key:
+                return np.int64(ref) - 1, slot, key
+            slot = np.int64((np.uint64(slot) + np.uint64(1)) & smask)
+    smask = np.uint64(len(table) - 1)
     while True:
         e = table[slot]
         if e == 0:
-            return -1, slot
-        j = np.int64(e) - 1
-        if rows_equal(states[j], row):
-            return j, slot
-        slot = np.int64((np.uint64(slot) + np.uint64(1)) & tmask)
+            return -1, slot, tag
+        if (e >> HIGH32) == tag:
+            j = np.int64(e & LOW32) - 1
+            if rows_equal(states[j], row):
+                return j, slot, tag
+        slot = np.int64((np.uint64(slot) + np.uint64(1)) & smask)
 
 
-@nb.njit(types.int64(U64_2D, types.int64, types.int32[::1]), cache=True, nogil=True)
+@kernel(inline=True)
+def _put(table, words, slot, tag, j):
+    if words == 1:
+        table[2 * slot] = tag
+        table[2 * slot + 1] = np.uint64(j + 1)
+    else:
+        table[slot] = (tag << HIGH32) | np.uint64(j + 1)
+
+
+@nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1]), cache=True, nogil=True, _nrt=False)
 def rehash(states, count, table):
     """Insert the first ``count`` stored states into an empty ``table``; returns ``count``."""
+    words = states.shape[1]
     for i in range(count):
-        _, slot = _find(states, table, states[i])
-        table[slot] = i + 1
+        _, slot, tag = _find(states, table, states[i])
+        _put(table, words, slot, tag, i)
     return count
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(types.void(U64_2D, types.uint64[::1], types.int64, I64_1D, types.int32[::1], types.int64,
+                    types.int64), cache=True, nogil=True)
+def relink_level(states, table, lo, order, edges, e0, e1):
+    """Before the level ``[lo, lo + len(order))`` is reordered by key (new position ``lo + k`` takes the
+    state at ``lo + order[k]``), point its hash-table entries and the edges ``edges[e0:e1]`` that reach it
+    at the new positions. The caller then permutes the per-state arrays."""
+    n = len(order)
+    new_pos = np.empty(n, np.int64)
+    for k in range(n):
+        new_pos[order[k]] = lo + k
+    words = states.shape[1]
+    for i in range(n):
+        _, slot, tag = _find(states, table, states[lo + i])
+        _put(table, words, slot, tag, new_pos[i])
+    for e in range(e0, e1):
+        d = np.int64(edges[e])
+        if lo <= d < lo + n:
+            edges[e] = new_pos[d - lo]
+
+
+@kernel
 def _note_state_witness(wit_state, states, j, hits):
     while hits:
         low = hits & (~hits + np.uint64(1))
@@ -125,7 +203,7 @@ def _note_state_witness(wit_state, states, j, hits):
         hits ^= low
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def _note_transition_witness(wit_src, wit_act, states, src, a, hits):
     while hits:
         low = hits & (~hits + np.uint64(1))
@@ -141,7 +219,7 @@ def _note_transition_witness(wit_src, wit_act, states, src, a, hits):
         hits ^= low
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _goal_bits(m, goal_mask):
     """Compact the goal bits of ``m`` (positions of ``goal_mask``) into a small integer."""
     out = 0
@@ -156,15 +234,16 @@ def _goal_bits(m, goal_mask):
     return out
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks, wit_state,
-               row, slot, src, a):
+               row, slot, tag, src, a):
     """Store a new state at the next index, check it, and record what its check says."""
     j = io[IO_COUNT]
-    states[j, :] = row
+    for i in range(len(row)):
+        states[j, i] = row[i]
     parent[j] = src
     via[j] = a
-    table[slot] = j + 1
+    _put(table, states.shape[1], slot, tag, j)
     io[IO_COUNT] = j + 1
     state_watch = masks[MK_STATE_WATCH]
     leaf_mask = masks[MK_LEAF]
@@ -181,35 +260,36 @@ def _store_new(scheck, params, states, parent, via, table, noexp, goal, io, mask
     return j
 
 
-SEED_SIG = types.int64(SCHECK_T, I64_1D, U64_2D, types.int32[::1], types.int16[::1], types.int32[::1],
+SEED_SIG = types.int64(SCHECK_T, I64_1D, U64_2D, types.int32[::1], types.int16[::1], types.uint64[::1],
                        types.uint8[::1], types.uint8[::1], I64_1D, types.uint64[::1], I64_1D, U64_2D)
 
 
-@nb.njit(SEED_SIG, cache=True, nogil=True)
+@nb.njit(SEED_SIG, cache=True, nogil=True, _nrt=False)
 def seed(scheck, params, states, parent, via, table, noexp, goal, io, masks, wit_state, initial):
     """Store and check the initial states (level 0); returns how many were new."""
     added = 0
     for i in range(initial.shape[0]):
-        j, slot = _find(states, table, initial[i])
+        j, slot, tag = _find(states, table, initial[i])
         if j >= 0:
             continue
         _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks, wit_state,
-                   initial[i], slot, -1, -1)
+                   initial[i], slot, tag, -1, -1)
         added += 1
     return added
 
 
 EXPAND_SIG = types.int64(
-    SUCC_T, SCHECK_T, TCHECK_T, I64_1D, U64_2D, types.int32[::1], types.int16[::1], types.int32[::1],
+    SUCC_T, SCHECK_T, TCHECK_T, I64_1D, U64_2D, types.int32[::1], types.int16[::1], types.uint64[::1],
     types.uint8[::1], types.uint8[::1], types.int32[::1], types.int64[::1], I64_1D, types.uint64[::1],
-    I64_1D, I64_1D, I64_1D, U64_2D, I64_1D, types.int64)
+    I64_1D, I64_1D, I64_1D, U64_2D, I64_1D, I64_1D, types.uint64[::1], types.int64)
 
 
-@nb.njit(EXPAND_SIG, cache=True, nogil=True)
+@nb.njit(EXPAND_SIG, cache=True, nogil=True, _nrt=False)
 def expand(succ, scheck, tcheck, params, states, parent, via, table, noexp, goal, edges, row_start,
-           io, masks, wit_state, wit_src, wit_act, out, oflags, chunk):
+           io, masks, wit_state, wit_src, wit_act, out, oflags, homes, tags, chunk):
     """Expand up to ``chunk`` states of the current level ``[io[IO_POS], io[IO_HI])``; returns a status."""
     nact = len(oflags)
+    words = states.shape[1]
     hi = io[IO_HI]
     end = min(hi, io[IO_POS] + chunk)
     trans_watch = masks[MK_TRANS_WATCH]
@@ -227,6 +307,13 @@ def expand(succ, scheck, tcheck, params, states, parent, via, table, noexp, goal
             io[IO_POS] = src + 1
             continue
         succ(states[src], params, out, oflags)
+        # start every lookup's cache miss before the first probe (the probes then mostly hit the cache)
+        for a in range(nact):
+            if oflags[a] & ENABLED:
+                slot, tag = _home(table, out[a])
+                homes[a] = slot
+                tags[a] = tag
+                _prefetch_home(table, words, slot)
         for a in range(nact):
             f = oflags[a]
             if f & ERROR:
@@ -241,16 +328,15 @@ def expand(succ, scheck, tcheck, params, states, parent, via, table, noexp, goal
                 hits = tcheck(states[src], f, out[a], params) & trans_watch
                 if hits:
                     _note_transition_witness(wit_src, wit_act, states, src, a, hits)
-            j, slot = _find(states, table, out[a])
-            if j >= 0:
-                if j >= hi and key_less(states[src], states[parent[j]]):
-                    parent[j] = src
-                    via[j] = a
+            if rows_equal(out[a], states[src]):
+                j = src  # a self-loop: no lookup needed
             else:
-                if io[IO_COUNT] >= io[IO_MAX_STATES]:
-                    return ST_LIMIT
-                j = _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks,
-                               wit_state, out[a], slot, src, a)
+                j, slot, tag = _probe(states, table, out[a], homes[a], tags[a])
+                if j < 0:
+                    if io[IO_COUNT] >= io[IO_MAX_STATES]:
+                        return ST_LIMIT
+                    j = _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks,
+                                   wit_state, out[a], slot, tag, src, a)
             if graph:
                 edges[io[IO_EDGES]] = j
                 io[IO_EDGES] += 1

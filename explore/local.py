@@ -26,7 +26,7 @@ from .tracker import PropertyTracker
 from .trace import replay
 
 MIN_CHUNK = 256
-TABLE_START = 1 << 16
+TABLE_START = 1 << 18   # slots: small enough for the first levels to stay in cache
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,8 @@ class LocalExplorer:
 
     # -- setup ------------------------------------------------------------------------------------------
     def _capacity(self) -> int:
-        per_state = 8 * self.words + 4 + 2 + 16 + (10 if self.graph else 0) + (1 if self.leaves else 0)
+        table = (16 if self.words == 1 else 8) / K.MAX_LOAD * 2   # just after a doubling
+        per_state = int(8 * self.words + 4 + 2 + table + (10 if self.graph else 0) + (1 if self.leaves else 0))
         budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
         cap = max(budget // per_state, 1024)
         if self.limits.max_states is not None:
@@ -115,10 +116,10 @@ class LocalExplorer:
         self.goal = np.empty(cap if self.graph else 1, dtype=np.uint8)
         self.row_start = np.empty(cap + 1 if self.graph else 1, dtype=np.int64)
         self.edges = np.empty(1 << 20 if self.graph else 1, dtype=np.int32)
-        self.table = np.zeros(TABLE_START, dtype=np.int32)
+        self.table = self._new_table(TABLE_START)
         self.io = np.zeros(K.IO_SIZE, dtype=np.int64)
         self.io[K.IO_CAP] = cap
-        self.io[K.IO_TABLE_LIMIT] = len(self.table) // 2
+        self.io[K.IO_TABLE_LIMIT] = int(TABLE_START * K.MAX_LOAD)
         self.io[K.IO_MAX_STATES] = self.limits.max_states if self.limits.max_states is not None else cap
         self.io[K.IO_EDGE_CAP] = len(self.edges)
         self.io[K.IO_GRAPH] = int(self.graph)
@@ -129,6 +130,12 @@ class LocalExplorer:
         self.wit_act = np.full(64, -1, dtype=np.int64)
         self.out = np.zeros((max(self.nact, 1), w), dtype=np.uint64)
         self.oflags = np.zeros(max(self.nact, 1), dtype=np.int64)
+        self.homes = np.zeros(max(self.nact, 1), dtype=np.int64)   # scratch: lookup start of each successor
+        self.tags = np.zeros(max(self.nact, 1), dtype=np.uint64)
+
+    def _new_table(self, slots: int) -> np.ndarray:
+        """An empty hash table of ``slots`` slots (two words per slot for one-word states)."""
+        return np.zeros(slots * (2 if self.words == 1 else 1), dtype=np.uint64)
 
     def _classify(self) -> None:
         self.tracker = PropertyTracker(self.props)
@@ -169,6 +176,7 @@ class LocalExplorer:
         K.seed(self.props.state_check, self.model.params, self.states, self.parent, self.via, self.table,
                self.noexp, self.goal, self.io, self.masks, self.wit_state, initial)
         self.level_starts.append(int(self.io[K.IO_COUNT]))
+        self._sort_level(0, 0, 0)
         self.level_seconds.append(time.perf_counter() - self.t0)
         self._decide_level()
 
@@ -192,9 +200,11 @@ class LocalExplorer:
             self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
             return False
         t = time.perf_counter()
+        e0 = int(self.io[K.IO_EDGES])
         if not self._expand_level(self.level, lo, hi):
             return False
         self.level_starts.append(int(self.io[K.IO_COUNT]))
+        self._sort_level(self.level + 1, e0, int(self.io[K.IO_EDGES]))
         self.level_seconds.append(time.perf_counter() - t)
         self._decide_level()
         self.level += 1
@@ -210,7 +220,8 @@ class LocalExplorer:
                 status = K.expand(self.model.successors, self.props.state_check, self.props.transition_check,
                                   self.model.params, self.states, self.parent, self.via, self.table,
                                   self.noexp, self.goal, self.edges, self.row_start, io, self.masks,
-                                  self.wit_state, self.wit_src, self.wit_act, self.out, self.oflags, chunk)
+                                  self.wit_state, self.wit_src, self.wit_act, self.out, self.oflags,
+                                  self.homes, self.tags, chunk)
             except Exception as exc:  # an exception raised inside model code
                 self._model_exception(int(io[K.IO_POS]), exc)
                 return False
@@ -243,10 +254,11 @@ class LocalExplorer:
             return False
         try:
             if io[K.IO_COUNT] + self.nact > io[K.IO_TABLE_LIMIT]:
-                self.table = None  # free the old table first: the states are the keys
-                self.table = np.zeros(2 * (int(io[K.IO_TABLE_LIMIT]) * 2), dtype=np.int32)
+                slots = 2 * K.table_slots(len(self.table), self.words)
+                self.table = None  # free the old table first: the stored states are the keys
+                self.table = self._new_table(slots)
                 K.rehash(self.states, int(io[K.IO_COUNT]), self.table)
-                io[K.IO_TABLE_LIMIT] = len(self.table) // 2
+                io[K.IO_TABLE_LIMIT] = int(slots * K.MAX_LOAD)
             if self.graph and io[K.IO_EDGES] + self.nact > io[K.IO_EDGE_CAP]:
                 edges = np.empty(2 * len(self.edges), dtype=np.int32)
                 edges[: len(self.edges)] = self.edges
@@ -263,6 +275,34 @@ class LocalExplorer:
         io = self.io
         self.listener.on_progress(Progress(level, hi - lo, int(io[K.IO_POS]) - lo, int(io[K.IO_COUNT]),
                                            int(io[K.IO_TRANS]), time.perf_counter() - self.t0))
+
+    def _sort_level(self, level: int, e0: int, e1: int) -> None:
+        """Reorder a completed level by key (signed, lexicographic): expanding it in index order then meets
+        each new state first through its canonical parent (the kernel needs no comparison)."""
+        lo, hi = self.level_starts[level], self.level_starts[level + 1]
+        if hi - lo < 2:
+            return
+        block = self.states[lo:hi]
+        if self.words == 1:
+            order = np.argsort(block[:, 0].view(np.int64), kind="stable")
+        else:
+            order = np.lexsort(tuple(block[:, i].view(np.int64) for i in reversed(range(self.words))))
+        if np.all(order[1:] > order[:-1]):
+            return
+        order = order.astype(np.int64)
+        K.relink_level(self.states, self.table, lo, order, self.edges, e0, e1)
+        self.states[lo:hi] = block[order]
+        self.parent[lo:hi] = self.parent[lo:hi][order]
+        self.via[lo:hi] = self.via[lo:hi][order]
+        if self.leaves:
+            self.noexp[lo:hi] = self.noexp[lo:hi][order]
+        if self.graph:
+            self.goal[lo:hi] = self.goal[lo:hi][order]
+        new_pos = np.empty(hi - lo, dtype=np.int64)
+        new_pos[order] = np.arange(lo, hi)
+        for arr in (self.wit_state,):
+            inside = (arr >= lo) & (arr < hi)
+            arr[inside] = new_pos[arr[inside] - lo]
 
     def _decide_level(self) -> None:
         """At the end of a level, settle every property that found a witness in it (a shortest one)."""

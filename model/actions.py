@@ -305,7 +305,7 @@ class PersistAllOffsets(_ConsumerAction):
 class CorrectIllegalOffset(_QueueAction):
     """The task the OFFSET_ILLEGAL branch of the ``PullCallback`` schedules 10 s later, which runs whatever
     happened to the queue meanwhile (tasks of the same queue run oldest first; the model holds two, and a
-    third OFFSET_ILLEGAL on the queue within their 10 s is beyond its bounds):
+    pull that would answer a third OFFSET_ILLEGAL on the queue within their 10 s is left out):
     ``updateOffset(mq, nextOffset, false)`` (not monotonic),
     ``persist(mq)``, then ``RebalanceImpl#removeProcessQueue`` (persist again, remove the memory offset and
     the queue's ProcessQueue, even one a rebalance created since); the queue is taken anew at the next

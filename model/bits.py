@@ -8,16 +8,16 @@ whether message ``m`` is present. The kernel checks the increasing order on ever
 """
 from __future__ import annotations
 
-import numba as nb
+from .native import kernel
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def bit(m):
     """The mask of message id ``m`` (1-based)."""
     return 1 << (m - 1)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def count(mask):
     """Number of messages in a mask (the log length, in messages)."""
     c = 0
@@ -27,7 +27,7 @@ def count(mask):
     return c
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def lowest(mask, k):
     """The ``k`` lowest ids of ``mask``: the first ``k`` entries of the log."""
     out = 0
@@ -39,7 +39,7 @@ def lowest(mask, k):
     return out
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def id_at(mask, position):
     """The message id at 0-based ``position`` of the log, or 0 if the log is shorter."""
     m = 1
@@ -54,7 +54,7 @@ def id_at(mask, position):
     return 0
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def highest_id(mask):
     """The last message id of the log, or 0 for an empty log."""
     m = 0
@@ -64,13 +64,13 @@ def highest_id(mask):
     return m
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def from_position(mask, position):
     """The entries of the log from 0-based ``position`` to its end."""
     return mask ^ lowest(mask, position)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def prefix_related(a, b):
     """True when one log is a prefix of the other."""
     na = count(a)

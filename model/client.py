@@ -12,10 +12,11 @@ that is down fails like any remoting exception and changes nothing.
 """
 from __future__ import annotations
 
-import numba as nb
 
+from .native import kernel
+from .writes import put
 from . import fields as F
-from .events import (ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, NOTE_SHIFT, OUT_COMMITTED,
+from .events import (DISCARD, ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, NOTE_SHIFT, OUT_COMMITTED,
                      OUT_DELIVERED, OUT_FOUND, OUT_NO_MATCHED_MSG, OUT_NO_NEW_MSG, OUT_OFFSET_ILLEGAL,
                      OUT_ONEWAY_LOST, OUT_PULL_FAILED)
 from .offsets import QUERY_NOT_FOUND, commit_offset, query_consumer_offset
@@ -31,26 +32,26 @@ RESP_PULL_RETRY_IMMEDIATELY = 2
 RESP_PULL_OFFSET_MOVED = 3
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def mq(c, q):
     return c * F.MAX_QUEUES + q
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def note(outcome, broker):
     return (outcome | (broker << NOTE_BROKER_SHIFT)) << NOTE_SHIFT
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def refresh_route(w, c, p):
     """``MQClientInstance#updateTopicRouteInfoFromNameServer``: the broker table becomes the name server's
     route. With no slaves and no registered master the name server has no route for the topic and the
     client keeps its old one."""
     if w[F.NS_MASTER] != 0 or p[K_SLAVES] > 0:
-        w[F.C_ROUTE_MASTER + c] = w[F.NS_MASTER]
+        put(w, F.C_ROUTE_MASTER + c, w[F.NS_MASTER])
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def admin_broker(w, c, p):
     """``MQClientInstance#findBrokerAddressInAdmin`` (offset fetch and commit): the first entry of the
     group's ``HashMap<Long,String>`` (ascending ids: the master if listed, else slave 1); if none, refresh
@@ -65,7 +66,7 @@ def admin_broker(w, c, p):
     return -1
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def subscribe_broker(w, c, suggestion, p):
     """``MQClientInstance#findBrokerAddressInSubscribe(brokerName, suggestion, false)`` as
     ``PullAPIWrapper#pullKernelImpl`` calls it: exactly the suggested brokerId if listed, else the first
@@ -83,15 +84,15 @@ def subscribe_broker(w, c, suggestion, p):
     return -1
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def increase_only(w, slot, offset):
     """``RemoteBrokerOffsetStore#updateOffset(mq, offset, increaseOnly=true)``: insert if absent, else
     ``MixAll#compareAndIncreaseOnly``."""
     if w[slot] == 0 or offset + 1 > w[slot]:
-        w[slot] = offset + 1
+        put(w, slot, offset + 1)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def allocated(v, c, q, p):
     """``AllocateMessageQueueAveragely#allocate`` over the live consumers, ordered by id."""
     live = 0
@@ -119,7 +120,7 @@ def allocated(v, c, q, p):
     return False
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def persist_queue_offset(w, c, q, p):
     """``RemoteBrokerOffsetStore#persist(mq)``: a memory offset goes oneway (UPDATE_CONSUMER_OFFSET) to the
     admin broker; one to a dead broker is lost, and "broker not exist" is only logged."""
@@ -134,22 +135,22 @@ def persist_queue_offset(w, c, q, p):
     return commit_offset(w, b, q, w[F.MQ_MEM + k] - 1, p) | note(OUT_COMMITTED, b)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def forget_queue(w, c, q):
     """The ProcessQueue is removed from the table and ``removeOffset(mq)`` drops the memory offset. The pull
     suggestion (``PullAPIWrapper.pullFromWhichNodeTable``) and pending correction tasks stay with the
     client; the messages the consume service already holds are still delivered, as a dropped queue's."""
     k = mq(c, q)
-    w[F.MQ_ORPHANS + k] = w[F.MQ_ORPHANS + k] | w[F.MQ_INFLIGHT + k]
-    w[F.MQ_INFLIGHT + k] = 0
-    w[F.MQ_OWNED + k] = 0
-    w[F.MQ_DROPPED + k] = 0
-    w[F.MQ_NEXT + k] = 0
-    w[F.MQ_MEM + k] = 0
-    w[F.MQ_PQ_MAX + k] = 0
+    put(w, F.MQ_ORPHANS + k, w[F.MQ_ORPHANS + k] | w[F.MQ_INFLIGHT + k])
+    put(w, F.MQ_INFLIGHT + k, 0)
+    put(w, F.MQ_OWNED + k, 0)
+    put(w, F.MQ_DROPPED + k, 0)
+    put(w, F.MQ_NEXT + k, 0)
+    put(w, F.MQ_MEM + k, 0)
+    put(w, F.MQ_PQ_MAX + k, 0)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def compute_pull_from_where(w, c, q, p):
     """``RebalancePushImpl#computePullFromWhere`` with CONSUME_FROM_LAST_OFFSET.
 
@@ -164,7 +165,7 @@ def compute_pull_from_where(w, c, q, p):
     if b >= 0 and w[up_slot(b)] != 0:
         read = query_consumer_offset(w, b, q, p)
     if read >= 0:
-        w[F.MQ_MEM + mq(c, q)] = read + 1
+        put(w, F.MQ_MEM + mq(c, q), read + 1)
         return read
     if read == QUERY_NOT_FOUND:
         if w[F.C_ROUTE_MASTER + c] == 0:
@@ -174,7 +175,7 @@ def compute_pull_from_where(w, c, q, p):
     return -1
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def refresh_route_action(v, w, c, p):
     """The client's periodic route refresh (``pollNameServerInterval``)."""
     if v[F.C_UP + c] == 0:
@@ -183,7 +184,7 @@ def refresh_route_action(v, w, c, p):
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def rebalance(v, w, c, p):
     """``RebalanceImpl#updateProcessQueueTableInRebalance`` for consumer ``c``.
 
@@ -202,15 +203,15 @@ def rebalance(v, w, c, p):
             flags |= persist_queue_offset(w, c, q, p)
             forget_queue(w, c, q)
         elif v[F.MQ_OWNED + k] == 0 and want:
-            w[F.MQ_MEM + k] = 0
+            put(w, F.MQ_MEM + k, 0)
             start = compute_pull_from_where(w, c, q, p)
             if start >= 0:
-                w[F.MQ_OWNED + k] = 1
-                w[F.MQ_NEXT + k] = start
+                put(w, F.MQ_OWNED + k, 1)
+                put(w, F.MQ_NEXT + k, start)
     return flags
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def pull(v, w, c, q, p):
     """One pull of consumer ``c`` on queue ``q``, from routing to the ``PullCallback``.
 
@@ -228,10 +229,6 @@ def pull(v, w, c, q, p):
     """
     k = mq(c, q)
     if v[F.C_UP + c] == 0 or v[F.MQ_OWNED + k] == 0 or v[F.MQ_DROPPED + k] != 0:
-        return 0
-    if v[F.MQ_CORRECTION2 + k] != 0:
-        # two correction tasks already wait for this queue: a third within their 10 s (the queue dropped,
-        # given away and taken back twice meanwhile) is beyond the model's bounds
         return 0
     b = subscribe_broker(w, c, v[F.MQ_SUGGEST + k], p)
     if b < 0 or v[up_slot(b)] == 0 or (b > 0 and p[K_MUTATION] == MU.SLAVE_REFUSES_PULL):
@@ -261,21 +258,26 @@ def pull(v, w, c, q, p):
         elif p[K_MUTATION] == MU.COMMIT_ON_PULL_NEXT_BEGIN and status == GET_FOUND:
             committed = next_begin
         flags |= commit_offset(w, 0, q, committed, p)
-    w[F.MQ_SUGGEST + k] = suggestion
-    w[F.MQ_NEXT + k] = next_begin
+    put(w, F.MQ_SUGGEST + k, suggestion)
+    put(w, F.MQ_NEXT + k, next_begin)
     if response == RESP_SUCCESS:
-        w[F.MQ_INFLIGHT + k] = w[F.MQ_INFLIGHT + k] | ids
+        put(w, F.MQ_INFLIGHT + k, w[F.MQ_INFLIGHT + k] | ids)
         if pq_max > w[F.MQ_PQ_MAX + k]:
-            w[F.MQ_PQ_MAX + k] = pq_max
+            put(w, F.MQ_PQ_MAX + k, pq_max)
         if b > 0:
             flags |= EV_SLAVE_SERVED_PULL
         return flags | note(OUT_FOUND, b)
     if response == RESP_PULL_OFFSET_MOVED:
-        w[F.MQ_DROPPED + k] = 1
+        if v[F.MQ_CORRECTION2 + k] != 0:
+            # two correction tasks already wait for this queue: a third one within their 10 s (the queue
+            # dropped, given away and taken back twice meanwhile) is beyond the model's bounds, so this
+            # one outcome of the pull is left out
+            return DISCARD
+        put(w, F.MQ_DROPPED + k, 1)
         if w[F.MQ_CORRECTION + k] == 0:
-            w[F.MQ_CORRECTION + k] = next_begin + 1
+            put(w, F.MQ_CORRECTION + k, next_begin + 1)
         else:
-            w[F.MQ_CORRECTION2 + k] = next_begin + 1
+            put(w, F.MQ_CORRECTION2 + k, next_begin + 1)
         return flags | note(OUT_OFFSET_ILLEGAL, b)
     if w[F.MQ_INFLIGHT + k] == 0:
         increase_only(w, F.MQ_MEM + k, next_begin)
@@ -284,7 +286,7 @@ def pull(v, w, c, q, p):
     return flags | note(OUT_NO_MATCHED_MSG, b)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def consume(v, w, c, q, p):
     """``ConsumeMessageConcurrentlyService``: the application consumes the ProcessQueue's messages (one
     batch), then ``processConsumeResult`` raises the memory offset to ``ProcessQueue#removeMessage``'s
@@ -294,21 +296,21 @@ def consume(v, w, c, q, p):
     if v[F.C_UP + c] == 0 or v[F.MQ_INFLIGHT + k] == 0:
         return 0
     deliver(v, w, v[F.MQ_INFLIGHT + k])
-    w[F.MQ_INFLIGHT + k] = 0
+    put(w, F.MQ_INFLIGHT + k, 0)
     if v[F.MQ_DROPPED + k] == 0:
         increase_only(w, F.MQ_MEM + k, v[F.MQ_PQ_MAX + k])
     return ENABLED | note(OUT_DELIVERED, 0)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def deliver(v, w, ids):
     """The application receives ``ids``; the history notes first and repeated deliveries."""
     if ids & v[F.H_DELIVERED]:
-        w[F.H_REDELIVERED] = 1
-    w[F.H_DELIVERED] = v[F.H_DELIVERED] | ids
+        put(w, F.H_REDELIVERED, 1)
+    put(w, F.H_DELIVERED, v[F.H_DELIVERED] | ids)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def consume_dropped(v, w, c, q, p):
     """``ConsumeMessageConcurrentlyService.ConsumeRequest#run`` finishing messages of a ProcessQueue that
     was dropped and removed (a rebalance gave the queue away, or the OFFSET_ILLEGAL task removed it): the
@@ -317,11 +319,11 @@ def consume_dropped(v, w, c, q, p):
     if v[F.C_UP + c] == 0 or v[F.MQ_ORPHANS + k] == 0:
         return 0
     deliver(v, w, v[F.MQ_ORPHANS + k])
-    w[F.MQ_ORPHANS + k] = 0
+    put(w, F.MQ_ORPHANS + k, 0)
     return ENABLED | note(OUT_DELIVERED, 0)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def persist_all_offsets(v, w, c, p):
     """``MQClientInstance#persistAllConsumerOffset`` -> ``RemoteBrokerOffsetStore#persistAll`` over the
     queues in the ProcessQueue table."""
@@ -334,7 +336,7 @@ def persist_all_offsets(v, w, c, p):
     return flags
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def correct_illegal_offset(v, w, c, q, p):
     """The OFFSET_ILLEGAL task, 10 s after the pull, which runs whatever happened to the queue meanwhile:
     ``updateOffset(mq, nextOffset, false)`` (not monotonic), ``persist(mq)``, then
@@ -345,43 +347,43 @@ def correct_illegal_offset(v, w, c, q, p):
     k = mq(c, q)
     if v[F.C_UP + c] == 0 or v[F.MQ_CORRECTION + k] == 0:
         return 0
-    w[F.MQ_CORRECTION + k] = v[F.MQ_CORRECTION2 + k]   # the older task runs first
-    w[F.MQ_CORRECTION2 + k] = 0
-    w[F.MQ_MEM + k] = v[F.MQ_CORRECTION + k]
+    put(w, F.MQ_CORRECTION + k, v[F.MQ_CORRECTION2 + k])   # the older task runs first
+    put(w, F.MQ_CORRECTION2 + k, 0)
+    put(w, F.MQ_MEM + k, v[F.MQ_CORRECTION + k])
     flags = ENABLED | persist_queue_offset(w, c, q, p)
     forget_queue(w, c, q)
     return flags
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def consumer_crash(v, w, c, p):
     """A consumer process dies: everything it held in memory is gone."""
     if v[F.C_UP + c] == 0 or v[F.B_CONSUMER_RESTART] >= p[K_MAX_CONSUMER_RESTARTS]:
         return 0
-    w[F.C_UP + c] = 0
-    w[F.C_ROUTE_MASTER + c] = 0
+    put(w, F.C_UP + c, 0)
+    put(w, F.C_ROUTE_MASTER + c, 0)
     for q in range(p[K_QUEUES]):
         forget_queue(w, c, q)
         k = mq(c, q)
-        w[F.MQ_SUGGEST + k] = 0
-        w[F.MQ_ORPHANS + k] = 0
-        w[F.MQ_CORRECTION + k] = 0
-        w[F.MQ_CORRECTION2 + k] = 0
-    w[F.B_CONSUMER_RESTART] += 1
+        put(w, F.MQ_SUGGEST + k, 0)
+        put(w, F.MQ_ORPHANS + k, 0)
+        put(w, F.MQ_CORRECTION + k, 0)
+        put(w, F.MQ_CORRECTION2 + k, 0)
+    put(w, F.B_CONSUMER_RESTART, w[F.B_CONSUMER_RESTART] + 1)
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def consumer_restart(v, w, c, p):
     """A crashed consumer starts: it fetches the route; its queues come back through ``Rebalance``."""
     if v[F.C_UP + c] != 0:
         return 0
-    w[F.C_UP + c] = 1
+    put(w, F.C_UP + c, 1)
     refresh_route(w, c, p)
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def fresh_admin_broker(v, p):
     """The broker a consumer (re)starting now would ask for its offset and pull from first: it fetches the
     route from the name server, which lists the master only while it is registered, so the master if

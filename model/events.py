@@ -9,6 +9,7 @@ from __future__ import annotations
 
 ENABLED = 1
 ERROR = 2
+DISCARD = 1 << 40   # not a transition after all (the action may have written scratch fields first)
 EV_SLAVE_SERVED_PULL = 4
 EV_OFFSET_COMMITTED_TO_SLAVE = 8
 EV_MASTER_RECOVERED = 16
@@ -39,6 +40,7 @@ OUT_COMMITTED = 16
 # model error codes (carried in the note when ERROR is set)
 ERR_FIELD_RANGE = 1      # a field value does not fit its bit width
 ERR_LOG_ORDER = 2        # an append would break the increasing order of a commitlog
+ERR_WRITE_WHEN_DISABLED = 3   # an action changed the state but reported itself not enabled
 
 OUTCOME_TEXT = {
     OUT_SEND_OK: "SEND_OK",
@@ -62,6 +64,7 @@ OUTCOME_TEXT = {
 ERROR_TEXT = {
     ERR_FIELD_RANGE: "a state field overflowed its bit width",
     ERR_LOG_ORDER: "an append would break the increasing order of a commitlog",
+    ERR_WRITE_WHEN_DISABLED: "an action changed the state but reported itself not enabled",
 }
 
 

@@ -8,8 +8,9 @@ keeps what survived and sets the flushed position at its end; the queues' max of
 """
 from __future__ import annotations
 
-import numba as nb
 
+from .native import kernel
+from .writes import put
 from . import fields as F
 from .bits import bit, count, lowest
 from .events import ENABLED, EV_MASTER_RECOVERED
@@ -20,7 +21,7 @@ from .params import (K_MAX_MASTER_CRASHES, K_MAX_MASTER_POWER, K_MAX_SLAVE_CRASH
                      K_MESSAGES, K_MUTATION, K_QUEUES, K_REVERSE_OFFSET_SYNC, K_SLAVES)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def forget_lost_queue_offsets(w, p):
     """Keep the state canonical: a message held by no commitlog any more has no recorded queue offset."""
     if p[K_QUEUES] == 1:
@@ -30,21 +31,21 @@ def forget_lost_queue_offsets(w, p):
         held |= w[F.S_LOG + s]
     for m in range(1, p[K_MESSAGES] + 1):
         if held & bit(m) == 0:
-            w[F.MSG_QO + m - 1] = 0
+            put(w, F.MSG_QO + m - 1, 0)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def master_down(w, p):
     """What every master failure loses: the process and all it held in memory."""
-    w[F.M_UP] = 0
+    put(w, F.M_UP, 0)
     for s in range(p[K_SLAVES]):
         close_link(w, s)
-    w[F.P2S] = 0
-    w[F.P_WAIT] = F.WAIT_NONE       # the waiting producer gets a remoting exception
+    put(w, F.P2S, 0)
+    put(w, F.P_WAIT, F.WAIT_NONE)       # the waiting producer gets a remoting exception
     load_offsets(w, 0, p)           # what the restart will load from consumerOffset.json
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def master_crash(v, w, p):
     """kill -9 of the master: the page cache keeps the whole commitlog (recovery will find all of it); the
     socket close removes the master from the name server at once (``RouteInfoManager#onChannelDestroy``)."""
@@ -52,28 +53,28 @@ def master_crash(v, w, p):
         return 0
     master_down(w, p)
     if p[K_MUTATION] == MU.CRASH_LOSES_PAGE_CACHE:
-        w[F.M_LOG] = lowest(v[F.M_LOG], v[F.M_FLUSHED])
+        put(w, F.M_LOG, lowest(v[F.M_LOG], v[F.M_FLUSHED]))
         forget_lost_queue_offsets(w, p)
-    w[F.M_FLUSHED] = count(w[F.M_LOG])
-    w[F.NS_MASTER] = 0
-    w[F.B_MASTER_CRASH] += 1
+    put(w, F.M_FLUSHED, count(w[F.M_LOG]))
+    put(w, F.NS_MASTER, 0)
+    put(w, F.B_MASTER_CRASH, w[F.B_MASTER_CRASH] + 1)
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def master_power_loss(v, w, p):
     """The master machine loses power: the commitlog keeps its flushed prefix (``flushedWhere``); the name
     server keeps the master until it expires (no socket close reaches it)."""
     if v[F.M_UP] == 0 or v[F.B_MASTER_POWER] >= p[K_MAX_MASTER_POWER]:
         return 0
     master_down(w, p)
-    w[F.M_LOG] = lowest(v[F.M_LOG], v[F.M_FLUSHED])
+    put(w, F.M_LOG, lowest(v[F.M_LOG], v[F.M_FLUSHED]))
     forget_lost_queue_offsets(w, p)
-    w[F.B_MASTER_POWER] += 1
+    put(w, F.B_MASTER_POWER, w[F.B_MASTER_POWER] + 1)
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def master_restart(v, w, p):
     """The master starts again: recovery, consumerOffset.json loaded, ``push2SlaveMaxOffset`` from 0, and
     ``registerBrokerAll`` at start. V3 (reverse sync) first adopts the offset table of the lowest live
@@ -81,59 +82,59 @@ def master_restart(v, w, p):
     "a version at least the master's" is read as "the slave holds the group's offsets at all"."""
     if v[F.M_UP] != 0 or p[K_MUTATION] == MU.MASTER_NEVER_RESTARTS:
         return 0
-    w[F.M_UP] = 1
-    w[F.M_FLUSHED] = count(v[F.M_LOG])
-    w[F.NS_MASTER] = 1
+    put(w, F.M_UP, 1)
+    put(w, F.M_FLUSHED, count(v[F.M_LOG]))
+    put(w, F.NS_MASTER, 1)
     if p[K_REVERSE_OFFSET_SYNC] != 0:
         for s in range(p[K_SLAVES]):
             if v[F.S_UP + s] != 0 and has_group_key(v, s + 1, p):
                 for q in range(p[K_QUEUES]):
-                    w[offset_slot(0, q)] = v[offset_slot(s + 1, q)]
+                    put(w, offset_slot(0, q), v[offset_slot(s + 1, q)])
                 break
     return ENABLED | EV_MASTER_RECOVERED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def slave_down(w, s, p):
     """What every slave failure loses: its process memory, including the master addresses it learned."""
-    w[F.S_UP + s] = 0
+    put(w, F.S_UP + s, 0)
     close_link(w, s)
     load_offsets(w, s + 1, p)
-    w[F.S_HA_ADDR + s] = 0
-    w[F.S_SYNC_ADDR + s] = 0
+    put(w, F.S_HA_ADDR + s, 0)
+    put(w, F.S_SYNC_ADDR + s, 0)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def slave_crash(v, w, s, p):
     """kill -9 of slave ``s``: the page cache keeps its commitlog."""
     if v[F.S_UP + s] == 0 or v[F.B_SLAVE_CRASH] >= p[K_MAX_SLAVE_CRASHES]:
         return 0
     slave_down(w, s, p)
-    w[F.S_FLUSHED + s] = count(v[F.S_LOG + s])
-    w[F.B_SLAVE_CRASH] += 1
+    put(w, F.S_FLUSHED + s, count(v[F.S_LOG + s]))
+    put(w, F.B_SLAVE_CRASH, w[F.B_SLAVE_CRASH] + 1)
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def slave_power_loss(v, w, s, p):
     """Slave ``s``'s machine loses power: its commitlog keeps its flushed prefix."""
     if v[F.S_UP + s] == 0 or v[F.B_SLAVE_POWER] >= p[K_MAX_SLAVE_POWER]:
         return 0
     slave_down(w, s, p)
-    w[F.S_LOG + s] = lowest(v[F.S_LOG + s], v[F.S_FLUSHED + s])
+    put(w, F.S_LOG + s, lowest(v[F.S_LOG + s], v[F.S_FLUSHED + s]))
     forget_lost_queue_offsets(w, p)
-    w[F.B_SLAVE_POWER] += 1
+    put(w, F.B_SLAVE_POWER, w[F.B_SLAVE_POWER] + 1)
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def slave_restart(v, w, s, p):
     """Slave ``s`` starts again: recovery, consumerOffset.json loaded, and the registration at start gives
     both master addresses if the name server holds a live master."""
     if v[F.S_UP + s] != 0:
         return 0
-    w[F.S_UP + s] = 1
-    w[F.S_FLUSHED + s] = count(v[F.S_LOG + s])
-    w[F.S_HA_ADDR + s] = v[F.NS_MASTER]
-    w[F.S_SYNC_ADDR + s] = v[F.NS_MASTER]
+    put(w, F.S_UP + s, 1)
+    put(w, F.S_FLUSHED + s, count(v[F.S_LOG + s]))
+    put(w, F.S_HA_ADDR + s, v[F.NS_MASTER])
+    put(w, F.S_SYNC_ADDR + s, v[F.NS_MASTER])
     return ENABLED

@@ -6,7 +6,7 @@ hash buckets and Spark partitions; no result depends on it being collision-free.
 """
 from __future__ import annotations
 
-import numba as nb
+from .native import kernel
 import numpy as np
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -14,7 +14,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def mix64(x):
     """The splitmix64 finaliser."""
     x = (x ^ (x >> np.uint64(30))) * _M1
@@ -22,7 +22,7 @@ def mix64(x):
     return x ^ (x >> np.uint64(31))
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def fingerprint_words(words):
     """Fingerprint of one packed state (a 1-D ``uint64`` array)."""
     h = np.uint64(len(words)) * _GOLDEN

@@ -7,8 +7,9 @@ block is up to 32 KiB, far more than the model's messages.
 """
 from __future__ import annotations
 
-import numba as nb
 
+from .native import kernel
+from .writes import put
 from . import fields as F
 from .bits import count, from_position
 from .events import ENABLED, ERR_LOG_ORDER, ERROR, NOTE_SHIFT, OUT_MISMATCH_CLOSE, OUT_REPORT_REJECTED
@@ -17,23 +18,23 @@ from .params import K_MAX_HA_DISCONNECTS, K_MUTATION, K_VALIDATE_SLAVE_ACK
 from .store import append_ids
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def close_link(w, s):
     """Both ends of slave ``s``'s HA connection shut down (``HAClient#closeMaster``, ``HAConnection#close``)."""
-    w[F.S_LINK + s] = F.LINK_DOWN
-    w[F.S_TRANSFER + s] = 0
+    put(w, F.S_LINK + s, F.LINK_DOWN)
+    put(w, F.S_TRANSFER + s, 0)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def slave_connect(v, w, s, p):
     """``HAClient#connectMaster``: needs the master's HA address and a master process listening on it."""
     if v[F.S_UP + s] == 0 or v[F.S_HA_ADDR + s] == 0 or v[F.M_UP] == 0 or v[F.S_LINK + s] != F.LINK_DOWN:
         return 0
-    w[F.S_LINK + s] = F.LINK_CONNECTED
+    put(w, F.S_LINK + s, F.LINK_CONNECTED)
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def slave_report_offset(v, w, s, p):
     """``HAClient#reportSlaveMaxOffset`` -> ``HAConnection.ReadSocketService#processReadEvent``.
 
@@ -51,14 +52,14 @@ def slave_report_offset(v, w, s, p):
         close_link(w, s)
         return ENABLED | (OUT_REPORT_REJECTED << NOTE_SHIFT)
     if link == F.LINK_CONNECTED:
-        w[F.S_LINK + s] = F.LINK_STREAMING
-        w[F.S_TRANSFER + s] = reported
+        put(w, F.S_LINK + s, F.LINK_STREAMING)
+        put(w, F.S_TRANSFER + s, reported)
     if reported > v[F.P2S]:
-        w[F.P2S] = reported
+        put(w, F.P2S, reported)
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def master_push_data(v, w, s, p):
     """``HAConnection.WriteSocketService#run`` + ``HAClient#dispatchReadRequest``.
 
@@ -83,15 +84,15 @@ def master_push_data(v, w, s, p):
         block &= block - 1
     if not append_ids(w, s + 1, block):
         return ERROR | (ERR_LOG_ORDER << NOTE_SHIFT)
-    w[F.S_TRANSFER + s] = master_max
+    put(w, F.S_TRANSFER + s, master_max)
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def ha_disconnect(v, w, s, p):
     """The connection drops: a network fault, or ``haHousekeepingInterval`` (20 s) expiring on either side."""
     if v[F.S_LINK + s] == F.LINK_DOWN or v[F.B_HA_DISCONNECT] >= p[K_MAX_HA_DISCONNECTS]:
         return 0
     close_link(w, s)
-    w[F.B_HA_DISCONNECT] += 1
+    put(w, F.B_HA_DISCONNECT, w[F.B_HA_DISCONNECT] + 1)
     return ENABLED

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
 from . import fields as F
 from .config import Config
+from .native import kernel
 
 LAYOUT_BASE = 64          # first slot of the layout section in the parameter vector
+K_FIELDS_AT = 27          # the parameter slot that says where the per-field table starts (model.params)
 LAYOUT_STRIDE = 4
 
 
@@ -130,10 +131,11 @@ class Layout:
         return out
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def unpack(state, params, v):
     """Fill the field vector ``v`` (zeroed first) from the packed ``state`` words."""
-    v[:] = 0
+    for i in range(len(v)):  # explicit loops: numba's slice assignment is several times slower here
+        v[i] = 0
     n = params[LAYOUT_BASE]
     for i in range(n):
         base = LAYOUT_BASE + 1 + LAYOUT_STRIDE * i
@@ -143,7 +145,7 @@ def unpack(state, params, v):
         v[params[base]] = np.int64((word >> shift) & mask)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def pack(v, params, out, strict=False):
     """Write the field vector ``v`` into the packed words ``out``.
 
@@ -151,7 +153,8 @@ def pack(v, params, out, strict=False):
     a model error rather than storing a wrong state. With ``strict`` it also checks that every field
     absent from this configuration is still 0 (used by the tests; the kernel keeps them 0 by construction).
     """
-    out[:] = 0
+    for i in range(len(out)):
+        out[i] = 0
     n = params[LAYOUT_BASE]
     for i in range(n):
         base = LAYOUT_BASE + 1 + LAYOUT_STRIDE * i
@@ -167,3 +170,42 @@ def pack(v, params, out, strict=False):
             if v[params[tail + 1 + i]] != 0:
                 return False
     return True
+
+
+@kernel
+def repack(v, w, state, params, out):
+    """``out`` = ``state`` with the fields an action wrote into ``w`` re-encoded, then ``w`` put back to
+    ``v`` (see :mod:`model.writes`): only the written fields are touched, which is much cheaper than
+    :func:`pack`. Returns 1 when some field changed, 0 when none did, -1 when a value does not fit its
+    width or a field absent from this configuration was set (a model error)."""
+    for i in range(len(out)):
+        out[i] = state[i]
+    table = params[K_FIELDS_AT]
+    nv = len(v)
+    n = w[nv]
+    if n > len(w) - nv - 1:
+        # more writes than the list holds: fall back to comparing every field
+        n = 0
+        for f in range(nv):
+            if w[f] != v[f]:
+                w[nv + 1 + n] = f
+                n += 1
+    changed = 0
+    for k in range(n):
+        f = w[nv + 1 + k]
+        x = w[f]
+        if x == v[f]:
+            continue
+        w[f] = v[f]
+        base = table + 3 * f
+        width = params[base + 2]
+        if changed < 0 or width == 0 or x < 0 or x >= (np.int64(1) << width):
+            changed = -1
+            continue
+        shift = np.uint64(params[base + 1])
+        mask = ((np.uint64(1) << np.uint64(width)) - np.uint64(1)) << shift
+        word = params[base]
+        out[word] = (out[word] & ~mask) | (np.uint64(x) << shift)
+        changed = 1
+    w[nv] = 0
+    return changed

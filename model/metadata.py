@@ -1,8 +1,9 @@
 """Broker metadata: registration with the name server, slave offset sync and offset persistence."""
 from __future__ import annotations
 
-import numba as nb
 
+from .native import kernel
+from .writes import put
 from . import fields as F
 from .events import ENABLED, EV_SLAVE_SYNC_LOWERED_OFFSET
 from .offsets import has_group_key, offset_slot, persist_offsets
@@ -10,7 +11,7 @@ from .params import K_QUEUES, K_SYNC_OFFSETS_MAX
 from .store import up_slot
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def slave_register(v, w, s, p):
     """``BrokerController#registerBrokerAll`` -> ``doRegisterBrokerAll`` on slave ``s``.
 
@@ -21,12 +22,12 @@ def slave_register(v, w, s, p):
     if v[F.S_UP + s] == 0:
         return 0
     if v[F.NS_MASTER] != 0:
-        w[F.S_HA_ADDR + s] = 1
-    w[F.S_SYNC_ADDR + s] = v[F.NS_MASTER]
+        put(w, F.S_HA_ADDR + s, 1)
+    put(w, F.S_SYNC_ADDR + s, v[F.NS_MASTER])
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def slave_sync_all(v, w, s, p):
     """``SlaveSynchronize#syncAll`` -> ``syncConsumerOffset`` on slave ``s``.
 
@@ -48,12 +49,12 @@ def slave_sync_all(v, w, s, p):
                 new = slave_value
             if new < slave_value:
                 events |= EV_SLAVE_SYNC_LOWERED_OFFSET
-            w[offset_slot(b, q)] = new
+            put(w, offset_slot(b, q), new)
     persist_offsets(w, b, p)
     return ENABLED | events
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def persist_consumer_offset(v, w, b, p):
     """The broker's scheduled ``ConsumerOffsetManager#persist`` (every 5 s, every role)."""
     if v[up_slot(b)] == 0:
@@ -62,10 +63,10 @@ def persist_consumer_offset(v, w, b, p):
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def nameserver_expire_master(v, w, p):
     """``RouteInfoManager#scanNotActiveBroker`` removes a master silent for 120 s (``BROKER_CHANNEL_EXPIRED_TIME``)."""
     if v[F.NS_MASTER] == 0 or v[F.M_UP] != 0:
         return 0
-    w[F.NS_MASTER] = 0
+    put(w, F.NS_MASTER, 0)
     return ENABLED

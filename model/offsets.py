@@ -6,8 +6,9 @@ separate fields: only ``persist`` copies one to the other, and a restart loads t
 """
 from __future__ import annotations
 
-import numba as nb
 
+from .native import kernel
+from .writes import put
 from . import fields as F
 from .events import EV_OFFSET_COMMITTED_TO_SLAVE
 from .params import K_MONOTONIC_COMMIT, K_QUEUES
@@ -16,19 +17,19 @@ from .store import entry_zero_in_disk, consume_queue
 QUERY_NOT_FOUND = -1
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def offset_slot(b, q):
     """Slot of broker ``b``'s in-memory offset for queue ``q``."""
     return F.M_OFF_MEM + q if b == 0 else F.S_OFF_MEM + (b - 1) * F.MAX_QUEUES + q
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def offset_json_slot(b, q):
     """Slot of broker ``b``'s consumerOffset.json entry for queue ``q``."""
     return F.M_OFF_DISK + q if b == 0 else F.S_OFF_DISK + (b - 1) * F.MAX_QUEUES + q
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def commit_offset(w, b, q, offset, p):
     """``ConsumerOffsetManager#commitOffset``: a plain overwrite, whatever the stored value (a smaller one
     only logs "[NOTIFYME]update consumer offset less than store"); V1 ignores a smaller commit. Callers are
@@ -37,13 +38,13 @@ def commit_offset(w, b, q, offset, p):
     slot = offset_slot(b, q)
     stored = offset + 1
     if not (p[K_MONOTONIC_COMMIT] != 0 and w[slot] > stored):
-        w[slot] = stored
+        put(w, slot, stored)
     if offset > w[F.H_HIGH + q]:
-        w[F.H_HIGH + q] = offset
+        put(w, F.H_HIGH + q, offset)
     return EV_OFFSET_COMMITTED_TO_SLAVE if b > 0 else 0
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def query_consumer_offset(v, b, q, p):
     """``ConsumerManageProcessor#queryConsumerOffset`` on broker ``b``: the stored offset if any; else 0 when
     the queue's min offset is <= 0 and its entry 0 is not "in disk"; else QUERY_NOT_FOUND (-1)."""
@@ -56,7 +57,7 @@ def query_consumer_offset(v, b, q, p):
     return QUERY_NOT_FOUND
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def has_group_key(v, b, p):
     """Whether broker ``b``'s in-memory table holds the group's ``topic@group`` key at all."""
     for q in range(p[K_QUEUES]):
@@ -65,15 +66,15 @@ def has_group_key(v, b, p):
     return False
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def persist_offsets(w, b, p):
     """``ConfigManager#persist`` of consumerOffset.json: the file takes the in-memory table."""
     for q in range(p[K_QUEUES]):
-        w[offset_json_slot(b, q)] = w[offset_slot(b, q)]
+        put(w, offset_json_slot(b, q), w[offset_slot(b, q)])
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def load_offsets(w, b, p):
     """``ConfigManager#load`` at start: the in-memory table is what consumerOffset.json holds."""
     for q in range(p[K_QUEUES]):
-        w[offset_slot(b, q)] = w[offset_json_slot(b, q)]
+        put(w, offset_slot(b, q), w[offset_json_slot(b, q)])

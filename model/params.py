@@ -2,8 +2,10 @@
 
 The kernel's functions have one fixed signature for every configuration (so they are compiled and cached
 once); everything that varies by configuration travels in this ``int64`` vector. Slots below
-``LAYOUT_BASE`` are the knobs (``K_*``); the layout section follows (:mod:`model.layout`); the action
-table sits at ``params[K_ACTIONS_AT]``: the number of actions, then ``(kind, x, y)`` per action.
+``LAYOUT_BASE`` are the knobs (``K_*``); the layout section follows (:mod:`model.layout`), then the same
+layout indexed by field (``params[K_FIELDS_AT]``: ``(word, shift, width)`` per field slot, width 0 for a
+field this configuration lacks); the action table sits at ``params[K_ACTIONS_AT]``: the number of
+actions, then ``(kind, x, y)`` per action.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from .config import Config
+from .fields import NFIELDS
 from .layout import LAYOUT_BASE, Layout
 
 K_WORDS = 0
@@ -41,16 +44,23 @@ K_OVERFLOW_TO_MAX = 23
 K_VALIDATE_SLAVE_ACK = 24
 K_STRICT = 25
 K_MUTATION = 26
+K_FIELDS_AT = 27    # where the per-field table starts: (word, shift, width) for every field slot
 
 ACTION_STRIDE = 3
+FIELD_STRIDE = 3
 
 
 def build_params(cfg: Config, layout: Layout, action_codes: Sequence[tuple[int, int, int]],
                  strict: bool = False, mutation: int = 0) -> np.ndarray:
     """Encode a configuration, its layout and its action table into one ``int64`` vector."""
     layout_part = layout.encode()
-    actions_at = LAYOUT_BASE + len(layout_part)
+    fields_at = LAYOUT_BASE + len(layout_part)
+    actions_at = fields_at + FIELD_STRIDE * NFIELDS
     params = np.zeros(actions_at + 1 + ACTION_STRIDE * len(action_codes), dtype=np.int64)
+    params[K_FIELDS_AT] = fields_at
+    for slot in layout.slots:
+        start = fields_at + FIELD_STRIDE * slot.field
+        params[start:start + FIELD_STRIDE] = (slot.word, slot.shift, slot.width)
     params[K_WORDS] = layout.words
     params[K_ACTIONS_AT] = actions_at
     params[K_SYNC_MASTER] = cfg.sync_master
@@ -78,7 +88,7 @@ def build_params(cfg: Config, layout: Layout, action_codes: Sequence[tuple[int, 
     params[K_VALIDATE_SLAVE_ACK] = cfg.validate_slave_ack
     params[K_STRICT] = strict
     params[K_MUTATION] = mutation
-    params[LAYOUT_BASE:actions_at] = layout_part
+    params[LAYOUT_BASE:fields_at] = layout_part
     params[actions_at] = len(action_codes)
     for i, code in enumerate(action_codes):
         start = actions_at + 1 + ACTION_STRIDE * i

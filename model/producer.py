@@ -1,8 +1,9 @@
 """The producer's synchronous send and the SYNC_MASTER wait (``CommitLog#putMessage``)."""
 from __future__ import annotations
 
-import numba as nb
 
+from .native import kernel
+from .writes import put
 from . import fields as F
 from .bits import bit, count
 from .events import (ENABLED, ERR_LOG_ORDER, ERROR, OUT_FLUSH_DISK_TIMEOUT, OUT_FLUSH_SLAVE_TIMEOUT,
@@ -12,7 +13,7 @@ from .params import K_MESSAGES, K_MUTATION, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_
 from .store import append_ids, flush_commitlog, queue_max, queue_of
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def connection_count(v, p):
     """``HAService.connectionCount``: HA connections the master holds, reported or not."""
     n = 0
@@ -22,7 +23,7 @@ def connection_count(v, p):
     return n
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def send_message(v, w, flush_timeout, p):
     """``DefaultMQProducerImpl#sendDefaultImpl`` -> ``CommitLog#putMessage``: append, then
     ``handleDiskFlush`` (SYNC_FLUSH: flushed, or FLUSH_DISK_TIMEOUT when ``flush_timeout``), then
@@ -32,15 +33,15 @@ def send_message(v, w, flush_timeout, p):
     (its retries reach the same dead master); that is one transition, not one per flush outcome."""
     if v[F.P_NEXT] > p[K_MESSAGES] or v[F.P_WAIT] != F.WAIT_NONE:
         return 0
+    if v[F.M_UP] == 0 and flush_timeout:
+        return 0
     m = v[F.P_NEXT]
-    w[F.P_NEXT] = m + 1
+    put(w, F.P_NEXT, m + 1)
     if v[F.M_UP] == 0:
-        if flush_timeout:
-            return 0
         return ENABLED | (OUT_SEND_FAILED << NOTE_SHIFT)
     if p[K_QUEUES] > 1:
         # DefaultAppendMessageCallback#doAppend: the queue offset is topicQueueTable's next value
-        w[F.MSG_QO + m - 1] = queue_max(v, 0, queue_of(m, p), p)
+        put(w, F.MSG_QO + m - 1, queue_max(v, 0, queue_of(m, p), p))
     if not append_ids(w, 0, bit(m)):
         return ERROR | (ERR_LOG_ORDER << NOTE_SHIFT)
     status = OUT_SEND_OK
@@ -51,32 +52,32 @@ def send_message(v, w, flush_timeout, p):
             flush_commitlog(w, 0)
     if p[K_SYNC_MASTER] != 0:
         if connection_count(v, p) > 0:
-            w[F.P_WAIT] = F.WAIT_HA_PUT_OK if status == OUT_SEND_OK else F.WAIT_HA_FLUSH_TIMEOUT
+            put(w, F.P_WAIT, F.WAIT_HA_PUT_OK if status == OUT_SEND_OK else F.WAIT_HA_FLUSH_TIMEOUT)
             return ENABLED | (OUT_WAIT_FOR_SLAVE << NOTE_SHIFT)
         status = OUT_SLAVE_NOT_AVAILABLE
     if status == OUT_SEND_OK:
-        w[F.P_ACKED] = w[F.P_ACKED] | bit(m)
+        put(w, F.P_ACKED, w[F.P_ACKED] | bit(m))
     return ENABLED | (status << NOTE_SHIFT)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def sync_master_ack(v, w, p):
     """``GroupTransferService#doWaitTransfer`` finds ``push2SlaveMaxOffset >= end`` (the message's end is the
     master's max: nothing else is appended while the single producer waits) -> ``wakeupCustomer(true)``."""
     if v[F.P_WAIT] == F.WAIT_NONE or v[F.M_UP] == 0 or v[F.P2S] < count(v[F.M_LOG]):
         return 0
-    w[F.P_WAIT] = F.WAIT_NONE
+    put(w, F.P_WAIT, F.WAIT_NONE)
     if v[F.P_WAIT] == F.WAIT_HA_PUT_OK:
-        w[F.P_ACKED] = w[F.P_ACKED] | bit(v[F.P_NEXT] - 1)
+        put(w, F.P_ACKED, w[F.P_ACKED] | bit(v[F.P_NEXT] - 1))
         return ENABLED | (OUT_SEND_OK << NOTE_SHIFT)
     return ENABLED | (OUT_FLUSH_DISK_TIMEOUT << NOTE_SHIFT)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def sync_master_timeout(v, w, p):
     """The 5 x 1 000 ms wait ends with ``push2SlaveMaxOffset`` still below the message's end:
     ``CommitLog#handleHA`` reports FLUSH_SLAVE_TIMEOUT."""
     if v[F.P_WAIT] == F.WAIT_NONE or v[F.M_UP] == 0 or v[F.P2S] >= count(v[F.M_LOG]):
         return 0
-    w[F.P_WAIT] = F.WAIT_NONE
+    put(w, F.P_WAIT, F.WAIT_NONE)
     return ENABLED | (OUT_FLUSH_SLAVE_TIMEOUT << NOTE_SHIFT)

@@ -7,8 +7,9 @@ first entry a queue ever got had a queue offset above 0.
 """
 from __future__ import annotations
 
-import numba as nb
 
+from .native import kernel
+from .writes import put
 from . import fields as F
 from .bits import bit, count, from_position, highest_id
 from .params import K_BACKLOG, K_OFFSET_CHECK_IN_SLAVE, K_OVERFLOW_TO_MAX, K_QUEUES
@@ -21,22 +22,22 @@ GET_OFFSET_OVERFLOW_ONE = 3
 GET_OFFSET_OVERFLOW_BADLY = 4
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def log_slot(b):
     return F.M_LOG if b == 0 else F.S_LOG + b - 1
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def flushed_slot(b):
     return F.M_FLUSHED if b == 0 else F.S_FLUSHED + b - 1
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def up_slot(b):
     return F.M_UP if b == 0 else F.S_UP + b - 1
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def append_ids(w, b, ids):
     """Append the messages ``ids`` to broker ``b``'s commitlog.
 
@@ -48,23 +49,23 @@ def append_ids(w, b, ids):
         return True
     if w[slot] != 0 and (ids & -ids) <= (1 << (highest_id(w[slot]) - 1)):
         return False
-    w[slot] = w[slot] | ids
+    put(w, slot, w[slot] | ids)
     return True
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def flush_commitlog(w, b):
     """``MappedFileQueue#flush`` up to the wrote position: everything written so far is on disk."""
-    w[flushed_slot(b)] = count(w[log_slot(b)])
+    put(w, flushed_slot(b), count(w[log_slot(b)]))
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def queue_of(m, p):
     """The queue a message goes to: the producer's round robin starting at queue 0."""
     return (m - 1) % p[K_QUEUES]
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def consume_queue(v, b, q, p):
     """Broker ``b``'s consume queue ``q`` as ``(min_offset, entries)``; ``entries`` is the set of message ids
     at queue offsets ``min_offset, min_offset + 1, ...`` in log order.
@@ -102,7 +103,7 @@ def consume_queue(v, b, q, p):
     return min_offset, entries
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def queue_max(v, b, q, p):
     """``ConsumeQueue#getMaxOffsetInQueue``: 0 for a queue with no entries."""
     min_offset, entries = consume_queue(v, b, q, p)
@@ -111,14 +112,14 @@ def queue_max(v, b, q, p):
     return min_offset + count(entries)
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def messages_behind(v, b, m):
     """How many messages lie in broker ``b``'s commitlog after message ``m`` (the 40 % rule's distance)."""
     log = v[log_slot(b)]
     return count(log) - count(log & (bit(m) - 1)) - 1
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def queue_offset_of(v, m, position, p):
     """The queue offset message ``m`` carries (what ``ProcessQueue`` keys it by)."""
     if p[K_QUEUES] == 1:
@@ -126,7 +127,7 @@ def queue_offset_of(v, m, position, p):
     return v[F.MSG_QO + m - 1]
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def get_message(v, b, q, off, p):
     """``DefaultMessageStore#getMessage`` on broker ``b``: ``(status, next_begin, ids, slow, pq_max)``.
 
@@ -166,7 +167,7 @@ def get_message(v, b, q, off, p):
     return GET_FOUND, max_offset, ids, slow, pq_max
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def entry_zero_in_disk(v, b, q, p):
     """``DefaultMessageStore#checkInDiskByConsumeOffset(topic, q, 0)``: the entry at queue offset 0 exists
     and its message lies beyond the in-memory window (the 40 % rule) behind the commitlog max."""

@@ -13,16 +13,18 @@ import numpy as np
 
 from . import actions as A
 from . import client, failures, ha, metadata, producer
-from .events import ENABLED, ERR_FIELD_RANGE, ERROR, NOTE_SHIFT
+from .events import DISCARD, ENABLED, ERR_FIELD_RANGE, ERR_WRITE_WHEN_DISABLED, ERROR, NOTE_SHIFT
 from .fields import NFIELDS
-from .layout import pack, unpack
+from .layout import repack, unpack
+from .native import kernel
+from .writes import DIRTY_COUNT, WORK_SIZE
 from .packed import SUCCESSORS_SIG
-from .params import ACTION_STRIDE, K_ACTIONS_AT, K_STRICT, K_WORDS
+from .params import ACTION_STRIDE, K_ACTIONS_AT, K_STRICT
 from .store import flush_commitlog, up_slot
 
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def flush_action(v, w, b, p):
     """``FlushCommitLog(broker=b)``: needs the broker up and something unflushed."""
     if v[up_slot(b)] == 0:
@@ -31,7 +33,7 @@ def flush_action(v, w, b, p):
     return ENABLED
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel(inline=True)
 def apply(kind, x, y, v, w, p):
     """Fire one action on field vector ``w`` (a copy of ``v``); returns its flags."""
     if kind == A.PULL:
@@ -96,25 +98,31 @@ def successors(state, params, out, flags):
     """Fill ``out[a]`` / ``flags[a]`` for every action ``a``; returns the number of actions."""
     at = params[K_ACTIONS_AT]
     n = params[at]
-    words = params[K_WORDS]
     strict = params[K_STRICT] != 0
     v = np.empty(NFIELDS, np.int64)
-    w = np.empty(NFIELDS, np.int64)
+    w = np.empty(WORK_SIZE, np.int64)
     unpack(state, params, v)
+    for i in range(NFIELDS):  # an explicit loop: numba's slice assignment is much slower
+        w[i] = v[i]
+    w[DIRTY_COUNT] = 0
+    # each action writes its successor into w (model.writes.put notes the fields); repack encodes them
+    # and puts w back to v for the next action
     for a in range(n):
         base = at + 1 + ACTION_STRIDE * a
-        w[:] = v
         f = apply(params[base], params[base + 1], params[base + 2], v, w, params)
-        if f & ENABLED and not f & ERROR:
-            if not pack(w, params, out[a], strict):
+        if f == 0 and w[DIRTY_COUNT] != 0:
+            repack(v, w, state, params, out[a])
+            if strict:
+                f = ERROR | (ERR_WRITE_WHEN_DISABLED << NOTE_SHIFT)
+        elif f != 0:
+            changed = repack(v, w, state, params, out[a])
+            if f & ERROR:
+                pass
+            elif f & DISCARD:
+                f = 0
+            elif changed < 0:
                 f = ERROR | (ERR_FIELD_RANGE << NOTE_SHIFT)
-            else:
-                same = True
-                for i in range(words):
-                    if out[a, i] != state[i]:
-                        same = False
-                        break
-                if same:
-                    f = 0
+            elif changed == 0:
+                f = 0   # the action would change nothing: no transition
         flags[a] = f
     return n

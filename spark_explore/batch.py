@@ -80,7 +80,8 @@ def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, act
             while True:
                 j = table[slot]
                 if j < 0:
-                    child[n, :] = out[a]
+                    for k in range(child.shape[1]):
+                        child[n, k] = out[a, k]
                     parent[n] = i
                     action[n] = a
                     table[slot] = n

@@ -1,13 +1,13 @@
 """Durability: what the producer was told and what the consumers saw must still be stored somewhere."""
 from __future__ import annotations
 
-import numba as nb
 
+from model.native import kernel
 from model import fields as F
 from model.params import K_SLAVES
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def stored_anywhere(v, p):
     """Every message id held by the master's or any slave's commitlog (page cache or disk, up or down)."""
     held = v[F.M_LOG]
@@ -16,7 +16,7 @@ def stored_anywhere(v, p):
     return held
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def acked_message_never_lost(v, p):
     """Every message the producer was told SEND_OK for is still in the commitlog of the master or of some
     slave - counting what survived on disk or in the page cache after the failures so far. Under
@@ -25,7 +25,7 @@ def acked_message_never_lost(v, p):
     return v[F.P_ACKED] & ~stored_anywhere(v, p) == 0
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def consumed_message_never_lost(v, p):
     """Every message already delivered to a consumer's application is still stored on some broker. A
     consumer reads the master's page cache, so it can see a message that a power loss then erases

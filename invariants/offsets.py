@@ -1,8 +1,8 @@
 """Consumer offsets: what a consumer (re)starting now would be told, against what the group achieved."""
 from __future__ import annotations
 
-import numba as nb
 
+from model.native import kernel
 from model import fields as F
 from model.bits import lowest
 from model.client import fresh_admin_broker
@@ -11,7 +11,7 @@ from model.params import K_QUEUES
 from model.store import consume_queue, up_slot
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def committed_offset_never_regresses(v, p):
     """The committed offset a consumer (re)starting now would read - ``queryConsumerOffset`` on the broker
     its fresh route points to: the master if the name server lists it, else slave 1 - never falls below
@@ -30,7 +30,7 @@ def committed_offset_never_regresses(v, p):
     return True
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def no_message_skipped(v, p):
     """At-least-once delivery: once the group's committed offset has passed a position of the queue, the
     message at that position has been delivered at least once. The group's committed offset is what a

@@ -1,14 +1,14 @@
 """Replication: the slaves' commitlogs against the master's."""
 from __future__ import annotations
 
-import numba as nb
 
+from model.native import kernel
 from model import fields as F
 from model.bits import prefix_related
 from model.params import K_SLAVES
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def replicas_agree(v, p):
     """Each slave's commitlog and the master's are prefix-related: one is a prefix of the other, so the
     slave holds the master's history (or the master holds the slave's). 4.4 never truncates a slave:
@@ -20,7 +20,7 @@ def replicas_agree(v, p):
     return True
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def replication_caught_up(v, p):
     """Goal of ``replication_can_catch_up``: every live slave holds exactly the master's commitlog."""
     for s in range(p[K_SLAVES]):

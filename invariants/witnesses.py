@@ -6,8 +6,8 @@ the properties' descriptions.
 """
 from __future__ import annotations
 
-import numba as nb
 
+from model.native import kernel
 from model import fields as F
 
 
@@ -31,7 +31,7 @@ def slave_sync_overwrites_offset() -> None:
     the master's older value."""
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def message_redelivered(v, p):
     """Some message is delivered to the application a second time (at-least-once in action: a crash, a
     rebalance or an offset moved back made the group consume it again)."""

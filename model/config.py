@@ -246,7 +246,8 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "read-from-slave": "slaveReadEnable=true and the group reads from slave 1 (SubscriptionGroupConfig.brokerId=1); "
                        "a pull leaving any message behind counts as slow",
     "all-switches": "every alternative behaviour V1-V6 switched on",
-    "bench": "a larger space for benchmarks: 3 messages, 2 consumers, failures on every actor",
+    "bench": "a larger space for benchmarks (about 14 million states, under a minute locally): "
+             "default with 3 messages and 2 consumers",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -258,7 +259,7 @@ PRESETS: dict[str, dict[str, Any]] = {
                         "which_broker_when_consume_slowly": 1, "consume_slowly_backlog": 0},
     "all-switches": {"monotonic_commit": True, "sync_offsets_max": True, "reverse_offset_sync": True,
                      "overflow_to_max": True, "validate_slave_ack": True, "offset_check_in_slave": True},
-    "bench": {"messages": 3, "consumers": 2, "max_slave_crashes": 1, "max_consumer_restarts": 1},
+    "bench": {"messages": 3, "consumers": 2},
 }
 
 

@@ -21,6 +21,7 @@ from reports.files import OutputPathError
 from reports.json_report import ResultFileError
 from spark_explore.errors import SparkRefused, SparkUnavailable
 
+from .bench import bench
 from .check import check
 from .exit_codes import EXIT_BAD_INPUT
 from .gate import gate
@@ -103,7 +104,7 @@ def list_cmd() -> None:
               "model is vacuous there); graph = from every reachable state a goal stays reachable.")
 
 
-for command in (check, matrix, gate, replay, simulate):
+for command in (check, matrix, gate, replay, simulate, bench):
     cli.add_command(command)
 
 

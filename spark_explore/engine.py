@@ -179,7 +179,8 @@ class SparkExplorer:
         self.refs = KernelRefs.of(self.model, self.props)
         # every level so far, in one co-partitioned, checkpointed DataFrame (keys, sbits, level)
         stored = self.spark.read.parquet(str(self.wd.levels_dir)).select(*self.keys, "sbits", "level")
-        self.visited = [stored.repartition(parts, *self.keys).localCheckpoint(eager=True)]
+        self.visited = [stored.repartition(parts, *self.keys).sortWithinPartitions(*self.keys)
+                        .localCheckpoint(eager=True)]
         self.level_frames: dict[int, Any] = {}
         # levels are written to the work directory by one background thread, in order, each followed by
         # the meta.json that describes it: the next level's job does not wait for the previous write
@@ -248,12 +249,13 @@ class SparkExplorer:
         children = expanded.filter(kind == KIND_CHILD).select(*keys, *pcols, "action", "sbits")
         candidates = (children.repartition(self.parts, *keys).groupBy(*keys)
                       .agg(F.min(F.struct(*pcols, "action")).alias("par"), F.first("sbits").alias("sbits")))
-        seen = self.visited[0].select(*keys)
-        for frame in self.visited[1:]:
-            seen = seen.union(frame.select(*keys))
-        new = (candidates.join(seen, on=keys, how="left_anti")
-               .select(*keys, *[F.col(f"par.{c}").alias(c) for c in pcols], F.col("par.action").alias("action"),
-                       "sbits"))
+        # one sort-merge anti-join per stored level: each is kept partitioned and sorted by key, so no
+        # visited row is shuffled or sorted again, and the candidates are sorted once
+        new = candidates
+        for frame in self.visited:
+            new = new.join(frame.select(*keys), on=keys, how="left_anti")
+        new = new.select(*keys, *[F.col(f"par.{c}").alias(c) for c in pcols], F.col("par.action").alias("action"),
+                         "sbits").sortWithinPartitions(*keys)
         on_level = Observation(f"level-{level + 1}")
         level_metrics = [F.count(F.lit(1)).alias("n")]
         if leaf_mask:

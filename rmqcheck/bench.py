@@ -1,0 +1,221 @@
+"""``rmqcheck bench``: how fast and how lean exploration is, measured, never asserted.
+
+Each benchmark runs in a fresh Python process (``python -m rmqcheck.bench RUN SPEC``) so that its memory
+growth is its own: after the kernels are loaded and warmed up the process notes its resident set size,
+explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
+
+- ``twophase-N``: the two-phase-commit toy model (design.md) on the local engine: raw engine speed.
+- ``bench``: the RocketMQ ``bench`` preset, explored exhaustively without property checks (the engine's
+  throughput and memory per state); ``bench-check``: the same preset under ``rmqcheck check``'s default
+  property selection (checks, edges for the graph property and the backward reachability included).
+- ``spark-bench``: the ``bench`` preset on a Spark standalone cluster started on 127.0.0.1 with one, then
+  two workers: total time, time per level, the fixed overhead per level (the intercept of level time
+  against level size over the levels run on the cluster) and the throughput of each.
+
+``--quick`` runs small sizes only (a smoke test for CI).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+import click
+
+QUICK = {"twophase": 6, "preset": "default", "spark_preset": "default", "spark_set": ["messages=1"]}
+FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": []}
+
+
+# -- one benchmark, in its own process ------------------------------------------------------------------
+def _rss_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _peak_rss_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _reset_peak() -> None:
+    """Start the peak RSS (VmHWM) afresh, so warming up does not count (Linux 4.0+)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def run_one(spec: dict[str, Any]) -> dict[str, Any]:
+    from explore.local import Limits, LocalExplorer
+    from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
+    from invariants import PROPERTIES
+    from model import RocketMQModel, preset
+
+    kind = spec["kind"]
+    if kind == "twophase":
+        model = TwoPhase(spec["rms"])
+        props = dataclasses.replace(TWOPHASE_PROPERTIES, properties=())
+        LocalExplorer(TwoPhase(3), props).run()  # warm up: load the compiled kernels
+    else:
+        model = RocketMQModel(preset(spec["preset"]).with_overrides(spec.get("set", [])))
+        props = PROPERTIES if spec.get("check") else dataclasses.replace(PROPERTIES, properties=())
+        warm = RocketMQModel(preset("default").with_overrides(["messages=1"]))
+        LocalExplorer(warm, PROPERTIES).run()
+    engine, workers = "local", 1
+    if kind == "spark":
+        return _run_spark(spec, model)
+    _reset_peak()
+    base = _rss_bytes()
+    t = time.perf_counter()
+    result = LocalExplorer(model, props, Limits()).run()
+    seconds = time.perf_counter() - t
+    grown = max(_peak_rss_bytes() - base, 0)
+    s = result.stats
+    return {"name": spec["name"], "engine": engine, "workers": workers, "distinct_states": s.distinct_states,
+            "transitions": s.transitions, "seconds": round(seconds, 3),
+            "states_per_second": round(s.distinct_states / seconds, 1),
+            "bytes_per_state": round(grown / max(s.distinct_states, 1), 2), "depth": s.depth,
+            "outcome": result.outcome}
+
+
+def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
+    from invariants import PROPERTIES
+    from spark_explore.cluster import StandaloneCluster
+    from spark_explore.engine import explore_on_spark, stop_sessions
+
+    props = dataclasses.replace(PROPERTIES, properties=())
+    workers = spec["workers"]
+    with StandaloneCluster(workers=workers, cores_per_worker=1, worker_memory=spec.get("worker_memory", "2g"),
+                           start_timeout=180) as cluster:
+        _reset_peak()
+        base = _rss_bytes()
+        t = time.perf_counter()
+        result = explore_on_spark(model, props, master=cluster.master_url, partitions=spec.get("partitions", 4),
+                                  driver_threshold=spec.get("driver_threshold", 20_000))
+        seconds = time.perf_counter() - t
+        grown = max(_peak_rss_bytes() - base, 0)
+        stop_sessions()
+    s = result.stats
+    cluster_levels = [(n, sec) for n, e, sec in zip(s.levels, s.level_engines, s.level_seconds) if e == "cluster"]
+    overhead, per_state = _fit(cluster_levels)
+    return {"name": spec["name"], "engine": "spark", "workers": workers, "distinct_states": s.distinct_states,
+            "transitions": s.transitions, "seconds": round(seconds, 3),
+            "states_per_second": round(s.distinct_states / seconds, 1),
+            "bytes_per_state": round(grown / max(s.distinct_states, 1), 2), "depth": s.depth,
+            "levels_on_cluster": len(cluster_levels), "levels_in_driver": len(s.levels) - len(cluster_levels),
+            "level_seconds": s.level_seconds, "level_sizes": s.levels,
+            "fixed_overhead_per_level_seconds": round(overhead, 3),
+            "cluster_seconds_per_million_states": round(per_state * 1e6, 3), "outcome": result.outcome}
+
+
+def _fit(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """Least squares ``seconds = overhead + per_state * states`` over the cluster levels."""
+    if not points:
+        return 0.0, 0.0
+    if len(points) == 1:
+        return points[0][1], 0.0
+    n = len(points)
+    mx = sum(p[0] for p in points) / n
+    my = sum(p[1] for p in points) / n
+    var = sum((p[0] - mx) ** 2 for p in points)
+    slope = sum((p[0] - mx) * (p[1] - my) for p in points) / var if var else 0.0
+    return my - slope * mx, slope
+
+
+# -- the command ----------------------------------------------------------------------------------------
+def plan(quick: bool, spark: bool, workers: tuple[int, ...]) -> list[dict[str, Any]]:
+    sizes = QUICK if quick else FULL
+    specs: list[dict[str, Any]] = [
+        {"name": f"twophase-{sizes['twophase']}", "kind": "twophase", "rms": sizes["twophase"]},
+        {"name": "bench" if not quick else "default", "kind": "rocketmq", "preset": sizes["preset"]},
+        {"name": ("bench" if not quick else "default") + "-check", "kind": "rocketmq", "preset": sizes["preset"],
+         "check": True},
+    ]
+    if spark:
+        for n in workers:
+            specs.append({"name": "spark-" + ("bench" if not quick else "default-1msg"), "kind": "spark",
+                          "preset": sizes["spark_preset"], "set": sizes["spark_set"], "workers": n,
+                          "driver_threshold": 0 if quick else 20_000})
+    return specs
+
+
+def run_in_subprocess(spec: dict[str, Any], timeout: float) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "rmqcheck.bench", "RUN", json.dumps(spec)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=dict(os.environ))
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        tail = " ".join(proc.stderr.strip().splitlines()[-3:])
+        raise click.ClickException(f"benchmark {spec['name']} failed: {tail[:400]}")
+    return json.loads(lines[-1])
+
+
+@click.command()
+@click.option("--quick", is_flag=True, help="Small sizes only (a smoke test, as in CI).")
+@click.option("--json", "json_path", metavar="PATH", help="Write the results as JSON.")
+@click.option("--spark/--no-spark", default=True, show_default=True,
+              help="Include the Spark standalone-cluster benchmark.")
+@click.option("--workers", default="1,2", show_default=True, metavar="N,M",
+              help="Spark worker counts to compare.")
+@click.option("--timeout", default=3600.0, show_default=True, help="Seconds allowed per benchmark.")
+def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout: float) -> None:
+    """Measure exploration speed and memory: two-phase commit, the bench preset, Spark 1 vs 2 workers."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from reports.files import check_writable, write_text_atomic
+    from .setup import BadInput
+
+    try:
+        counts = tuple(int(x) for x in workers.split(",") if x.strip())
+    except ValueError:
+        raise BadInput(f"--workers {workers!r}: expected worker counts such as 1,2") from None
+    if not counts or any(n < 1 for n in counts):
+        raise BadInput(f"--workers {workers!r}: expected positive worker counts such as 1,2")
+    if json_path:
+        check_writable(json_path, "--json")
+    console = Console(highlight=False)
+    results = []
+    for spec in plan(quick, spark, counts):
+        console.print(f"[dim]running {spec['name']}"
+                      + (f" with {spec['workers']} worker(s)" if spec.get("workers") else "") + "...[/dim]")
+        results.append(run_in_subprocess(spec, timeout))
+    table = Table(title="rmqcheck bench" + (" (quick)" if quick else ""), title_justify="left")
+    for col in ("benchmark", "engine", "workers", "distinct states", "transitions", "seconds", "states/s",
+                "bytes/state", "overhead/level"):
+        table.add_column(col, justify="left" if col in ("benchmark", "engine") else "right")
+    for r in results:
+        overhead = r.get("fixed_overhead_per_level_seconds")
+        table.add_row(r["name"], r["engine"], str(r["workers"]), f"{r['distinct_states']:,}",
+                      f"{r['transitions']:,}", f"{r['seconds']:.2f}", f"{r['states_per_second']:,.0f}",
+                      f"{r['bytes_per_state']:.1f}", f"{overhead:.2f} s" if overhead is not None else "")
+    console.print(table)
+    sparks = [r for r in results if r["engine"] == "spark"]
+    if len(sparks) >= 2:
+        base = sparks[0]
+        for r in sparks[1:]:
+            console.print(f"spark throughput with {r['workers']} workers: "
+                          f"{r['states_per_second'] / base['states_per_second']:.2f}x that of {base['workers']}")
+    if json_path:
+        write_text_atomic(json_path, json.dumps({"benchmarks": results}, indent=2) + "\n")
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "RUN":
+        print(json.dumps(run_one(json.loads(sys.argv[2]))), flush=True)
+        return
+    raise SystemExit("usage: python -m rmqcheck.bench RUN SPEC_JSON (used by `rmqcheck bench`)")
+
+
+if __name__ == "__main__":
+    main()

@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 import numba
 
 _ROOT = Path(__file__).resolve().parent.parent
 _PACKAGES = ("model", "invariants", "explore", "spark_explore")
+STALE_SECONDS = 24 * 3600
 
 
 def source_digest() -> str:
@@ -35,8 +37,10 @@ def configure() -> Path:
     target = parent / f"numba-{digest}"
     try:
         target.mkdir(parents=True, exist_ok=True)
+        os.utime(target)
         for old in parent.glob("numba-*"):
-            if old != target and old.is_dir():
+            # caches of other source versions, unused for a day (another version may be running now)
+            if old != target and old.is_dir() and time.time() - old.stat().st_mtime > STALE_SECONDS:
                 shutil.rmtree(old, ignore_errors=True)
     except OSError:
         return Path(numba.config.CACHE_DIR or "")

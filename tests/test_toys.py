@@ -66,3 +66,14 @@ def test_limits_give_incomplete_never_passed():
     assert r.property("tc_consistent").status == "unknown"
     r = explore(TwoPhase(3), TWOPHASE_PROPERTIES.select(["tc_consistent"]), Limits(max_depth=4))
     assert r.outcome == "incomplete" and r.stats.depth == 4
+
+
+def test_toys_and_rocketmq_satisfy_the_model_protocol():
+    from explore.protocol import Model
+    from model import RocketMQModel
+    for model in (TwoPhase(3), Counter(3), RocketMQModel()):
+        assert isinstance(model, Model)
+        state = tuple(int(x) for x in model.initial_states()[0])
+        for action, nxt, flags in model.enabled(state):
+            assert model.next_state(state, action) == nxt
+        assert model.fingerprint(state) == model.fingerprint(tuple(state))

@@ -1,0 +1,50 @@
+"""`rmqcheck bench --quick`: the benchmark as a smoke test (no timing is asserted, only that it measures)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rmqcheck.bench import _fit, plan
+
+FIELDS = {"name": str, "engine": str, "workers": int, "distinct_states": int, "transitions": int,
+          "seconds": float, "states_per_second": float, "bytes_per_state": float}
+
+
+@pytest.mark.timeout(600)
+def test_quick_bench_writes_the_documented_json(tmp_path):
+    out = tmp_path / "bench.json"
+    run = subprocess.run([sys.executable, "-m", "rmqcheck", "bench", "--quick", "--no-spark", "--json", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(out.read_text())
+    names = [b["name"] for b in data["benchmarks"]]
+    assert names == ["twophase-6", "default", "default-check"]
+    for b in data["benchmarks"]:
+        for key, kind in FIELDS.items():
+            assert isinstance(b[key], kind) or (kind is float and isinstance(b[key], int)), (key, b[key])
+        assert b["engine"] == "local" and b["workers"] == 1
+        assert b["states_per_second"] > 0 and b["bytes_per_state"] >= 0
+    # the counts are the exploration's own: two-phase commit with 6 resource managers
+    assert (data["benchmarks"][0]["distinct_states"], data["benchmarks"][0]["transitions"]) == (50816, 402305)
+    assert "twophase-6" in run.stdout
+
+
+def test_bad_worker_list_is_bad_input():
+    run = subprocess.run([sys.executable, "-m", "rmqcheck", "bench", "--quick", "--workers", "two"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "--workers" in run.stderr and run.stderr.count("\n") == 1
+
+
+def test_plan_compares_one_and_two_spark_workers():
+    specs = plan(quick=False, spark=True, workers=(1, 2))
+    assert [s["name"] for s in specs] == ["twophase-8", "bench", "bench-check", "spark-bench", "spark-bench"]
+    assert [s.get("workers") for s in specs[-2:]] == [1, 2]
+
+
+def test_overhead_fit_recovers_intercept_and_slope():
+    points = [(n, 0.8 + 2e-6 * n) for n in (1_000, 50_000, 200_000, 900_000)]
+    overhead, per_state = _fit(points)
+    assert overhead == pytest.approx(0.8) and per_state == pytest.approx(2e-6)

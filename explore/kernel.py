@@ -188,35 +188,36 @@ def relink_level(states, table, lo, order, edges, e0, e1):
             edges[e] = new_pos[d - lo]
 
 
+@kernel(inline=True)
+def lowest_bit_index(bits):
+    """Index of the lowest set bit of a non-zero ``uint64``."""
+    b = 0
+    while not bits & np.uint64(1):
+        bits >>= np.uint64(1)
+        b += 1
+    return b
+
+
 @kernel
 def _note_state_witness(wit_state, states, j, hits):
     while hits:
-        low = hits & (~hits + np.uint64(1))
-        b = 0
-        t = low
-        while t > np.uint64(1):
-            t >>= np.uint64(1)
-            b += 1
+        b = lowest_bit_index(hits)
         cur = wit_state[b]
         if cur < 0 or key_less(states[j], states[cur]):
             wit_state[b] = j
-        hits ^= low
+        hits &= hits - np.uint64(1)
 
 
 @kernel
-def _note_transition_witness(wit_src, wit_act, states, src, a, hits):
+def note_transition_witness(wit_src, wit_act, states, src, a, hits):
+    """Per property bit of ``hits``, keep the transition with the smallest ``(source key, action)``."""
     while hits:
-        low = hits & (~hits + np.uint64(1))
-        b = 0
-        t = low
-        while t > np.uint64(1):
-            t >>= np.uint64(1)
-            b += 1
+        b = lowest_bit_index(hits)
         cur = wit_src[b]
         if cur < 0 or key_less(states[src], states[cur]) or (cur == src and a < wit_act[b]):
             wit_src[b] = src
             wit_act[b] = a
-        hits ^= low
+        hits &= hits - np.uint64(1)
 
 
 @kernel(inline=True)
@@ -327,7 +328,7 @@ def expand(succ, scheck, tcheck, params, states, parent, via, table, noexp, goal
             if trans_watch:
                 hits = tcheck(states[src], f, out[a], params) & trans_watch
                 if hits:
-                    _note_transition_witness(wit_src, wit_act, states, src, a, hits)
+                    note_transition_witness(wit_src, wit_act, states, src, a, hits)
             if rows_equal(out[a], states[src]):
                 j = src  # a self-loop: no lookup needed
             else:

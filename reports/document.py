@@ -12,7 +12,7 @@ from typing import Any
 
 from explore.result import REACHED, S_VIOLATED, CheckResult, PropertyResult
 
-from .files import OutputPathError, write_text_atomic
+from .files import format_by_suffix, write_text_atomic
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
@@ -28,11 +28,7 @@ class ReportSection:
 
 def report_format(path: str | Path, option: str = "--report") -> str:
     """``markdown`` or ``html`` from the extension of ``path``; bad input otherwise."""
-    fmt = REPORT_FORMATS.get(Path(path).suffix.lower())
-    if fmt is None:
-        raise OutputPathError(f"{option} {str(path)!r}: unknown report format {Path(path).suffix or '(none)'!r}; "
-                              f"allowed extensions: {', '.join(REPORT_FORMATS)}")
-    return fmt
+    return format_by_suffix(path, REPORT_FORMATS, "report", option)
 
 
 def traced(result: CheckResult) -> list[PropertyResult]:

@@ -53,3 +53,12 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def format_by_suffix(path: str | Path, formats: dict[str, str], what: str, option: str) -> str:
+    """The output format a path's extension names (``formats``: suffix -> format); bad input otherwise."""
+    fmt = formats.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise OutputPathError(f"{option} {str(path)!r}: unknown {what} format {Path(path).suffix or '(none)'!r}; "
+                              f"allowed extensions: {', '.join(formats)}")
+    return fmt

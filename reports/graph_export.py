@@ -22,7 +22,7 @@ import numpy as np
 
 from explore.result import REACHED, S_VIOLATED, CheckResult
 
-from .files import OutputPathError, write_text_atomic
+from .files import OutputPathError, format_by_suffix, write_text_atomic
 
 #: largest number of states ``--graph`` exports
 GRAPH_NODE_LIMIT = 20_000
@@ -34,11 +34,7 @@ _EDGE_MARKS = ("counterexample", "witness")
 
 def graph_format(path: str | Path, option: str = "--graph") -> str:
     """``graphml`` or ``dot`` from the file extension; bad input otherwise."""
-    fmt = GRAPH_FORMATS.get(Path(path).suffix.lower())
-    if fmt is None:
-        raise OutputPathError(f"{option} {str(path)!r}: unknown graph format {Path(path).suffix or '(none)'!r}; "
-                              f"allowed extensions: {', '.join(GRAPH_FORMATS)}")
-    return fmt
+    return format_by_suffix(path, GRAPH_FORMATS, "graph", option)
 
 
 def too_big() -> str:

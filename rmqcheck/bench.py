@@ -32,20 +32,21 @@ FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": 
 
 
 # -- one benchmark, in its own process ------------------------------------------------------------------
-def _rss_bytes() -> int:
+def _status_bytes(key: str) -> int:
+    """A memory figure of this process from /proc/self/status (VmRSS: now, VmHWM: peak), in bytes."""
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+def _rss_bytes() -> int:
+    return _status_bytes("VmRSS")
 
 
 def _peak_rss_bytes() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
+    return _status_bytes("VmHWM")
 
 
 def _reset_peak() -> None:

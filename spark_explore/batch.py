@@ -20,7 +20,7 @@ import numpy as np
 from numba import types
 
 from explore.kernel import (ERROR, ENABLED, I64_1D, SCHECK_T, SUCC_T, TCHECK_T, U64_2D, key_less,
-                            rows_equal)
+                            note_transition_witness, rows_equal)
 from model.fingerprint import fingerprint_words
 
 KIND_CHILD = 0
@@ -67,15 +67,8 @@ def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, act
             io[B_TRANSITIONS] += 1
             if trans_watch:
                 hits = tcheck(states[i], f, out[a], params) & trans_watch
-                b = 0
-                while hits:
-                    if hits & np.uint64(1):
-                        cur = tw_src[b]
-                        if cur < 0 or key_less(states[i], states[cur]) or (cur == i and a < tw_act[b]):
-                            tw_src[b] = i
-                            tw_act[b] = a
-                    hits >>= np.uint64(1)
-                    b += 1
+                if hits:
+                    note_transition_witness(tw_src, tw_act, states, i, a, hits)
             slot = np.int64(fingerprint_words(out[a]) & tmask)
             while True:
                 j = table[slot]

@@ -181,6 +181,7 @@ class SparkExplorer:
         stored = self.spark.read.parquet(str(self.wd.levels_dir)).select(*self.keys, "sbits", "level")
         self.visited = [stored.repartition(parts, *self.keys).sortWithinPartitions(*self.keys)
                         .localCheckpoint(eager=True)]
+        self.visited_sizes = [sum(li.size for li in meta.levels)]
         self.level_frames: dict[int, Any] = {}
         # levels are written to the work directory by one background thread, in order, each followed by
         # the meta.json that describes it: the next level's job does not wait for the previous write
@@ -249,8 +250,8 @@ class SparkExplorer:
         children = expanded.filter(kind == KIND_CHILD).select(*keys, *pcols, "action", "sbits")
         candidates = (children.repartition(self.parts, *keys).groupBy(*keys)
                       .agg(F.min(F.struct(*pcols, "action")).alias("par"), F.first("sbits").alias("sbits")))
-        # one sort-merge anti-join per stored level: each is kept partitioned and sorted by key, so no
-        # visited row is shuffled or sorted again, and the candidates are sorted once
+        # one sort-merge anti-join per stored run of levels: each run is kept partitioned and sorted by key,
+        # so no visited row is shuffled or collected, and the candidates are sorted once
         new = candidates
         for frame in self.visited:
             new = new.join(frame.select(*keys), on=keys, how="left_anti")
@@ -281,7 +282,7 @@ class SparkExplorer:
         meta.expanded_levels = level + 1
         if size:
             frame = new.select(*keys, "sbits", F.lit(level + 1).alias("level"))
-            self.visited.append(frame)
+            self._store_visited(frame, size)
             self.level_frames[level + 1] = frame
         self.level_frames.pop(level, None)
         leaves = int(lm["leaves"] or 0) if leaf_mask else 0
@@ -304,6 +305,19 @@ class SparkExplorer:
             self.listener.on_progress(Progress(level, meta.levels[level].size, meta.levels[level].size, distinct,
                                                meta.transitions, time.perf_counter() - self.t0))
         return True
+
+    def _store_visited(self, frame: Any, size: int) -> None:
+        """Add a level to the visited set, kept as a few sorted runs (like an LSM tree): whenever the newest
+        run is at least half the size of the one before, the two are merged. Each candidate then passes
+        through a logarithmic number of anti-joins instead of one per level."""
+        self.visited.append(frame)
+        self.visited_sizes.append(size)
+        while len(self.visited) >= 2 and 2 * self.visited_sizes[-1] >= self.visited_sizes[-2]:
+            b, a = self.visited.pop(), self.visited.pop()
+            nb, na = self.visited_sizes.pop(), self.visited_sizes.pop()
+            merged = a.union(b).sortWithinPartitions(*self.keys).localCheckpoint(eager=True)
+            self.visited.append(merged)
+            self.visited_sizes.append(na + nb)
 
     def _write_level(self, frame: Any, level: int, meta: Meta) -> None:
         """Background: the level's Parquet table, then the meta.json that counts it as done."""

@@ -100,7 +100,9 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
 
     props = dataclasses.replace(PROPERTIES, properties=())
     workers = spec["workers"]
-    with StandaloneCluster(workers=workers, cores_per_worker=1, worker_memory=spec.get("worker_memory", "2g"),
+    memory = spec.get("worker_memory", "2g")
+    os.environ.setdefault("RMQCHECK_SPARK_EXECUTOR_MEMORY", memory)  # each worker's one executor gets it all
+    with StandaloneCluster(workers=workers, cores_per_worker=1, worker_memory=memory,
                            start_timeout=180) as cluster:
         tiny = RocketMQModel(preset("default").with_overrides(["messages=1"]))
         probe = explore_on_spark(tiny, props, master=cluster.master_url, partitions=spec.get("partitions", 4),
@@ -180,10 +182,10 @@ def run_in_subprocess(spec: dict[str, Any], timeout: float) -> dict[str, Any]:
 @click.option("--timeout", default=3600.0, show_default=True, help="Seconds allowed per benchmark.")
 def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout: float) -> None:
     """Measure exploration speed and memory: two-phase commit, the bench preset, Spark 1 vs 2 workers."""
-    from rich.console import Console
     from rich.table import Table
 
     from reports.files import check_writable, write_text_atomic
+    from .output import stdout_console
     from .setup import BadInput
 
     try:
@@ -194,7 +196,7 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout
         raise BadInput(f"--workers {workers!r}: expected positive worker counts such as 1,2")
     if json_path:
         check_writable(json_path, "--json")
-    console = Console(highlight=False)
+    console = stdout_console()
     results = []
     for spec in plan(quick, spark, counts):
         console.print(f"[dim]running {spec['name']}"

@@ -3,10 +3,11 @@
 Per level: the frontier (packed states, hash-partitioned by their key columns) is expanded by the
 executors in Arrow batches (:mod:`spark_explore.batch`); successors are deduplicated within the level
 (``groupBy`` on the key, keeping the smallest ``(parent key, action)``: the local engine's canonical
-parent), then against the visited set with left anti-joins on the key columns against each earlier
-level, co-partitioned so the visited data is never shuffled nor collected; the new level is
+parent), then against the visited set with left anti-joins on the key columns against each sorted run of
+earlier levels, co-partitioned so the visited data is never shuffled nor collected; the new level is
 ``localCheckpoint``-ed (cutting lineage), written to the work directory as Parquet, and summarised by one
-aggregate (its size and, per watched property bit, the smallest witnessing key). The first level with a
+aggregate (its size and, per watched property bit, the smallest witnessing key). Checkpoints nothing needs
+any more are unpersisted at once (:mod:`spark_explore.checkpoints`). The first level with a
 witness settles a property, so traces are shortest and identical to the local engine's.
 
 While levels are small the engine expands them in the driver with the local engine's compiled kernel
@@ -29,6 +30,7 @@ from explore.trace import replay
 from explore.tracker import PropertyTracker
 from invariants.base import GRAPH, PropertySet
 
+from .checkpoints import FRONTIER, VISITED, WRITE, Checkpoints
 from .batch import (KIND_CHILD, KIND_COUNT, KIND_ERROR, KIND_WITNESS, KernelRefs, expander, key_columns,
                     parent_columns)
 from .errors import SparkRefused, SparkUnavailable
@@ -177,21 +179,26 @@ class SparkExplorer:
         self.parts = parts
         meta = self.meta
         self.refs = KernelRefs.of(self.model, self.props)
-        # every level so far, in one co-partitioned, checkpointed DataFrame (keys, sbits, level)
+        self.ckpt = Checkpoints()
+        # every level so far, in one co-partitioned, checkpointed DataFrame (keys, sbits, level): the first
+        # run of the visited set, and the source of the first cluster level's frontier
         stored = self.spark.read.parquet(str(self.wd.levels_dir)).select(*self.keys, "sbits", "level")
-        self.visited = [stored.repartition(parts, *self.keys).sortWithinPartitions(*self.keys)
-                        .localCheckpoint(eager=True)]
-        self.visited_sizes = [sum(li.size for li in meta.levels)]
-        self.level_frames: dict[int, Any] = {}
+        first, rid = self.ckpt.checkpoint(stored.repartition(parts, *self.keys).sortWithinPartitions(*self.keys),
+                                          VISITED, FRONTIER)
+        self.visited = [(first, sum(li.size for li in meta.levels), rid)]
+        level = meta.expanded_levels
+        self.level_frames: dict[int, tuple[Any, int]] = {level: (first.filter(F.col("level") == level), rid)}
         # levels are written to the work directory by one background thread, in order, each followed by
         # the meta.json that describes it: the next level's job does not wait for the previous write
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rmqcheck-level-writer")
         self.pending: list[Future] = []
+        self.writing: list[tuple[Future, int]] = []   # writes whose level is still held for them
         leaf_mask = self.tracker.leaf_mask()
         try:
             self._levels_loop(leaf_mask)
         finally:
             self.writer.shutdown(wait=True)
+            self.ckpt.release_all()   # after the writes: an unpersisted local checkpoint cannot be recomputed
         for future in self.pending:
             future.result()  # surface a failed write
         self.wd.save_meta(meta)
@@ -217,9 +224,7 @@ class SparkExplorer:
 
     def _frontier(self, level: int, leaf_mask: int):
         F = self.F
-        df = self.level_frames.get(level)
-        if df is None:
-            df = self.visited[0].filter(F.col("level") == level)
+        df = self.level_frames[level][0]
         if leaf_mask:
             df = df.filter((F.col("sbits").bitwiseAND(F.lit(_s(leaf_mask)))) != F.lit(_s(leaf_mask)))
         return df.select(*self.keys)
@@ -253,7 +258,7 @@ class SparkExplorer:
         # one sort-merge anti-join per stored run of levels: each run is kept partitioned and sorted by key,
         # so no visited row is shuffled or collected, and the candidates are sorted once
         new = candidates
-        for frame in self.visited:
+        for frame, _, _ in self.visited:
             new = new.join(frame.select(*keys), on=keys, how="left_anti")
         new = new.select(*keys, *[F.col(f"par.{c}").alias(c) for c in pcols], F.col("par.action").alias("action"),
                          "sbits").sortWithinPartitions(*keys)
@@ -265,7 +270,8 @@ class SparkExplorer:
         for p in watched_s:
             hit = F.col("sbits").bitwiseAND(F.lit(_s(p.mask))) != 0
             level_metrics.append(F.min(F.when(hit, F.struct(*keys))).alias(f"s{p.bit}"))
-        new = new.observe(on_level, *level_metrics).localCheckpoint(eager=True)
+        self._release_written()
+        new, rid = self.ckpt.checkpoint(new.observe(on_level, *level_metrics), VISITED, FRONTIER, WRITE)
         em, lm = on_expand.get, on_level.get
         if em["error"] is not None:
             e = em["error"]
@@ -281,10 +287,12 @@ class SparkExplorer:
         meta.transitions += transitions
         meta.expanded_levels = level + 1
         if size:
-            frame = new.select(*keys, "sbits", F.lit(level + 1).alias("level"))
-            self._store_visited(frame, size)
-            self.level_frames[level + 1] = frame
-        self.level_frames.pop(level, None)
+            self._store_visited(new, size, rid)
+            self.level_frames[level + 1] = (new.select(*keys, "sbits"), rid)
+        else:
+            self.ckpt.release(rid, VISITED)
+            self.ckpt.release(rid, FRONTIER)
+        self.ckpt.release(self.level_frames.pop(level)[1], FRONTIER)
         leaves = int(lm["leaves"] or 0) if leaf_mask else 0
         meta.levels.append(LevelInfo(size, "cluster", time.perf_counter() - t, leaves))
 
@@ -298,26 +306,35 @@ class SparkExplorer:
 
         for name in self.tracker.settle(witness):
             meta.witnesses[name] = self.tracker.witness[name]
-        self.pending.append(self.writer.submit(self._write_level, new if size else None, level + 1,
-                                               copy.deepcopy(meta)))
+        future = self.writer.submit(self._write_level, new if size else None, level + 1, copy.deepcopy(meta))
+        self.pending.append(future)
+        self.writing.append((future, rid))
         if self.listener is not None:
             distinct = sum(li.size for li in meta.levels)
             self.listener.on_progress(Progress(level, meta.levels[level].size, meta.levels[level].size, distinct,
                                                meta.transitions, time.perf_counter() - self.t0))
         return True
 
-    def _store_visited(self, frame: Any, size: int) -> None:
+    def _store_visited(self, frame: Any, size: int, rid: int) -> None:
         """Add a level to the visited set, kept as a few sorted runs (like an LSM tree): whenever the newest
-        run is at least half the size of the one before, the two are merged. Each candidate then passes
-        through a logarithmic number of anti-joins instead of one per level."""
-        self.visited.append(frame)
-        self.visited_sizes.append(size)
-        while len(self.visited) >= 2 and 2 * self.visited_sizes[-1] >= self.visited_sizes[-2]:
-            b, a = self.visited.pop(), self.visited.pop()
-            nb, na = self.visited_sizes.pop(), self.visited_sizes.pop()
-            merged = a.union(b).sortWithinPartitions(*self.keys).localCheckpoint(eager=True)
-            self.visited.append(merged)
-            self.visited_sizes.append(na + nb)
+        run is at least half the size of the one before, the two are merged (keys only). Each candidate then
+        passes through a logarithmic number of anti-joins instead of one per level."""
+        visited, keys = self.visited, self.keys
+        visited.append((frame, size, rid))
+        while len(visited) >= 2 and 2 * visited[-1][1] >= visited[-2][1]:
+            (b, nb, rb), (a, na, ra) = visited.pop(), visited.pop()
+            merged = a.select(*keys).union(b.select(*keys)).sortWithinPartitions(*keys)
+            merged, rm = self.ckpt.checkpoint(merged, VISITED)
+            self.ckpt.release(ra, VISITED)
+            self.ckpt.release(rb, VISITED)
+            visited.append((merged, na + nb, rm))
+
+    def _release_written(self) -> None:
+        """Release the levels the background writer has finished with (a failed write surfaces at the end)."""
+        for future, rid in self.writing:
+            if future.done():
+                self.ckpt.release(rid, WRITE)
+        self.writing = [(f, rid) for f, rid in self.writing if not f.done()]
 
     def _write_level(self, frame: Any, level: int, meta: Meta) -> None:
         """Background: the level's Parquet table, then the meta.json that counts it as done."""

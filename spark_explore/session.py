@@ -80,7 +80,8 @@ def start_session(master: str, partitions: int, app_name: str = "rmqcheck"):
                .config("spark.pyspark.driver.python", sys.executable)
                .config("spark.executorEnv.NUMBA_CACHE_DIR", cache_dir)
                .config("spark.executorEnv.PYTHONPATH", pythonpath)
-               .config("spark.driver.memory", os.environ.get("RMQCHECK_SPARK_DRIVER_MEMORY", "2g")))
+               .config("spark.driver.memory", os.environ.get("RMQCHECK_SPARK_DRIVER_MEMORY", "2g"))
+               .config("spark.executor.memory", os.environ.get("RMQCHECK_SPARK_EXECUTOR_MEMORY", "1g")))
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # JVM failed to start, master refused the application...

@@ -95,3 +95,30 @@ def test_no_pyspark_outside_spark_explore():
             text = path.read_text()
             assert "import pyspark" not in text and "from pyspark" not in text, path
     assert os.path.isdir(root / "spark_explore")
+
+
+def test_superseded_levels_are_unpersisted_as_the_run_goes():
+    """Only the visited runs, the next frontier and levels still being written stay on the executors;
+    nothing stays persisted once the run is over."""
+    from spark_explore.engine import SparkExplorer, start_session_cached
+
+    model = RocketMQModel(Config.from_mapping(dict(messages=1, max_master_power_losses=0)))
+    held = []
+
+    class Watch:
+        def on_progress(self, progress):
+            explorer = getattr(self, "explorer", None)
+            if explorer is not None and hasattr(explorer, "ckpt"):
+                held.append((len(explorer.ckpt), len(explorer.visited), len(explorer.writing)))
+
+    watch = Watch()
+    explorer = SparkExplorer(model, NO_GRAPH, Limits(), watch, MASTER, 2, None, False, 0)
+    watch.explorer = explorer
+    result = explorer.run()
+    assert_same_exploration(explore(model, NO_GRAPH), result)
+    assert len(held) >= 10
+    # a level is held for the visited set, the frontier and its write; merged runs replace their parts
+    assert all(n <= runs + writing + 1 for n, runs, writing in held), held
+    assert max(runs for _, runs, _ in held) <= 5, held   # logarithmic in the number of levels
+    spark = start_session_cached(MASTER, 2)
+    assert spark.sparkContext._jsc.sc().getPersistentRDDs().size() == 0

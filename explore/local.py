@@ -300,9 +300,8 @@ class LocalExplorer:
             self.goal[lo:hi] = self.goal[lo:hi][order]
         new_pos = np.empty(hi - lo, dtype=np.int64)
         new_pos[order] = np.arange(lo, hi)
-        for arr in (self.wit_state,):
-            inside = (arr >= lo) & (arr < hi)
-            arr[inside] = new_pos[arr[inside] - lo]
+        moved = (self.wit_state >= lo) & (self.wit_state < hi)   # witnesses found in this level
+        self.wit_state[moved] = new_pos[self.wit_state[moved] - lo]
 
     def _decide_level(self) -> None:
         """At the end of a level, settle every property that found a witness in it (a shortest one)."""

@@ -191,15 +191,14 @@ class SparkExplorer:
         # levels are written to the work directory by one background thread, in order, each followed by
         # the meta.json that describes it: the next level's job does not wait for the previous write
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rmqcheck-level-writer")
-        self.pending: list[Future] = []
-        self.writing: list[tuple[Future, int]] = []   # writes whose level is still held for them
+        self.writing: list[tuple[Future, int]] = []   # writes not yet seen done, and the level each holds
         leaf_mask = self.tracker.leaf_mask()
         try:
             self._levels_loop(leaf_mask)
         finally:
             self.writer.shutdown(wait=True)
             self.ckpt.release_all()   # after the writes: an unpersisted local checkpoint cannot be recomputed
-        for future in self.pending:
+        for future, _ in self.writing:
             future.result()  # surface a failed write
         self.wd.save_meta(meta)
 
@@ -307,7 +306,6 @@ class SparkExplorer:
         for name in self.tracker.settle(witness):
             meta.witnesses[name] = self.tracker.witness[name]
         future = self.writer.submit(self._write_level, new if size else None, level + 1, copy.deepcopy(meta))
-        self.pending.append(future)
         self.writing.append((future, rid))
         if self.listener is not None:
             distinct = sum(li.size for li in meta.levels)
@@ -330,11 +328,15 @@ class SparkExplorer:
             visited.append((merged, na + nb, rm))
 
     def _release_written(self) -> None:
-        """Release the levels the background writer has finished with (a failed write surfaces at the end)."""
+        """Release the levels the background writer has finished with; a failed write surfaces here."""
+        still = []
         for future, rid in self.writing:
-            if future.done():
+            if future.done():   # asked once: a write may finish while this loop runs
+                future.result()
                 self.ckpt.release(rid, WRITE)
-        self.writing = [(f, rid) for f, rid in self.writing if not f.done()]
+            else:
+                still.append((future, rid))
+        self.writing = still
 
     def _write_level(self, frame: Any, level: int, meta: Meta) -> None:
         """Background: the level's Parquet table, then the meta.json that counts it as done."""

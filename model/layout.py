@@ -16,6 +16,7 @@ import numpy as np
 from . import fields as F
 from .config import Config
 from .native import kernel
+from .writes import DIRTY_BASE, DIRTY_COUNT, MAX_DIRTY
 
 LAYOUT_BASE = 64          # first slot of the layout section in the parameter vector
 K_FIELDS_AT = 27          # the parameter slot that says where the per-field table starts (model.params)
@@ -181,18 +182,10 @@ def repack(v, w, state, params, out):
     for i in range(len(out)):
         out[i] = state[i]
     table = params[K_FIELDS_AT]
-    nv = len(v)
-    n = w[nv]
-    if n > len(w) - nv - 1:
-        # more writes than the list holds: fall back to comparing every field
-        n = 0
-        for f in range(nv):
-            if w[f] != v[f]:
-                w[nv + 1 + n] = f
-                n += 1
+    full = w[DIRTY_COUNT] > MAX_DIRTY   # more writes than the list holds: visit every field instead
     changed = 0
-    for k in range(n):
-        f = w[nv + 1 + k]
+    for k in range(len(v) if full else w[DIRTY_COUNT]):
+        f = k if full else w[DIRTY_BASE + k]
         x = w[f]
         if x == v[f]:
             continue
@@ -207,5 +200,5 @@ def repack(v, w, state, params, out):
         word = params[base]
         out[word] = (out[word] & ~mask) | (np.uint64(x) << shift)
         changed = 1
-    w[nv] = 0
+    w[DIRTY_COUNT] = 0
     return changed

@@ -13,6 +13,7 @@ from model.events import (EV_MASTER_RECOVERED, EV_OFFSET_COMMITTED_TO_SLAVE, EV_
                           EV_SLAVE_SYNC_LOWERED_OFFSET)
 from model.fields import NFIELDS
 from model.layout import unpack
+from model.native import scratch
 from model.packed import STATE_CHECK_SIG, TRANSITION_CHECK_SIG
 
 from . import durability, offsets, replication, witnesses
@@ -31,10 +32,10 @@ B_REDELIVERED = 9
 B_CATCH_UP = 10
 
 
-@nb.njit(STATE_CHECK_SIG, cache=True, nogil=True)
+@nb.njit(STATE_CHECK_SIG, cache=True, nogil=True, _nrt=False)
 def state_check(state, params):
     """Always properties violated, state-observed sometimes properties and graph goals, as bits."""
-    v = np.empty(NFIELDS, np.int64)
+    v = scratch(NFIELDS)
     unpack(state, params, v)
     bits = 0
     if not durability.acked_message_never_lost(v, params):
@@ -54,7 +55,7 @@ def state_check(state, params):
     return np.uint64(bits)
 
 
-@nb.njit(TRANSITION_CHECK_SIG, cache=True, nogil=True)
+@nb.njit(TRANSITION_CHECK_SIG, cache=True, nogil=True, _nrt=False)
 def transition_check(source, flags, target, params):
     """Sometimes properties witnessed by the events a transition reports."""
     bits = 0

@@ -16,7 +16,7 @@ from . import client, failures, ha, metadata, producer
 from .events import DISCARD, ENABLED, ERR_FIELD_RANGE, ERR_WRITE_WHEN_DISABLED, ERROR, NOTE_SHIFT
 from .fields import NFIELDS
 from .layout import repack, unpack
-from .native import kernel
+from .native import kernel, scratch
 from .writes import DIRTY_COUNT, WORK_SIZE
 from .packed import SUCCESSORS_SIG
 from .params import ACTION_STRIDE, K_ACTIONS_AT, K_STRICT
@@ -93,14 +93,14 @@ def apply(kind, x, y, v, w, p):
     return 0
 
 
-@nb.njit(SUCCESSORS_SIG, cache=True, nogil=True)
+@nb.njit(SUCCESSORS_SIG, cache=True, nogil=True, _nrt=False)
 def successors(state, params, out, flags):
     """Fill ``out[a]`` / ``flags[a]`` for every action ``a``; returns the number of actions."""
     at = params[K_ACTIONS_AT]
     n = params[at]
     strict = params[K_STRICT] != 0
-    v = np.empty(NFIELDS, np.int64)
-    w = np.empty(WORK_SIZE, np.int64)
+    v = scratch(NFIELDS)
+    w = scratch(WORK_SIZE)
     unpack(state, params, v)
     for i in range(NFIELDS):  # an explicit loop: numba's slice assignment is much slower
         w[i] = v[i]

@@ -38,7 +38,7 @@ BATCH_SIG = types.int64(SUCC_T, SCHECK_T, TCHECK_T, I64_1D, U64_2D, types.uint64
                         types.uint64[::1], I64_1D, I64_1D, I64_1D, I64_1D, U64_2D, I64_1D)
 
 
-@nb.njit(BATCH_SIG, cache=True, nogil=True)
+@nb.njit(BATCH_SIG, cache=True, nogil=True, _nrt=False)
 def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, action, sbits, table,
                  tw_src, tw_act, io, out, oflags):
     """Expand every row of ``states``; returns the number of distinct successors written to ``child``.

@@ -19,7 +19,7 @@ from invariants.base import ALWAYS, GRAPH, SOMETIMES, Property, PropertySet
 P_LIMIT, P_K, P_RAISE_AT, P_RESET = 0, 1, 2, 3
 
 
-@nb.njit(SUCCESSORS_SIG, cache=True, nogil=True)
+@nb.njit(SUCCESSORS_SIG, cache=True, nogil=True, _nrt=False)
 def counter_successors(state, params, out, flags):
     x = state[0]
     limit = np.uint64(params[P_LIMIT])
@@ -36,7 +36,7 @@ def counter_successors(state, params, out, flags):
     return 2
 
 
-@nb.njit(STATE_CHECK_SIG, cache=True, nogil=True)
+@nb.njit(STATE_CHECK_SIG, cache=True, nogil=True, _nrt=False)
 def counter_state_check(state, params):
     bits = np.uint64(0)
     x = state[0]
@@ -51,7 +51,7 @@ def counter_state_check(state, params):
     return bits
 
 
-@nb.njit(TRANSITION_CHECK_SIG, cache=True, nogil=True)
+@nb.njit(TRANSITION_CHECK_SIG, cache=True, nogil=True, _nrt=False)
 def counter_transition_check(source, flags, target, params):
     return np.uint64(0)
 

@@ -28,7 +28,7 @@ def _u(x):
     return np.uint64(x)
 
 
-@nb.njit(SUCCESSORS_SIG, cache=True, nogil=True)
+@nb.njit(SUCCESSORS_SIG, cache=True, nogil=True, _nrt=False)
 def twophase_successors(state, params, out, flags):
     n = params[0]
     s = state[0]
@@ -91,7 +91,7 @@ def twophase_successors(state, params, out, flags):
     return 2 + 5 * n
 
 
-@nb.njit(STATE_CHECK_SIG, cache=True, nogil=True)
+@nb.njit(STATE_CHECK_SIG, cache=True, nogil=True, _nrt=False)
 def twophase_state_check(state, params):
     """bit 0: TCConsistent violated (one RM committed, another aborted); bit 1: all RMs committed."""
     n = params[0]
@@ -112,7 +112,7 @@ def twophase_state_check(state, params):
     return bits
 
 
-@nb.njit(TRANSITION_CHECK_SIG, cache=True, nogil=True)
+@nb.njit(TRANSITION_CHECK_SIG, cache=True, nogil=True, _nrt=False)
 def twophase_transition_check(source, flags, target, params):
     return np.uint64(0)
 

@@ -49,6 +49,19 @@ def _peak_rss_bytes() -> int:
     return _status_bytes("VmHWM")
 
 
+def _busy_cpu_seconds() -> float:
+    """CPU time the whole machine has spent busy (user, nice, system, irq, softirq; not idle, iowait or
+    steal) since boot, from /proc/stat: over a run, the cores its processes kept busy - the Spark driver,
+    master, workers, executors and Python workers included."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:8]]
+    except (OSError, ValueError):
+        return float("nan")
+    user, nice, system, _idle, _iowait, irq, softirq = fields
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
 def _reset_peak() -> None:
     """Start the peak RSS (VmHWM) afresh, so warming up does not count (Linux 4.0+)."""
     try:
@@ -79,16 +92,18 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
         return _run_spark(spec, model)
     _reset_peak()
     base = _rss_bytes()
+    busy = _busy_cpu_seconds()
     t = time.perf_counter()
     result = LocalExplorer(model, props, Limits()).run()
     seconds = time.perf_counter() - t
+    busy = _busy_cpu_seconds() - busy
     grown = max(_peak_rss_bytes() - base, 0)
     s = result.stats
     return {"name": spec["name"], "engine": engine, "workers": workers, "distinct_states": s.distinct_states,
             "transitions": s.transitions, "seconds": round(seconds, 3),
             "states_per_second": round(s.distinct_states / seconds, 1),
             "bytes_per_state": round(grown / max(s.distinct_states, 1), 2), "depth": s.depth,
-            "outcome": result.outcome}
+            "cores_busy": round(busy / seconds, 2), "outcome": result.outcome}
 
 
 def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
@@ -112,10 +127,12 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
         fixed = small[len(small) // 2] if small else float("nan")
         _reset_peak()
         base = _rss_bytes()
+        busy = _busy_cpu_seconds()
         t = time.perf_counter()
         result = explore_on_spark(model, props, master=cluster.master_url, partitions=spec.get("partitions", 4),
                                   driver_threshold=spec.get("driver_threshold", 20_000))
         seconds = time.perf_counter() - t
+        busy = _busy_cpu_seconds() - busy
         grown = max(_peak_rss_bytes() - base, 0)
         stop_sessions()
     s = result.stats
@@ -128,7 +145,8 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
             "levels_on_cluster": len(cluster_levels), "levels_in_driver": len(s.levels) - len(cluster_levels),
             "level_seconds": s.level_seconds, "level_sizes": s.levels,
             "fixed_overhead_per_level_seconds": round(fixed, 3),
-            "cluster_seconds_per_million_states": round(per_state * 1e6, 3), "outcome": result.outcome}
+            "cluster_seconds_per_million_states": round(per_state * 1e6, 3), "cores_busy": round(busy / seconds, 2),
+            "outcome": result.outcome}
 
 
 def _fit(points: list[tuple[int, float]]) -> tuple[float, float]:
@@ -218,6 +236,13 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout
         for r in sparks[1:]:
             console.print(f"spark throughput with {r['workers']} workers: "
                           f"{r['states_per_second'] / base['states_per_second']:.2f}x that of {base['workers']}")
+        cores = os.cpu_count() or 1
+        if base.get("cores_busy", 0) > 0:
+            # the run with fewer workers already kept this many cores busy (driver, executors, Python
+            # workers, JIT compilers): the same CPU work cannot go more than cores / busy times faster here
+            console.print(f"the {base['workers']}-worker run kept {base['cores_busy']:.2f} of this machine's {cores} "
+                          f"cores busy: the same CPU work cannot go more than {cores / base['cores_busy']:.2f}x "
+                          "faster here")
     if json_path:
         write_text_atomic(json_path, json.dumps({"benchmarks": results}, indent=2) + "\n")
 

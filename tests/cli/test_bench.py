@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -27,6 +28,7 @@ def test_quick_bench_writes_the_documented_json(tmp_path):
             assert isinstance(b[key], kind) or (kind is float and isinstance(b[key], int)), (key, b[key])
         assert b["engine"] == "local" and b["workers"] == 1
         assert b["states_per_second"] > 0 and b["bytes_per_state"] >= 0
+        assert 0 <= b["cores_busy"] <= (os.cpu_count() or 1) + 0.5   # machine-wide, from /proc/stat
     # the counts are the exploration's own: two-phase commit with 6 resource managers
     assert (data["benchmarks"][0]["distinct_states"], data["benchmarks"][0]["transitions"]) == (50816, 402305)
     assert "twophase-6" in run.stdout

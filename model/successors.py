@@ -9,7 +9,6 @@ engines call it as a compiled function pointer and numba caches it on disk once.
 from __future__ import annotations
 
 import numba as nb
-import numpy as np
 
 from . import actions as A
 from . import client, failures, ha, metadata, producer

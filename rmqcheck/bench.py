@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -71,6 +71,19 @@ def _reset_peak() -> None:
         pass
 
 
+def _measured(explore: Callable[[], Any]) -> tuple[Any, float, int, float]:
+    """``explore()`` measured from a fresh peak-RSS mark: its result, wall seconds, growth of this process's
+    peak RSS in bytes, and the machine's busy CPU seconds meanwhile."""
+    _reset_peak()
+    base = _rss_bytes()
+    busy = _busy_cpu_seconds()
+    t = time.perf_counter()
+    result = explore()
+    seconds = time.perf_counter() - t
+    busy = _busy_cpu_seconds() - busy
+    return result, seconds, max(_peak_rss_bytes() - base, 0), busy
+
+
 def run_one(spec: dict[str, Any]) -> dict[str, Any]:
     from explore.local import Limits, LocalExplorer
     from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
@@ -90,14 +103,7 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
     engine, workers = "local", 1
     if kind == "spark":
         return _run_spark(spec, model)
-    _reset_peak()
-    base = _rss_bytes()
-    busy = _busy_cpu_seconds()
-    t = time.perf_counter()
-    result = LocalExplorer(model, props, Limits()).run()
-    seconds = time.perf_counter() - t
-    busy = _busy_cpu_seconds() - busy
-    grown = max(_peak_rss_bytes() - base, 0)
+    result, seconds, grown, busy = _measured(lambda: LocalExplorer(model, props, Limits()).run())
     s = result.stats
     return {"name": spec["name"], "engine": engine, "workers": workers, "distinct_states": s.distinct_states,
             "transitions": s.transitions, "seconds": round(seconds, 3),
@@ -125,15 +131,9 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
         small = sorted(sec for n, e, sec in zip(probe.levels, probe.level_engines, probe.level_seconds)
                        if e == "cluster" and n < 1000)
         fixed = small[len(small) // 2] if small else float("nan")
-        _reset_peak()
-        base = _rss_bytes()
-        busy = _busy_cpu_seconds()
-        t = time.perf_counter()
-        result = explore_on_spark(model, props, master=cluster.master_url, partitions=spec.get("partitions", 4),
-                                  driver_threshold=spec.get("driver_threshold", 20_000))
-        seconds = time.perf_counter() - t
-        busy = _busy_cpu_seconds() - busy
-        grown = max(_peak_rss_bytes() - base, 0)
+        result, seconds, grown, busy = _measured(lambda: explore_on_spark(
+            model, props, master=cluster.master_url, partitions=spec.get("partitions", 4),
+            driver_threshold=spec.get("driver_threshold", 20_000)))
         stop_sessions()
     s = result.stats
     cluster_levels = [(n, sec) for n, e, sec in zip(s.levels, s.level_engines, s.level_seconds) if e == "cluster"]

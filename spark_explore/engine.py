@@ -1,10 +1,11 @@
 """Level-synchronous breadth-first exploration on Spark, with the same results as the local engine.
 
 Per level: the frontier (packed states, hash-partitioned by their key columns) is expanded by the
-executors in Arrow batches (:mod:`spark_explore.batch`); successors are deduplicated within the level
-(``groupBy`` on the key, keeping the smallest ``(parent key, action)``: the local engine's canonical
-parent), then against the visited set with left anti-joins on the key columns against each sorted run of
-earlier levels, co-partitioned so the visited data is never shuffled nor collected; the new level is
+executors in Arrow batches (:mod:`spark_explore.batch`); successors are shuffled by key, sorted, and
+removed when already visited by left anti-joins on the key columns against each sorted run of earlier
+levels, co-partitioned so the visited data is never shuffled nor collected; the survivors are then
+deduplicated within the level (``groupBy`` on the key, keeping the smallest ``(parent key, action)``: the
+local engine's canonical parent); the new level is
 ``localCheckpoint``-ed (cutting lineage), written to the work directory as Parquet, and summarised by one
 aggregate (its size and, per watched property bit, the smallest witnessing key). Checkpoints nothing needs
 any more are unpersisted at once (:mod:`spark_explore.checkpoints`). The first level with a
@@ -252,15 +253,17 @@ class SparkExplorer:
                     .mapInArrow(expander(self.refs, state_mask, trans_mask), _spark_schema(self.words))
                     .observe(on_expand, *expand_metrics))
         children = expanded.filter(kind == KIND_CHILD).select(*keys, *pcols, "action", "sbits")
-        candidates = (children.repartition(self.parts, *keys).groupBy(*keys)
-                      .agg(F.min(F.struct(*pcols, "action")).alias("par"), F.first("sbits").alias("sbits")))
-        # one sort-merge anti-join per stored run of levels: each run is kept partitioned and sorted by key,
-        # so no visited row is shuffled or collected, and the candidates are sorted once
-        new = candidates
+        # every successor row is sorted by key once; the sort-merge anti-joins against the visited runs (each
+        # kept partitioned and sorted by key, so no visited row is shuffled or collected) keep that order, and
+        # only then are the survivors grouped by key (keeping the canonical parent): the aggregate, which
+        # Spark cannot hash on a struct minimum, sees only the rows of new states, already sorted
+        fresh = children.repartition(self.parts, *keys).sortWithinPartitions(*keys)
         for frame, _, _ in self.visited:
-            new = new.join(frame.select(*keys), on=keys, how="left_anti")
-        new = new.select(*keys, *[F.col(f"par.{c}").alias(c) for c in pcols], F.col("par.action").alias("action"),
-                         "sbits").sortWithinPartitions(*keys)
+            fresh = fresh.join(frame.select(*keys), on=keys, how="left_anti")
+        new = (fresh.groupBy(*keys)
+               .agg(F.min(F.struct(*pcols, "action")).alias("par"), F.first("sbits").alias("sbits"))
+               .select(*keys, *[F.col(f"par.{c}").alias(c) for c in pcols], F.col("par.action").alias("action"),
+                       "sbits").sortWithinPartitions(*keys))
         on_level = Observation(f"level-{level + 1}")
         level_metrics = [F.count(F.lit(1)).alias("n")]
         if leaf_mask:

@@ -11,7 +11,9 @@ explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
 - ``spark-bench``: the ``bench`` preset on a Spark standalone cluster started on 127.0.0.1 with one, then
   two workers: total time, time per level, throughput, and the fixed overhead per level - the median time
   of a cluster level of under a thousand states, measured first with a small configuration on the same
-  warm cluster (every level on the cluster), so that it holds no state-proportional work.
+  warm cluster (every level on the cluster), so that it holds no state-proportional work; and the CPU
+  seconds each kind of process spent (:mod:`rmqcheck.cpu_roles`: driver, executors, Python workers, the
+  cluster's daemons), which shows where a second worker's extra CPU goes.
 
 ``--quick`` runs small sizes only (a smoke test for CI).
 """
@@ -119,6 +121,8 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
 
     from model import RocketMQModel, preset
 
+    from . import cpu_roles
+
     props = dataclasses.replace(PROPERTIES, properties=())
     workers = spec["workers"]
     memory = spec.get("worker_memory", "2g")
@@ -131,9 +135,11 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
         small = sorted(sec for n, e, sec in zip(probe.levels, probe.level_engines, probe.level_seconds)
                        if e == "cluster" and n < 1000)
         fixed = small[len(small) // 2] if small else float("nan")
+        before = cpu_roles.snapshot()
         result, seconds, grown, busy = _measured(lambda: explore_on_spark(
             model, props, master=cluster.master_url, partitions=spec.get("partitions", 4),
             driver_threshold=spec.get("driver_threshold", 20_000)))
+        by_role = cpu_roles.cpu_by_role(before, cpu_roles.snapshot())
         stop_sessions()
     s = result.stats
     cluster_levels = [(n, sec) for n, e, sec in zip(s.levels, s.level_engines, s.level_seconds) if e == "cluster"]
@@ -146,7 +152,7 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
             "level_seconds": s.level_seconds, "level_sizes": s.levels,
             "fixed_overhead_per_level_seconds": round(fixed, 3),
             "cluster_seconds_per_million_states": round(per_state * 1e6, 3), "cores_busy": round(busy / seconds, 2),
-            "outcome": result.outcome}
+            "cpu_seconds_by_role": by_role, "outcome": result.outcome}
 
 
 def _fit(points: list[tuple[int, float]]) -> tuple[float, float]:
@@ -231,6 +237,12 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout
                       f"{r['bytes_per_state']:.1f}", f"{overhead:.2f} s" if overhead is not None else "")
     console.print(table)
     sparks = [r for r in results if r["engine"] == "spark"]
+    for r in sparks:
+        roles = r.get("cpu_seconds_by_role") or {}
+        if roles:
+            console.print(f"{r['name']} with {r['workers']} worker(s), CPU seconds by process: "
+                          + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in roles.items() if v > 0)
+                          + f" (machine busy {r['cores_busy'] * r['seconds']:.1f})")
     if len(sparks) >= 2:
         base = sparks[0]
         for r in sparks[1:]:

@@ -1,0 +1,82 @@
+"""CPU time of a process tree by role, from /proc: where a Spark benchmark's cores went.
+
+A Spark run on a standalone cluster is many processes, all descendants of the one that started the
+cluster: the driver (this Python process and its JVM), the master and worker daemons, one executor JVM per
+worker, and the executors' Python workers. :func:`snapshot` reads each live descendant's user + system
+time; :func:`cpu_by_role` sums the difference between two snapshots per role. A process that ends between
+the snapshots is missed (the Python workers are reused, so none should).
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+ROLES = ("driver_python", "driver_jvm", "executor_jvms", "python_workers", "cluster_daemons", "other")
+
+Snapshot = dict[int, tuple[str, float]]
+
+
+def _stat(pid: int) -> tuple[int, float] | None:
+    """(parent pid, user + system CPU seconds) of a process, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def role(cmdline: str) -> str:
+    """The role of a descendant process in a Spark run, from its command line."""
+    if "org.apache.spark.deploy.SparkSubmit" in cmdline:
+        return "driver_jvm"
+    if "CoarseGrainedExecutorBackend" in cmdline:
+        return "executor_jvms"
+    if "org.apache.spark.deploy.master.Master" in cmdline or "org.apache.spark.deploy.worker.Worker" in cmdline:
+        return "cluster_daemons"
+    if "pyspark.daemon" in cmdline or "pyspark.worker" in cmdline:
+        return "python_workers"
+    return "other"
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            st = _stat(int(name))
+            if st is not None:
+                children.setdefault(st[0], []).append(int(name))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, ()))
+    return out
+
+
+def snapshot(root: int | None = None) -> Snapshot:
+    """Role and CPU seconds so far of ``root`` (default: this process, the driver) and every descendant."""
+    root = os.getpid() if root is None else root
+    snap: Snapshot = {}
+    for pid in _descendants(root):
+        st = _stat(pid)
+        if st is not None:
+            snap[pid] = ("driver_python" if pid == root else role(_cmdline(pid)), st[1])
+    return snap
+
+
+def cpu_by_role(before: Snapshot, after: Snapshot) -> dict[str, float]:
+    """CPU seconds spent between two snapshots, per role (a process new in ``after`` counts whole)."""
+    total: Counter[str] = Counter()
+    for pid, (kind, cpu) in after.items():
+        earlier = before.get(pid)
+        total[kind] += cpu - (earlier[1] if earlier is not None and earlier[0] == kind else 0.0)
+    return {r: round(max(total[r], 0.0), 2) for r in ROLES}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -191,9 +192,25 @@ def run_in_subprocess(spec: dict[str, Any], timeout: float) -> dict[str, Any]:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=dict(os.environ))
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     if proc.returncode != 0 or not lines:
-        tail = " ".join(proc.stderr.strip().splitlines()[-3:])
-        raise click.ClickException(f"benchmark {spec['name']} failed: {tail[:400]}")
+        raise click.ClickException(f"benchmark {spec['name']} failed (exit code {proc.returncode}): "
+                                   f"{failure_summary(proc.stderr)}")
     return json.loads(lines[-1])
+
+
+_LOG_LINE = re.compile(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d (TRACE|DEBUG|INFO|WARN) ")
+
+
+def failure_summary(stderr: str, limit: int = 600) -> str:
+    """What a failed benchmark process said, without the Spark daemons' log lines: the exception of the
+    last Python traceback when there is one (its unindented lines), else the last lines that are not logging."""
+    lines = [line.rstrip() for line in stderr.splitlines() if line.strip() and not _LOG_LINE.match(line)]
+    header = "Traceback (most recent call last):"
+    if header in lines:
+        after = lines[len(lines) - lines[::-1].index(header):]
+        text = " ".join(line for line in after if not line[:1].isspace())
+    else:
+        text = " ".join(line.strip() for line in lines[-3:])
+    return (text or "no error output")[:limit]
 
 
 @click.command()
@@ -221,11 +238,17 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout
     if json_path:
         check_writable(json_path, "--json")
     console = stdout_console()
-    results = []
+    results, failure = [], None
     for spec in plan(quick, spark, counts):
         console.print(f"[dim]running {spec['name']}"
                       + (f" with {spec['workers']} worker(s)" if spec.get("workers") else "") + "...[/dim]")
-        results.append(run_in_subprocess(spec, timeout))
+        try:
+            results.append(run_in_subprocess(spec, timeout))
+        except (click.ClickException, subprocess.TimeoutExpired) as exc:
+            # the benchmarks already measured are still printed and written, then the failure is reported
+            failure = exc if isinstance(exc, click.ClickException) else click.ClickException(
+                f"benchmark {spec['name']} did not finish within --timeout {timeout:g} s")
+            break
     table = Table(title="rmqcheck bench" + (" (quick)" if quick else ""), title_justify="left")
     for col in ("benchmark", "engine", "workers", "distinct states", "transitions", "seconds", "states/s",
                 "bytes/state", "overhead/level"):
@@ -256,7 +279,12 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout
                           f"cores busy: the same CPU work cannot go more than {cores / base['cores_busy']:.2f}x "
                           "faster here")
     if json_path:
-        write_text_atomic(json_path, json.dumps({"benchmarks": results}, indent=2) + "\n")
+        doc: dict[str, Any] = {"benchmarks": results}
+        if failure is not None:
+            doc["failed"] = failure.message
+        write_text_atomic(json_path, json.dumps(doc, indent=2) + "\n")
+    if failure is not None:
+        raise failure
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from rmqcheck.bench import _fit, plan
+from rmqcheck.bench import _fit, failure_summary, plan
 
 FIELDS = {"name": str, "engine": str, "workers": int, "distinct_states": int, "transitions": int,
           "seconds": float, "states_per_second": float, "bytes_per_state": float}
@@ -50,3 +50,36 @@ def test_overhead_fit_recovers_intercept_and_slope():
     points = [(n, 0.8 + 2e-6 * n) for n in (1_000, 50_000, 200_000, 900_000)]
     overhead, per_state = _fit(points)
     assert overhead == pytest.approx(0.8) and per_state == pytest.approx(2e-6)
+
+
+def test_a_failed_benchmark_reports_its_exception_not_the_spark_log():
+    stderr = ("26/11/22 10:04:47 INFO Worker: Successfully registered with master spark://127.0.0.1:1\n"
+              "Traceback (most recent call last):\n"
+              '  File "/x/rmqcheck/bench.py", line 9, in run_one\n'
+              "    result = explore()\n"
+              "pyspark.errors.exceptions.captured.IllegalArgumentException: executor lost\n"
+              "26/11/22 10:04:48 WARN Worker: Executor app-1/0 finished with state KILLED\n"
+              "26/11/22 10:04:49 INFO Worker: Cleaning up local directories\n")
+    assert failure_summary(stderr) == "pyspark.errors.exceptions.captured.IllegalArgumentException: executor lost"
+    assert failure_summary("26/11/22 10:04:47 INFO Master: up\nKilled\n") == "Killed"
+    assert failure_summary("") == "no error output"
+
+
+def test_measured_benchmarks_are_kept_when_a_later_one_fails(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import rmqcheck.bench as B
+
+    def fake(spec, timeout):
+        if spec["name"] == "default":
+            raise B.click.ClickException("benchmark default failed (exit code 1): boom")
+        return {"name": spec["name"], "engine": "local", "workers": 1, "distinct_states": 5, "transitions": 7,
+                "seconds": 1.0, "states_per_second": 5.0, "bytes_per_state": 1.0, "cores_busy": 1.0}
+
+    monkeypatch.setattr(B, "run_in_subprocess", fake)
+    out = tmp_path / "b.json"
+    run = CliRunner().invoke(B.bench, ["--quick", "--no-spark", "--json", str(out)])
+    assert run.exit_code == 1 and "boom" in run.output
+    data = json.loads(out.read_text())
+    assert [b["name"] for b in data["benchmarks"]] == ["twophase-6"]
+    assert data["failed"] == "benchmark default failed (exit code 1): boom"

@@ -7,7 +7,8 @@ import time
 
 from rmqcheck.cpu_roles import ROLES, cpu_by_role, role, snapshot
 
-BURN = "import sys, time\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass\nprint('done', flush=True)\nsys.stdin.read()"
+BURN = ("import sys, time\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass\n"
+        "print('done', flush=True)\nsys.stdin.read()")
 
 
 def test_roles_from_spark_command_lines():

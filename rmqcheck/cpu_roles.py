@@ -47,29 +47,24 @@ def role(cmdline: str) -> str:
     return "other"
 
 
-def _descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
+def snapshot(root: int | None = None) -> Snapshot:
+    """Role and CPU seconds so far of ``root`` (default: this process, the driver) and every descendant."""
+    root = os.getpid() if root is None else root
+    stats: dict[int, tuple[int, float]] = {}   # one read of /proc: pid -> (parent pid, CPU seconds)
     for name in os.listdir("/proc"):
         if name.isdigit():
             st = _stat(int(name))
             if st is not None:
-                children.setdefault(st[0], []).append(int(name))
-    out, todo = [], [root]
+                stats[int(name)] = st
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in stats.items():
+        children.setdefault(parent, []).append(pid)
+    snap: Snapshot = {}
+    todo = [root] if root in stats else []
     while todo:
         pid = todo.pop()
-        out.append(pid)
+        snap[pid] = ("driver_python" if pid == root else role(_cmdline(pid)), stats[pid][1])
         todo.extend(children.get(pid, ()))
-    return out
-
-
-def snapshot(root: int | None = None) -> Snapshot:
-    """Role and CPU seconds so far of ``root`` (default: this process, the driver) and every descendant."""
-    root = os.getpid() if root is None else root
-    snap: Snapshot = {}
-    for pid in _descendants(root):
-        st = _stat(pid)
-        if st is not None:
-            snap[pid] = ("driver_python" if pid == root else role(_cmdline(pid)), st[1])
     return snap
 
 

@@ -64,7 +64,7 @@ def start_session(master: str, partitions: int, app_name: str = "rmqcheck"):
     pythonpath = os.pathsep.join([str(PROJECT_ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(
         os.pathsep) if p])
     log4j = f"-Dlog4j2.configurationFile=file:{Path(__file__).with_name('log4j2.properties')}"
-    # A cluster driver only plans queries and schedules tasks: HotSpot's C2 compiler spent over 40 % of its
+    # A cluster driver only plans queries and schedules tasks: HotSpot's C2 compiler spent about 40 % of its
     # CPU optimising Spark's planner code without making the planning measurably faster, CPU that the
     # executors on the same machine need, so the driver JIT stops at C1. In local mode the driver JVM runs
     # the tasks too and keeps C2.

@@ -156,8 +156,7 @@ class SparkExplorer:
                 self._cluster_phase()
             return self._result()
         finally:
-            if not self.resume and self.work_dir is None:
-                self.wd.cleanup()
+            self.wd.close()
 
     def _from_local(self, local: LocalExplorer) -> CheckResult:
         result = local.result()
@@ -345,6 +344,7 @@ class SparkExplorer:
         """Background: the level's Parquet table, then the meta.json that counts it as done."""
         if frame is not None:
             frame.write.mode("overwrite").parquet(str(self.wd.level_dir(level)))
+            self.wd.record_level(level)
         self.wd.save_meta(meta)
 
     def _model_error(self, level: int, key: tuple[int, ...], action: int, message: str) -> None:

@@ -83,6 +83,16 @@ class StandaloneCluster:
         self.stop()
         raise SparkUnavailable(f"the standalone cluster did not come up within {self.timeout:g} s ({logs})")
 
+    def kill_worker(self, index: int) -> None:
+        """SIGKILL worker ``index`` with its executors and their Python workers (one process group),
+        as a lost machine would go: for chaos tests."""
+        proc = self.procs[1 + index]
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=20)
+
     def stop(self) -> None:
         for p in self.procs:
             if p.poll() is None:

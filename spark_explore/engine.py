@@ -34,8 +34,8 @@ from invariants.base import GRAPH, PropertySet
 from .checkpoints import FRONTIER, VISITED, WRITE, Checkpoints
 from .batch import (KIND_CHILD, KIND_COUNT, KIND_ERROR, KIND_WITNESS, KernelRefs, expander, key_columns,
                     parent_columns)
-from .errors import SparkRefused, SparkUnavailable
-from .session import check_java, check_master
+from .errors import SparkRefused, SparkUnavailable, root_cause
+from .session import SparkLog, check_java, check_master
 from .workdir import KeyWitness, LevelInfo, Meta, WorkDir, run_digest
 
 DRIVER_LEVEL_LIMIT = 20_000   # expand a level in the driver while its frontier is at most this big
@@ -153,7 +153,7 @@ class SparkExplorer:
                 self.tracker.undecided.pop(name, None)
                 self.tracker.witness[name] = w
             if not meta.finished and not self.tracker.all_decided():
-                self._cluster_phase()
+                self._cluster_phase_or_stop()
             return self._result()
         finally:
             self.wd.close()
@@ -170,12 +170,30 @@ class SparkExplorer:
             result.properties.append(PropertyResult(p.name, p.kind, UNKNOWN, p.summary, note=GRAPH_NOTE))
 
     # -- cluster phase --------------------------------------------------------------------------------------
+    def _cluster_phase_or_stop(self) -> None:
+        """The cluster phase; a Spark failure or Ctrl-C ends the run as incomplete, resumable from the
+        levels already written, with one line saying why (never a Java stack or a py4j traceback)."""
+        try:
+            self._cluster_phase()
+        except KeyboardInterrupt:
+            self.incomplete = "interrupted (SIGINT) " + self._resume_hint()
+        except Exception as exc:
+            if not _is_spark_failure(exc):
+                raise
+            self.incomplete = (f"Spark failed at level {self.meta.expanded_levels}: {root_cause(exc)} (Spark's "
+                               f"log: {SparkLog.named()}); {self._resume_hint()}")
+
+    def _resume_hint(self) -> str:
+        """How to continue: the work directory is kept (even a temporary one) for ``--resume``."""
+        self.wd.owned = False
+        return f"the levels done so far are in {str(self.wd.root)!r}: add --work-dir {self.wd.root} --resume to continue"
+
     def _cluster_phase(self) -> None:
         from pyspark.sql import functions as F
 
         self.F = F
         parts = self.partitions or max(2, 2 * _default_parallelism_hint(self.master))
-        self.spark = start_session_cached(self.master, parts)
+        self.spark = start_session_cached(self.master, parts, None if self.wd.owned else self.wd.root)
         self.parts = parts
         meta = self.meta
         self.refs = KernelRefs.of(self.model, self.props)
@@ -393,7 +411,14 @@ class SparkExplorer:
 _SESSIONS: dict[str, Any] = {}
 
 
-def start_session_cached(master: str, partitions: int):
+def _is_spark_failure(exc: BaseException) -> bool:
+    """An error of Spark or of the JVM connection (not one of rmqcheck's own)."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+    return isinstance(exc, (Py4JError, PySparkException, ConnectionError))
+
+
+def start_session_cached(master: str, partitions: int, log_dir: Any = None):
     """One session per master per process: starting the JVM is the slow part."""
     from .session import start_session
     spark = _SESSIONS.get(master)
@@ -401,7 +426,7 @@ def start_session_cached(master: str, partitions: int):
         spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
         return spark
     stop_sessions()
-    spark = start_session(master, partitions)
+    spark = start_session(master, partitions, log_dir=log_dir)
     _SESSIONS[master] = spark
     return spark
 

@@ -6,12 +6,17 @@ directory must be a path every node sees (a shared filesystem).
 """
 from __future__ import annotations
 
+import atexit
+import contextlib
+import logging
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from typing import Iterator
 from urllib.parse import urlparse
 
 from .errors import SparkUnavailable
@@ -51,8 +56,61 @@ def check_master(master: str, timeout: float = 3.0) -> None:
     raise SparkUnavailable(f"cannot reach the Spark master {master}: {last.strerror or last}")
 
 
-def start_session(master: str, partitions: int, app_name: str = "rmqcheck"):
-    """A SparkSession configured for level-synchronous BFS (only this package imports pyspark)."""
+class SparkLog:
+    """Where the JVM's own output goes: every line Spark and Java print (startup notices, log4j errors,
+    stack traces) lands in this file instead of the user's terminal. The JVM lives as long as this process,
+    so there is one log per process: ``spark.log`` in the user's ``--work-dir``, else a temporary file that
+    is removed at exit unless a failure message named it."""
+
+    path: Path | None = None
+    keep = False
+
+    @classmethod
+    def choose(cls, work_dir: Path | None) -> Path:
+        if cls.path is None:
+            if work_dir is not None:
+                cls.path = work_dir / "spark.log"
+            else:
+                fd, name = tempfile.mkstemp(prefix="rmqcheck-spark-", suffix=".log")
+                os.close(fd)
+                cls.path = Path(name)
+                atexit.register(cls._remove_unless_kept)
+        return cls.path
+
+    @classmethod
+    def named(cls) -> str:
+        """The log's path for an error message (the log is then kept)."""
+        cls.keep = True
+        return str(cls.path) if cls.path is not None else "(no log: Spark had not started)"
+
+    @classmethod
+    def _remove_unless_kept(cls) -> None:
+        if cls.path is not None and not cls.keep and cls.path.name.startswith("rmqcheck-spark-"):
+            with contextlib.suppress(OSError):
+                cls.path.unlink()
+
+
+@contextlib.contextmanager
+def _output_to(path: Path) -> Iterator[None]:
+    """The process's stdout and stderr point at ``path`` while the JVM is launched (it inherits them)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(path, "ab") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+
+
+def start_session(master: str, partitions: int, app_name: str = "rmqcheck", log_dir: Path | None = None):
+    """A SparkSession configured for level-synchronous BFS (only this package imports pyspark). The JVM's
+    output goes to :class:`SparkLog`'s file (``log_dir``'s ``spark.log`` when given)."""
     check_java()
     check_master(master)
     from pyspark.sql import SparkSession
@@ -90,9 +148,13 @@ def start_session(master: str, partitions: int, app_name: str = "rmqcheck"):
                .config("spark.executorEnv.PYTHONPATH", pythonpath)
                .config("spark.driver.memory", os.environ.get("RMQCHECK_SPARK_DRIVER_MEMORY", "2g"))
                .config("spark.executor.memory", os.environ.get("RMQCHECK_SPARK_EXECUTOR_MEMORY", "1g")))
+    # py4j logs every broken connection (e.g. on Ctrl-C) with a traceback; rmqcheck reports failures itself
+    logging.getLogger("py4j").setLevel(logging.CRITICAL)
     try:
-        spark = builder.getOrCreate()
+        with _output_to(SparkLog.choose(log_dir)):
+            spark = builder.getOrCreate()
     except Exception as exc:  # JVM failed to start, master refused the application...
-        raise SparkUnavailable(f"Spark did not start on {master}: {' '.join(str(exc).split())[:300]}") from None
+        raise SparkUnavailable(f"Spark did not start on {master}: {' '.join(str(exc).split())[:300]} "
+                               f"(Spark's log: {SparkLog.named()})") from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -1,0 +1,110 @@
+"""Spark speaks in rmqcheck's voice: its own output goes to a log file, a failure is one line with the
+root cause and the way to resume, and losing a worker never yields a false verdict."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from spark_explore.cluster import StandaloneCluster
+from spark_explore.errors import root_cause
+
+from spark_compare import MASTER
+
+# holds, so every run is exhaustive: 37,018 states, depth 30 (one cluster level per BFS level)
+CONFIG = ["--preset", "sync-flush", "--set", "messages=1", "--property", "acked_message_never_lost"]
+TINY = ["--set", "messages=1", "--set", "max_master_crashes=0", "--set", "max_master_power_losses=0",
+        "--property", "acked_message_never_lost"]
+
+
+def _rmqcheck(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rmqcheck", "check", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+class _Java:
+    """A stand-in for a py4j JavaObject exception chain."""
+
+    def __init__(self, text: str, cause: "_Java | None" = None) -> None:
+        self.text, self.cause = text, cause
+
+    def getCause(self):
+        return self.cause
+
+    def toString(self):
+        return self.text
+
+
+def test_root_cause_is_the_innermost_java_exception_on_one_line():
+    exc = Exception("An error occurred while calling o123.parquet.\n: org.apache.spark.SparkException: ...")
+    exc.java_exception = _Java("org.apache.spark.SparkException: Job aborted\n\tat org.apache...",
+                               _Java("org.apache.spark.SparkException: Checkpoint block rdd_12_3 not found! "
+                                     "(executor 1 lost)\n\tat org.apache.spark.rdd..."))
+    assert root_cause(exc) == ("org.apache.spark.SparkException: Checkpoint block rdd_12_3 not found! "
+                               "(executor 1 lost)")
+
+
+def test_root_cause_of_a_python_error_follows_its_causes():
+    try:
+        try:
+            raise OSError("No space left on device")
+        except OSError as inner:
+            raise RuntimeError("write failed") from inner
+    except RuntimeError as exc:
+        assert root_cause(exc) == "OSError: No space left on device"
+
+
+def test_a_quiet_spark_run_prints_one_line_and_nothing_on_stderr(tmp_path):
+    r = _rmqcheck(*TINY, "--engine", "spark", "--spark-master", MASTER, "--driver-level-limit", "0", "--quiet",
+                  "--work-dir", str(tmp_path / "w"))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    assert re.fullmatch(r"passed: 351 states, [\d,]+ transitions, depth 13, [\d.]+ s\n", r.stdout)
+    assert "Setting default log level" in (tmp_path / "w" / "spark.log").read_text()
+
+
+def _wait_for_level(meta_path, level: int, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if json.loads(meta_path.read_text())["expanded_levels"] >= level:
+                return
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"the run did not reach level {level} (exit {proc.poll()})")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1500)
+def test_losing_a_worker_mid_run_never_gives_a_false_verdict(tmp_path):
+    """Kill one of two workers mid-run: the run either survives with the exact result or stops as
+    incomplete (exit 3) saying how to --resume, with no Java or py4j trace, and resuming on the remaining
+    worker gives the exact result."""
+    local = _rmqcheck(*CONFIG, "--quiet", "--json", str(tmp_path / "local.json"))
+    assert local.returncode == 0, local.stdout + local.stderr
+    work, result = tmp_path / "work", tmp_path / "spark.json"
+    with StandaloneCluster(workers=2, start_timeout=180) as cluster:
+        args = [*CONFIG, "--engine", "spark", "--spark-master", cluster.master_url, "--driver-level-limit", "0",
+                "--partitions", "4", "--work-dir", str(work), "--json", str(result)]
+        run = subprocess.Popen([sys.executable, "-m", "rmqcheck", "check", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        _wait_for_level(work / "meta.json", 12, run, timeout=900)
+        cluster.kill_worker(1)
+        out, err = run.communicate(timeout=900)
+        assert "Traceback" not in err and "py4j" not in err and "\tat " not in err, err
+        if run.returncode == 3:
+            assert "--resume" in out, out
+            assert json.loads(result.read_text())["outcome"] == "incomplete"
+            resumed = _rmqcheck(*args, "--resume", timeout=900)
+            assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+        else:
+            assert run.returncode == 0, (out, err)
+    a, b = json.loads((tmp_path / "local.json").read_text()), json.loads(result.read_text())
+    assert b["outcome"] == "passed" and b["engine"] == "spark"
+    for key in ("distinct_states", "transitions", "depth"):
+        assert a["stats"][key] == b["stats"][key], key

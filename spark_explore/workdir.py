@@ -168,6 +168,15 @@ class WorkDir:
     def level_dir(self, level: int) -> Path:
         return self.levels_dir / f"level={level}"
 
+    @contextlib.contextmanager
+    def _writing(self, what: str):
+        """A failed write (disk full, permissions) is one line naming the file, never a traceback."""
+        try:
+            yield
+        except OSError as exc:
+            raise SparkUnavailable(f"--work-dir {str(self.root)!r}: cannot write {what} "
+                                   f"({exc.strerror or exc})") from None
+
     def _refuse(self, what: str) -> SparkUnavailable:
         return SparkUnavailable(f"--work-dir {str(self.root)!r}: {what}; it cannot be resumed (start afresh "
                                 "without --resume, or in another directory)")
@@ -218,15 +227,16 @@ class WorkDir:
         for i, li in enumerate(meta.levels):
             li.files = list(self.files.get(i, []))
         meta.check_consistent()
-        fd, tmp = tempfile.mkstemp(prefix=".meta.", dir=str(self.root))
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(meta.to_json())
-            os.replace(tmp, self.meta_path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with self._writing("meta.json"):
+            fd, tmp = tempfile.mkstemp(prefix=".meta.", dir=str(self.root))
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(meta.to_json())
+                os.replace(tmp, self.meta_path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
 
     def reset(self) -> None:
         """Start afresh: forget any earlier run in this directory."""
@@ -257,10 +267,11 @@ class WorkDir:
         cols["action"] = actions.astype(np.int32)
         cols["sbits"] = sbits.view(np.int64)
         d = self.level_dir(level)
-        shutil.rmtree(d, ignore_errors=True)
-        d.mkdir(parents=True)
-        pq.write_table(pa.table(cols), d / "part-00000.parquet")
-        self.record_level(level)
+        with self._writing(f"level {level}"):
+            shutil.rmtree(d, ignore_errors=True)
+            d.mkdir(parents=True)
+            pq.write_table(pa.table(cols), d / "part-00000.parquet")
+            self.record_level(level)
 
     def parent_of(self, level: int, key: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
         """``(parent key, action)`` of the state ``key`` stored in ``level``."""

@@ -196,3 +196,25 @@ def test_the_command_line_refuses_a_user_directory_and_keeps_its_files(tmp_path)
     r = _rmqcheck(*SMALL, "--work-dir", str(mine))
     assert r.returncode == 2 and "not an rmqcheck work directory" in r.stderr
     assert (mine / "meta.json").read_text() == "my notes" and (mine / "levels").is_dir()
+
+
+def test_a_full_disk_is_one_line_naming_what_could_not_be_written(tmp_path, monkeypatch):
+    import errno
+
+    import pyarrow.parquet as pq
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    wd = WorkDir(str(tmp_path / "w"))
+    try:
+        monkeypatch.setattr(pq, "write_table", full)
+        keys = np.zeros((1, 1), dtype=np.uint64)
+        with pytest.raises(SparkUnavailable, match="cannot write level 0 \\(No space left on device\\)"):
+            wd.write_level(0, keys, keys, np.full(1, -1), np.zeros(1, dtype=np.uint64))
+        monkeypatch.setattr(os, "replace", full)
+        with pytest.raises(SparkUnavailable, match="cannot write meta.json"):
+            wd.save_meta(Meta("digest", 1, [LevelInfo(0, "driver", 0.0)]))
+        assert not list((tmp_path / "w").glob(".meta.*"))
+    finally:
+        wd.close()

@@ -12,7 +12,7 @@ from .engines import run_check
 from .exit_codes import EXIT_FOR_OUTCOME, worst_outcome
 from .options import json_option, limit_options, property_option, quiet_option
 from .interrupt import stop_on_signals
-from .output import console_may_close, stdout_console
+from .output import stdout_console
 from .setup import CheckJob, check_outputs, limits, resolve_config, select_properties
 
 #: presets the matrix runs by default: all but the benchmark space
@@ -53,10 +53,9 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
             result, _ = run_check(CheckJob(cfg, props, lim), "local", quiet)
             sections.append(ReportSection(name, cfg.short(), result))
         out = stdout_console(stderr=json_path == STDOUT)
-        with console_may_close():
-            if not quiet:
-                out.print(configurations_table(sections))
-            out.print(matrix_table(sections))
+        if not quiet:
+            out.print(configurations_table(sections))
+        out.print(matrix_table(sections))
         files = OutputSet()
         if json_path:
             from reports.json_report import matrix_json

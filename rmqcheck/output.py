@@ -7,10 +7,9 @@ standard error.
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from rich.console import Console
 
@@ -20,23 +19,22 @@ from reports.files import STDOUT, OutputSet
 STDOUT_WIDTH_WHEN_PIPED = 140
 
 
+class RunConsole(Console):
+    """A console whose reader may go away (``rmqcheck check ... | head``): printing stops, the run does
+    not. Rich's own reaction to a broken pipe is to exit with code 1, before any file is written."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        console_gone()
+
+
 def stdout_console(stderr: bool = False) -> Console:
     """Rich on stdout (or stderr); when piped (CI logs, files) 140 columns rather than rich's 80, so a
     trace keeps one line per changed field and a matrix keeps one column per configuration."""
-    console = Console(highlight=False, soft_wrap=False, stderr=stderr)
+    console = RunConsole(highlight=False, soft_wrap=False, stderr=stderr)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, soft_wrap=False, width=STDOUT_WIDTH_WHEN_PIPED, stderr=stderr)
+        console = RunConsole(highlight=False, soft_wrap=False, width=STDOUT_WIDTH_WHEN_PIPED, stderr=stderr)
     return console
-
-
-@contextlib.contextmanager
-def console_may_close() -> Iterator[None]:
-    """Printing to a reader that went away (a broken pipe) ends the printing, not the run: standard
-    output is pointed at /dev/null so later prints and the final flush do not fail again."""
-    try:
-        yield
-    except BrokenPipeError:
-        console_gone()
 
 
 def console_gone() -> None:
@@ -67,13 +65,12 @@ def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, 
     in the same set, e.g. the graph export)."""
     from reports.console import render_result
     out = stdout_console(stderr=json_path == STDOUT)
-    with console_may_close():
-        if quiet:
-            out.print(summary_line(result))
-        else:
-            render_result(out, result, config_text)
-            if note:
-                out.print(note)
+    if quiet:
+        out.print(summary_line(result))
+    else:
+        render_result(out, result, config_text)
+        if note:
+            out.print(note)
     files = OutputSet()
     if json_path:
         from reports.json_report import result_json

@@ -233,7 +233,7 @@ def test_fuzz_the_command_line_in_process(small_result, tmp_path_factory):
 def test_fuzz_a_few_cases_as_real_processes(small_result, tmp_path_factory):
     files = Files(tmp_path_factory.mktemp("proc"), small_result)
 
-    @settings(max_examples=6, deadline=None, database=None, derandomize=True,
+    @settings(max_examples=4, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(st.data())
     def case(data):

@@ -7,7 +7,6 @@ import resource
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from explore import local as L
 from explore.local import LocalExplorer

@@ -33,6 +33,19 @@ def _is_stream(path: str | Path) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
+def is_standard_output(path: str | Path | None) -> bool:
+    """``-``, or a path that names this process's standard output (``/dev/stdout``, ``/proc/self/fd/1``)."""
+    if not path:
+        return False
+    if str(path) == STDOUT:
+        return True
+    try:
+        a, b = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):   # no such file, or stdout is not a real file
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino) and not stat.S_ISREG(a.st_mode)
+
+
 def _target(path: str | Path) -> Path:
     """The file a write lands in: a symbolic link's final target, so the link itself is never replaced."""
     return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)

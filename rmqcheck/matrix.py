@@ -6,7 +6,7 @@ import sys
 import click
 
 from model import PRESETS
-from reports.files import STDOUT, OutputSet
+from reports.files import OutputSet, is_standard_output
 
 from .engines import run_check
 from .exit_codes import EXIT_FOR_OUTCOME, worst_outcome
@@ -52,7 +52,7 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
         for name, cfg in configs:
             result, _ = run_check(CheckJob(cfg, props, lim), "local", quiet)
             sections.append(ReportSection(name, cfg.short(), result))
-        out = stdout_console(stderr=json_path == STDOUT)
+        out = stdout_console(stderr=is_standard_output(json_path))
         if not quiet:
             out.print(configurations_table(sections))
         out.print(matrix_table(sections))

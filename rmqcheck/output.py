@@ -2,8 +2,8 @@
 
 Output paths were checked before exploring. The files of one run are written as a set, all or none
 (``reports.files.OutputSet``). A console that goes away (``rmqcheck check ... | head``) does not stop the
-files from being written; with ``--json -`` the JSON owns standard output and the console report goes to
-standard error.
+files from being written; with ``--json -`` (or ``/dev/stdout``) the JSON owns standard output and the
+console report goes to standard error.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Mapping
 from rich.console import Console
 
 from explore.result import CheckResult
-from reports.files import STDOUT, OutputSet
+from reports.files import OutputSet, is_standard_output
 
 STDOUT_WIDTH_WHEN_PIPED = 140
 
@@ -64,7 +64,7 @@ def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, 
     """Print ``result`` on the console, then write its files (``extra_files``: more path -> text to write
     in the same set, e.g. the graph export)."""
     from reports.console import render_result
-    out = stdout_console(stderr=json_path == STDOUT)
+    out = stdout_console(stderr=is_standard_output(json_path))
     if quiet:
         out.print(summary_line(result))
     else:

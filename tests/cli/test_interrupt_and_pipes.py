@@ -84,3 +84,12 @@ def test_a_closed_console_still_gets_the_files_written(tmp_path):
     assert proc.returncode == 0, stderr
     assert b"Traceback" not in stderr and b"BrokenPipe" not in stderr
     assert json.loads((tmp_path / "r.json").read_text())["outcome"] == "passed"
+
+
+def test_json_to_dev_stdout_owns_standard_output(tmp_path):
+    """/dev/stdout is a pipe here: written directly (never renamed over), the console report on stderr."""
+    p = subprocess.run([sys.executable, "-m", "rmqcheck", "check", *TINY_ALWAYS, "--json", "/dev/stdout"],
+                       capture_output=True, text=True, cwd=tmp_path, env=_env(), timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["outcome"] == "passed"
+    assert "PASSED" in p.stderr and os.listdir(tmp_path) == []

@@ -19,13 +19,16 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from . import kernel as K
+from . import stop
 from .graph import cannot_reach_goal
+from .memory import available_memory_bytes
 from invariants.base import PropertySet
 from .result import HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of
 from .tracker import PropertyTracker
 from .trace import replay
 
 MIN_CHUNK = 256
+MIN_CAPACITY = 1024
 TABLE_START = 1 << 18   # slots: small enough for the first levels to stay in cache
 
 
@@ -63,14 +66,6 @@ def peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def available_memory_bytes() -> int:
-    try:
-        import psutil
-        return int(psutil.virtual_memory().available)
-    except Exception:  # pragma: no cover - psutil is a dependency; be safe anyway
-        return 8 << 30
-
-
 @dataclass
 class _Witness:
     """Where a property was decided: a state index, or a transition (source index, action)."""
@@ -101,13 +96,27 @@ class LocalExplorer:
         table = (16 if self.words == 1 else 8) / K.MAX_LOAD * 2   # just after a doubling
         per_state = int(8 * self.words + 4 + 2 + table + (10 if self.graph else 0) + (1 if self.leaves else 0))
         budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
-        cap = max(budget // per_state, 1024)
+        cap = max(budget // per_state, MIN_CAPACITY)
         if self.limits.max_states is not None:
             cap = min(cap, self.limits.max_states + self.nact + 1)
         return int(cap)
 
     def _allocate(self) -> None:
-        cap = self.cap = self._capacity()
+        """The state arrays at the budgeted capacity; an allocation the budget did not foresee (another
+        process took the memory, an address-space limit fragmented) retries at half the capacity."""
+        cap = self._capacity()
+        while True:
+            try:
+                return self._allocate_arrays(cap)
+            except MemoryError:
+                self.states = self.parent = self.via = self.noexp = self.goal = self.row_start = None
+                self.edges = self.table = None
+                if cap <= MIN_CAPACITY:
+                    raise
+                cap = max(cap // 2, MIN_CAPACITY)
+
+    def _allocate_arrays(self, cap: int) -> None:
+        self.cap = cap
         w = self.words
         self.states = np.empty((cap, w), dtype=np.uint64)
         self.parent = np.empty(cap, dtype=np.int32)
@@ -199,12 +208,18 @@ class LocalExplorer:
         if self.limits.max_seconds is not None and time.perf_counter() - self.t0 > self.limits.max_seconds:
             self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
             return False
+        if stop.requested():
+            self.incomplete = stop.requested()
+            return False
         t = time.perf_counter()
         e0 = int(self.io[K.IO_EDGES])
         if not self._expand_level(self.level, lo, hi):
             return False
         self.level_starts.append(int(self.io[K.IO_COUNT]))
-        self._sort_level(self.level + 1, e0, int(self.io[K.IO_EDGES]))
+        try:
+            self._sort_level(self.level + 1, e0, int(self.io[K.IO_EDGES]))
+        except MemoryError:  # the level stays unsorted but consistent: its witnesses are still shortest
+            self._out_of_memory(f"sorting level {self.level + 1}")
         self.level_seconds.append(time.perf_counter() - t)
         self._decide_level()
         self.level += 1
@@ -242,6 +257,9 @@ class LocalExplorer:
             if self.limits.max_seconds is not None and time.perf_counter() - self.t0 > self.limits.max_seconds:
                 self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
                 return False
+            if stop.requested():  # Ctrl-C or SIGTERM: chunks last ~0.25 s, so the run stops within a second
+                self.incomplete = stop.requested()
+                return False
 
     def _make_room(self) -> bool:
         io = self.io
@@ -265,9 +283,14 @@ class LocalExplorer:
                 self.edges = edges
                 io[K.IO_EDGE_CAP] = len(edges)
         except MemoryError:
-            self.incomplete = f"out of memory at {int(io[K.IO_COUNT]):,} states"
+            self._out_of_memory("growing the hash table or the edge list")
             return False
         return True
+
+    def _out_of_memory(self, what: str) -> None:
+        from .memory import tightest_limit
+        self.incomplete = (f"out of memory {what} at {int(self.io[K.IO_COUNT]):,} states "
+                           f"(tightest memory limit: {tightest_limit().source})")
 
     def _report(self, level: int, lo: int, hi: int) -> None:
         if self.listener is None:
@@ -289,19 +312,21 @@ class LocalExplorer:
             order = np.lexsort(tuple(block[:, i].view(np.int64) for i in reversed(range(self.words))))
         if np.all(order[1:] > order[:-1]):
             return
+        # every temporary is allocated before anything moves: a MemoryError leaves the level consistent
         order = order.astype(np.int64)
-        K.relink_level(self.states, self.table, lo, order, self.edges, e0, e1)
-        self.states[lo:hi] = block[order]
-        self.parent[lo:hi] = self.parent[lo:hi][order]
-        self.via[lo:hi] = self.via[lo:hi][order]
-        if self.leaves:
-            self.noexp[lo:hi] = self.noexp[lo:hi][order]
-        if self.graph:
-            self.goal[lo:hi] = self.goal[lo:hi][order]
+        sorted_rows = [(a, a[lo:hi][order]) for a in self._level_arrays()]
         new_pos = np.empty(hi - lo, dtype=np.int64)
         new_pos[order] = np.arange(lo, hi)
+        K.relink_level(self.states, self.table, lo, order, self.edges, e0, e1)
+        for array, rows in sorted_rows:
+            array[lo:hi] = rows
         moved = (self.wit_state >= lo) & (self.wit_state < hi)   # witnesses found in this level
         self.wit_state[moved] = new_pos[self.wit_state[moved] - lo]
+
+    def _level_arrays(self) -> list[np.ndarray]:
+        """The per-state arrays a level's reordering permutes."""
+        return ([self.states, self.parent, self.via] + ([self.noexp] if self.leaves else [])
+                + ([self.goal] if self.graph else []))
 
     def _decide_level(self) -> None:
         """At the end of a level, settle every property that found a witness in it (a shortest one)."""
@@ -320,6 +345,9 @@ class LocalExplorer:
 
     # -- errors -----------------------------------------------------------------------------------------
     def _model_exception(self, index: int, exc: BaseException) -> None:
+        if isinstance(exc, MemoryError):  # the machine ran out, not the model
+            self._out_of_memory(f"expanding level {self.level}")
+            return
         state = tuple(int(x) for x in self.states[index])
         action = "?"
         finder = getattr(self.model, "failing_action", None)
@@ -388,12 +416,24 @@ class LocalExplorer:
             else:
                 results[p.name] = PropertyResult(p.name, p.kind, HOLDS, p.summary)
 
+    def _early_stop(self) -> str | None:
+        """Why the run ended with states left unexpanded though no limit was hit: every selected property
+        was settled (None when the space was exhausted, or when a limit or an error stopped it)."""
+        if self.incomplete or self.error is not None:
+            return None
+        lo, hi = self.frontier()
+        return self.tracker.early_stop_reason(self.level, hi - lo)
+
     def result(self) -> CheckResult:
         count = int(self.io[K.IO_COUNT])
         complete = not self.incomplete and self.error is None
         results = self.tracker.verdicts(complete, lambda w: self._trace_to(w.state, w.action))
         if self.graph:
-            self._graph_verdicts(results)
+            try:
+                self._graph_verdicts(results)
+            except MemoryError:
+                self._out_of_memory("deciding the graph properties")
+                self._graph_verdicts(results)   # incomplete now: each graph property is unknown
         ordered = [results[p.name] for p in self.props]
         seconds = time.perf_counter() - self.t0
         levels = [b - a for a, b in zip(self.level_starts, self.level_starts[1:]) if b > a]
@@ -402,7 +442,9 @@ class LocalExplorer:
                       states_per_second=count / seconds if seconds > 0 else 0.0,
                       peak_rss_bytes=peak_rss_bytes(), levels=levels,
                       unexpanded=int(self.io[K.IO_NLEAF]), level_engines=[self.engine] * len(levels),
-                      level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]])
+                      level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]],
+                      stop_reason=self._early_stop())
+        stats.stopped_early = stats.stop_reason is not None
         config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
         return CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered,
                            config, getattr(self.model, "name", ""), self.incomplete, self.error)

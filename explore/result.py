@@ -73,6 +73,8 @@ class Stats:
     unexpanded: int = 0                  # states left unexpanded because they violate every property checked
     level_engines: list[str] = field(default_factory=list)   # where each level ran (spark: driver/cluster)
     level_seconds: list[float] = field(default_factory=list)
+    stopped_early: bool = False          # ended with states unexpanded because every property was settled
+    stop_reason: str | None = None       # why, when stopped_early
 
 
 @dataclass

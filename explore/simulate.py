@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from invariants.base import ALWAYS, GRAPH, SOMETIMES, PropertySet
+from . import stop
 from .local import Progress, peak_rss_bytes
 from .result import (REACHED, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats,
                      outcome_of)
@@ -55,6 +56,9 @@ def simulate(model: Any, properties: PropertySet, limits: WalkLimits = WalkLimit
     for w in range(limits.walks):
         if limits.max_seconds is not None and time.perf_counter() - t0 > limits.max_seconds:
             reason = f"time limit {limits.max_seconds:g} s reached after {w} walks"
+            break
+        if stop.requested():
+            reason = f"{stop.requested()} after {w} walks"
             break
         root = roots[int(rng.integers(len(roots)))]
         state = root.copy()

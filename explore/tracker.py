@@ -63,6 +63,15 @@ class PropertyTracker:
         """Nothing left to learn from more levels (never with a graph property or no property at all)."""
         return bool(self.properties) and not self.undecided and not self.graph
 
+    def early_stop_reason(self, level: int, unexpanded: int) -> str | None:
+        """Why a run that hit no limit ends with ``unexpanded`` states of ``level`` left: every selected
+        property is settled (None when nothing was left or something is still open). Both engines say it
+        in the same words."""
+        if unexpanded <= 0 or not self.all_decided():
+            return None
+        states = "1 state" if unexpanded == 1 else f"{unexpanded:,} states"
+        return f"every selected property was settled at depth {level}; {states} at that depth left unexpanded"
+
     def verdicts(self, complete: bool, trace_for: Callable[[Any], Trace]) -> dict[str, PropertyResult]:
         """Verdicts of the always and sometimes properties; graph properties are the engine's business."""
         out: dict[str, PropertyResult] = {}

@@ -276,25 +276,25 @@ def load_toml(path: "str | Path", base: Config | None = None) -> Config:
 
     An optional top-level ``preset = "name"`` starts from that preset instead of the defaults.
     """
+    from .input_text import InputFileError, parse_bounded, read_input_text
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {str(path)!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"config file {str(path)!r} is not UTF-8 text (byte {exc.start}); "
-                          "write it as UTF-8 TOML") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from None
+        data = parse_bounded(tomllib.loads, read_input_text(path, "config file"), "TOML",
+                             f"config file {str(path)!r}")
+    except InputFileError as exc:
+        raise ConfigError(str(exc)) from None
     if "config" in data and isinstance(data["config"], dict):
         extra = sorted(set(data) - {"config", "preset"})
         if extra:
             raise ConfigError(f"config file {str(path)!r}: unexpected top-level key '{extra[0]}' "
                               "beside [config]; allowed: preset, [config]")
         values = dict(data["config"])
-        name = data.get("preset", values.pop("preset", None))
+        inner = values.pop("preset", None)
+        name = data.get("preset", inner)
+        if inner is not None and "preset" in data and inner != data["preset"]:
+            raise ConfigError(f"config file {str(path)!r} names two presets, {data['preset']!r} at the top "
+                              f"and {inner!r} in [config]; keep one")
     else:
         values = dict(data)
         name = values.pop("preset", None)

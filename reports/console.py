@@ -91,6 +91,8 @@ def summary_table(result: CheckResult, title: str = "") -> Table:
     t.add_row("depth", str(s.depth))
     t.add_row("time", f"{s.seconds:.2f} s  ({s.states_per_second:,.0f} states/s)")
     t.add_row("peak RSS", human_bytes(s.peak_rss_bytes))
+    if s.stopped_early:
+        t.add_row("stopped early", Text(s.stop_reason or "", style="cyan"))
     if s.unexpanded:
         t.add_row("unexpanded", f"{s.unexpanded:,} states violating every checked property (not expanded)")
     return t

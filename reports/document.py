@@ -49,6 +49,8 @@ def stats_rows(result: CheckResult) -> list[tuple[str, str]]:
     rows = [("outcome", result.outcome), ("engine", result.engine)]
     if result.incomplete_reason:
         rows.append(("incomplete", result.incomplete_reason))
+    if s.stopped_early:
+        rows.append(("stopped early", s.stop_reason or ""))
     rows += [("distinct states", f"{s.distinct_states:,}"), ("transitions", f"{s.transitions:,}"),
              ("depth", str(s.depth)), ("time", f"{s.seconds:.2f} s"),
              ("states/s", f"{s.states_per_second:,.0f}"), ("peak RSS", human_bytes(s.peak_rss_bytes))]
@@ -62,10 +64,15 @@ def value_text(value: Any) -> str:
     return fmt_value(value)
 
 
-def write_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report") -> None:
-    """Render ``sections`` in the format of ``path``'s extension and write the file atomically."""
+def render_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report") -> str:
+    """``sections`` rendered in the format of ``path``'s extension."""
     if report_format(path) == "html":
         from .html import render_html as render
     else:
         from .markdown import render_markdown as render
-    write_text_atomic(path, render(sections, title))
+    return render(sections, title)
+
+
+def write_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report") -> None:
+    """Render ``sections`` in the format of ``path``'s extension and write the file atomically."""
+    write_text_atomic(path, render_report(path, sections, title))

@@ -1,52 +1,208 @@
-"""Output files: checked before a run starts, written atomically so nothing is ever half-written."""
+"""Output files: checked before a run starts, then written as one set, all or none.
+
+A run's outputs (``--json``, ``--report``, ``--graph``) are first written to temporary files beside their
+targets; only when every one is complete are they renamed into place, so a full disk, a signal or a crash
+never leaves half a set. Three kinds of path are not renamed into: ``-`` means standard output; a symbolic
+link is written through to the file it points at (the link stays a link); a device or a pipe such as
+``/dev/stdout`` is written directly. A temporary file's name carries the writer's pid, so one left by a
+killed run is recognised and removed when the next run checks the same output path.
+"""
 from __future__ import annotations
 
 import os
+import re
+import stat
+import sys
 import tempfile
 from pathlib import Path
+
+STDOUT = "-"
+TEMP_SUFFIX = ".rmqcheck-tmp"
 
 
 class OutputPathError(ValueError):
     """An output path that cannot be written; the message says why."""
 
 
-def check_writable(path: str | Path, option: str) -> Path:
-    """Fail early (before exploring) when ``path`` cannot be created or replaced: the directory must
-    exist and take a new file (tried for real with a temporary file, removed at once)."""
-    p = Path(path)
+def _is_stream(path: str | Path) -> bool:
+    """A character device, pipe or socket (e.g. ``/dev/stdout``, ``/dev/null``): written in place."""
+    try:
+        mode = os.stat(path).st_mode   # follows symbolic links
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def is_standard_output(path: str | Path | None) -> bool:
+    """``-``, or a path that names this process's standard output (``/dev/stdout``, ``/proc/self/fd/1``)."""
+    if not path:
+        return False
+    if str(path) == STDOUT:
+        return True
+    try:
+        a, b = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):   # no such file, or stdout is not a real file
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino) and not stat.S_ISREG(a.st_mode)
+
+
+def _target(path: str | Path) -> Path:
+    """The file a write lands in: a symbolic link's final target, so the link itself is never replaced."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+
+
+def _temp_prefix(target: Path) -> str:
+    return f".{target.name}."
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:   # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temps(target: Path) -> list[Path]:
+    """Remove the temporary files a killed rmqcheck left beside ``target`` (their writer is gone)."""
+    parent = target.parent if str(target.parent) else Path(".")
+    pattern = re.compile(re.escape(_temp_prefix(target)) + r"(\d+)\.[^/]*" + re.escape(TEMP_SUFFIX) + "$")
+    removed = []
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return removed
+    for name in names:
+        m = pattern.match(name)
+        if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+            try:
+                os.unlink(parent / name)
+                removed.append(parent / name)
+            except OSError:
+                pass
+    return removed
+
+
+def _new_temp(target: Path) -> tuple[int, str]:
+    parent = target.parent if str(target.parent) else Path(".")
+    return tempfile.mkstemp(prefix=f"{_temp_prefix(target)}{os.getpid()}.", suffix=TEMP_SUFFIX, dir=str(parent))
+
+
+def check_writable(path: str | Path, option: str, allow_stdout: bool = False) -> Path:
+    """Fail early (before exploring) when ``path`` cannot be written: the directory must exist and take a
+    new file (tried for real with a temporary file, removed at once). Stale temporary files of a killed
+    run are removed on the way."""
+    if str(path) == STDOUT:
+        if not allow_stdout:
+            raise OutputPathError(f"{option} '-': standard output is only available for --json")
+        return Path(STDOUT)
+    if _is_stream(path):
+        if not os.access(path, os.W_OK):
+            raise OutputPathError(f"{option} {str(path)!r}: not writable")
+        return Path(path)
+    p = _target(path)
     parent = p.parent if str(p.parent) else Path(".")
     if p.exists() and p.is_dir():
-        raise OutputPathError(f"{option} {str(p)!r}: is a directory; give a file path")
+        raise OutputPathError(f"{option} {str(path)!r}: is a directory; give a file path")
     if not parent.exists():
-        raise OutputPathError(f"{option} {str(p)!r}: directory {str(parent)!r} does not exist")
+        raise OutputPathError(f"{option} {str(path)!r}: directory {str(parent)!r} does not exist")
     if not parent.is_dir():
-        raise OutputPathError(f"{option} {str(p)!r}: {str(parent)!r} is not a directory")
+        raise OutputPathError(f"{option} {str(path)!r}: {str(parent)!r} is not a directory")
     if p.exists() and not os.access(p, os.W_OK):
-        raise OutputPathError(f"{option} {str(p)!r}: not writable (the file is read-only)")
+        raise OutputPathError(f"{option} {str(path)!r}: not writable (the file is read-only)")
+    remove_stale_temps(p)
     try:
-        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", dir=str(parent))
+        fd, probe = _new_temp(p)
     except OSError as exc:
-        raise OutputPathError(f"{option} {str(p)!r}: not writable ({exc.strerror or exc})") from None
+        raise OutputPathError(f"{option} {str(path)!r}: not writable ({exc.strerror or exc})") from None
     os.close(fd)
     os.unlink(probe)
     return p
 
 
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=str(p.parent) if str(p.parent) else ".")
+class OutputSet:
+    """The files of one run, written together: every one or none (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._files: list[tuple[str, str]] = []
+
+    def add(self, path: str | Path, text: str) -> None:
+        self._files.append((str(path), text))
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def write(self) -> None:
+        """Write every file; on any failure (disk full, a signal) remove the temporaries and raise
+        :class:`OutputPathError` (an ``OSError``) or the interruption itself."""
+        staged: list[tuple[str, Path]] = []
+        current = ""
+        try:
+            streams = []
+            for current, text in self._files:
+                if current == STDOUT or _is_stream(current):
+                    streams.append((current, text))
+                else:
+                    staged.append(_stage(current, text))
+            for current, text in streams:
+                _write_stream(current, text)
+            while staged:
+                tmp, target = staged[0]
+                current = str(target)
+                os.replace(tmp, target)
+                staged.pop(0)
+        except OSError as exc:
+            raise OutputPathError(_failed(current, exc, self._files)) from None
+        finally:
+            for tmp, _target_path in staged:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+
+def _stage(path: str, text: str) -> tuple[str, Path]:
+    """``text`` in a complete temporary file beside ``path``'s target: ``(temporary, target)``."""
+    target = _target(path)
+    fd, tmp = _new_temp(target)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        os.replace(tmp, p)
+            f.flush()
+            os.fsync(f.fileno())
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+    return tmp, target
+
+
+def _write_stream(path: str, text: str) -> None:
+    if path == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def _failed(path: str, exc: OSError, files: list[tuple[str, str]]) -> str:
+    what = "standard output" if path == STDOUT else repr(path)
+    others = ", ".join(repr(p) for p, _ in files)
+    return (f"cannot write {what} ({exc.strerror or exc}); "
+            f"{'none of the output files (' + others + ') was' if len(files) > 1 else 'nothing was'} written")
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write one file the safe way (a set of one)."""
+    files = OutputSet()
+    files.add(path, text)
+    files.write()
 
 
 def _umask() -> int:

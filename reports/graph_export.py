@@ -103,11 +103,14 @@ def _mark_traces(g: nx.MultiDiGraph, index: dict[tuple[int, ...], int], result: 
                 _add_mark(g.edges[a, b, step.action], path_mark, p.name)
 
 
+def graph_text(path: str | Path, graph: nx.MultiDiGraph) -> str:
+    """``graph`` in the format of ``path``'s extension."""
+    return _graphml(graph) if graph_format(path) == "graphml" else _dot(graph)
+
+
 def write_graph(path: str | Path, graph: nx.MultiDiGraph) -> None:
     """Write ``graph`` atomically in the format of ``path``'s extension."""
-    fmt = graph_format(path)
-    text = _graphml(graph) if fmt == "graphml" else _dot(graph)
-    write_text_atomic(path, text)
+    write_text_atomic(path, graph_text(path, graph))
 
 
 def _graphml(graph: nx.MultiDiGraph) -> str:

@@ -64,6 +64,8 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
             "collision_probability": s.collision_probability,
             "unexpanded_states": s.unexpanded,
             "level_engines": s.level_engines,
+            "stopped_early": s.stopped_early,
+            "stop_reason": s.stop_reason,
         },
         "properties": [property_to_dict(p) for p in result.properties],
     }
@@ -76,8 +78,12 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
     return d
 
 
+def result_json(result: CheckResult) -> str:
+    return json.dumps(result_to_dict(result), indent=2) + "\n"
+
+
 def write_json(path: str | Path, result: CheckResult) -> None:
-    write_text_atomic(path, json.dumps(result_to_dict(result), indent=2) + "\n")
+    write_text_atomic(path, result_json(result))
 
 
 def matrix_to_dict(sections: list[Any]) -> dict[str, Any]:
@@ -86,8 +92,12 @@ def matrix_to_dict(sections: list[Any]) -> dict[str, Any]:
             "configurations": [{"name": s.name, **result_to_dict(s.result)} for s in sections]}
 
 
+def matrix_json(sections: list[Any]) -> str:
+    return json.dumps(matrix_to_dict(sections), indent=2) + "\n"
+
+
 def write_matrix_json(path: str | Path, sections: list[Any]) -> None:
-    write_text_atomic(path, json.dumps(matrix_to_dict(sections), indent=2) + "\n")
+    write_text_atomic(path, matrix_json(sections))
 
 
 # -- reading a result back (rmqcheck replay) -------------------------------------------------------------
@@ -100,15 +110,13 @@ def read_result(path: str | Path) -> dict[str, Any]:
     """A result written by ``--json``, checked against the parts of the schema replay relies on:
     ``config`` (an object), ``properties`` (a list of objects with a ``name``) and each ``trace``
     (a list of steps with an int ``step``, a string ``action`` and an object ``state``)."""
+    from model.input_text import InputFileError, parse_bounded, read_input_text
+
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultFileError(f"cannot read trace file {where!r}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultFileError(f"trace file {where!r} is not valid JSON: {exc}") from None
+        data = parse_bounded(json.loads, read_input_text(path, "trace file"), "JSON", f"trace file {where!r}")
+    except InputFileError as exc:
+        raise ResultFileError(str(exc)) from None
     _need(isinstance(data, dict), where, "expected a JSON object written by 'rmqcheck check --json'")
     _need(isinstance(data.get("config"), dict), where, "missing 'config' object (the checked knobs)")
     props = data.get("properties")

@@ -27,6 +27,7 @@ from explore.result import HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, Check
 from invariants import PROPERTIES
 from invariants.base import ALWAYS, GRAPH, SOMETIMES, UnknownPropertyError
 from model import Config, ConfigError, preset
+from model.input_text import InputFileError, parse_bounded, read_input_text
 
 from .setup import BadInput
 
@@ -65,13 +66,9 @@ def load_baseline(path: str | Path, need_expect: bool = True) -> list[BaselineEn
     """Read and validate a baseline; ``need_expect=False`` (for ``--update``) allows missing verdicts."""
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _fail(where, "", f"cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise _fail(where, "", f"not valid TOML: {exc}") from None
+        data = parse_bounded(tomllib.loads, read_input_text(path, "baseline"), "TOML", f"baseline {where!r}")
+    except InputFileError as exc:
+        raise BadInput(str(exc)) from None
     extra = sorted(set(data) - {"configuration"})
     if extra:
         raise _fail(where, "", f"unknown top-level key '{extra[0]}'; allowed: [[configuration]] tables")

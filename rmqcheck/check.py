@@ -1,6 +1,7 @@
 """``rmqcheck check``: explore one configuration exhaustively and give every property a verdict."""
 from __future__ import annotations
 
+import re
 import sys
 
 import click
@@ -11,12 +12,24 @@ from reports.graph_export import GRAPH_NODE_LIMIT
 
 from .engines import ENGINES, SparkOptions, run_check
 from .exit_codes import EXIT_FOR_OUTCOME
+from .interrupt import stop_on_signals
 from .options import config_options, json_option, limit_options, property_option, quiet_option
 from .output import print_result
-from .setup import (BadInput, CheckJob, check_outputs, config_name, limits, resolve_config,
+from .setup import (MAX_COUNT, BadInput, CheckJob, bounded, check_outputs, config_name, limits, resolve_config,
                     select_properties)
 
 SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_limit")
+MAX_PARTITIONS = 1 << 20
+#: the master URLs a check can use: local, local[N], local[*], local[N,F], local[*,F], spark://HOST:PORT[,HOST:PORT]
+MASTER_URL = re.compile(r"local(\[(\*|[1-9][0-9]{0,5})(,\s*[0-9]{1,5})?\])?"
+                        r"|spark://[A-Za-z0-9.\-_\[\]:]+:[0-9]{1,5}(,[A-Za-z0-9.\-_\[\]:]+:[0-9]{1,5})*")
+
+
+def check_master_url(url: str) -> None:
+    """Refuse a master URL Spark would only reject after starting a JVM (or, worse, take as a file)."""
+    if not MASTER_URL.fullmatch(url or ""):
+        raise BadInput(f"--spark-master {url!r}: not a master URL; use local, local[N], local[*], local[N,F] "
+                       "or spark://HOST:PORT")
 
 
 @click.command()
@@ -66,15 +79,16 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     check_outputs({"--json": json_path, "--report": report_path, "--graph": graph_path})
 
     job = CheckJob(cfg, props, lim)
-    result, explorer = run_check(job, engine, quiet, spark)
-    graph = None
-    if graph_path:
-        graph = _graph(explorer, result)  # refused (bad input) before any file is written
-    name = config_name(preset_name, config_file)
-    print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path)
-    if graph is not None:
-        from reports.graph_export import write_graph
-        write_graph(graph_path, graph)
+    with stop_on_signals(engine == "local"):
+        result, explorer = run_check(job, engine, quiet, spark)
+        extra_files = {}
+        if graph_path:
+            from reports.graph_export import graph_text
+            # refused (bad input) before any file is written; written in one set with --json and --report
+            extra_files[graph_path] = graph_text(graph_path, _graph(explorer, result))
+        name = config_name(preset_name, config_file)
+        print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path,
+                     extra_files=extra_files)
     sys.exit(EXIT_FOR_OUTCOME[result.outcome])
 
 
@@ -88,13 +102,14 @@ def _spark_options(ctx: click.Context, engine: str, graph_path: str | None) -> S
     if graph_path:
         raise BadInput("--graph needs the local engine's stored states; drop --graph or use --engine local")
     partitions = ctx.params["partitions"]
-    if partitions is not None and partitions <= 0:
-        raise BadInput(f"--partitions {partitions}: must be > 0")
+    if partitions is not None:
+        bounded("--partitions", partitions, MAX_PARTITIONS)
     if ctx.params["resume"] and not ctx.params["work_dir"]:
         raise BadInput("--resume needs --work-dir DIR (the checkpoints to resume from)")
     limit = ctx.params["driver_level_limit"]
-    if limit is not None and limit < 0:
-        raise BadInput(f"--driver-level-limit {limit}: must be >= 0")
+    if limit is not None:
+        bounded("--driver-level-limit", limit, MAX_COUNT, positive=False)
+    check_master_url(ctx.params["spark_master"])
     return SparkOptions(ctx.params["spark_master"], partitions, ctx.params["work_dir"], ctx.params["resume"],
                         limit)
 

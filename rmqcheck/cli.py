@@ -23,10 +23,11 @@ from spark_explore.errors import SparkRefused, SparkUnavailable
 
 from .bench import bench
 from .check import check
-from .exit_codes import EXIT_BAD_INPUT
+from .exit_codes import EXIT_BAD_INPUT, EXIT_INCOMPLETE
 from .gate import gate
 from .matrix import matrix
-from .output import stdout_console
+from .interrupt import terminate_as_interrupt
+from .output import console_gone, stdout_console
 from .replay import replay
 from .setup import BadInput
 from .simulate import simulate
@@ -43,15 +44,24 @@ class RmqcheckGroup(click.Group):
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
         try:
-            return super().main(args, prog_name or "rmqcheck", complete_var, standalone_mode=False, **extra)
+            with terminate_as_interrupt():
+                return super().main(args, prog_name or "rmqcheck", complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
             click.echo(exc.ctx.get_help())
             sys.exit(0)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
-        except click.exceptions.Abort:
-            click.echo("rmqcheck: aborted", err=True)
-            sys.exit(130)
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            # a signal before exploration could stop cleanly (or a second one): nothing known, nothing written
+            click.echo("rmqcheck: interrupted before a result; no output file written", err=True)
+            sys.exit(EXIT_INCOMPLETE)
+        except MemoryError:
+            click.echo("rmqcheck: out of memory before a result; no output file written "
+                       "(lower --max-states, or free memory)", err=True)
+            sys.exit(EXIT_INCOMPLETE)
+        except BrokenPipeError:
+            console_gone()
+            sys.exit(EXIT_BAD_INPUT)
         except click.UsageError as exc:
             hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
             _bad_input(exc.format_message() + hint)

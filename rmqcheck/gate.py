@@ -5,11 +5,13 @@ import sys
 
 import click
 
-from explore.result import ERROR, INCOMPLETE
+from explore import stop
+from explore.result import ERROR, INCOMPLETE, UNKNOWN
 
 from .baseline import differences, load_baseline, render_baseline
 from .engines import run_check
 from .exit_codes import EXIT_INCOMPLETE, EXIT_MODEL_ERROR, EXIT_OK, EXIT_VIOLATED
+from .interrupt import stop_on_signals
 from .options import quiet_option
 from .output import stdout_console
 from .setup import CheckJob, check_outputs, select_properties
@@ -35,7 +37,12 @@ def gate(baseline_path: str, update: bool, quiet: bool) -> None:
     results = []
     for entry in entries:
         job = CheckJob(entry.config, select_properties(entry.properties), _no_limits())
-        result, _ = run_check(job, "local", quiet)
+        with stop_on_signals():
+            result, _ = run_check(job, "local", quiet)
+            if stop.requested():
+                out.print(f"[yellow]{entry.name}: {stop.requested()}; the gate stops here, no verdict compared"
+                          "[/yellow]")
+                sys.exit(EXIT_INCOMPLETE)
         results.append(result)
         s = result.stats
         out.print(f"[bold]{entry.name}[/bold] ({entry.config.short()}): {result.outcome}, "
@@ -53,13 +60,19 @@ def gate(baseline_path: str, update: bool, quiet: bool) -> None:
         out.print(f"baseline {baseline_path} updated: {len(entries)} configurations, "
                   f"{sum(len(r.properties) for r in results)} verdicts from exploration")
         sys.exit(EXIT_OK)
-    diffs = [d for entry, result in zip(entries, results) for d in differences(entry, result)]
+    incomplete = [(entry, result) for entry, result in zip(entries, results) if result.outcome == INCOMPLETE]
+    for entry, result in incomplete:   # e.g. out of memory: verdicts left unknown are no difference
+        out.print(f"[yellow]{entry.name} is incomplete ({result.incomplete_reason})[/yellow]")
+    diffs = [d for entry, result in zip(entries, results) for d in differences(entry, result)
+             if not (result.outcome == INCOMPLETE and d[3] == UNKNOWN)]
     if diffs:
         from reports.console import gate_diff_table
         out.print(gate_diff_table(diffs))
         for config, prop, expected, got in diffs:
             out.print(f"gate: {config}: {prop}: expected {expected} -> got {got}")
         sys.exit(EXIT_VIOLATED)
+    if incomplete:
+        sys.exit(EXIT_INCOMPLETE)
     out.print(f"gate passed: {sum(len(e.expect) for e in entries)} verdicts in {len(entries)} configurations "
               "as in the baseline")
     sys.exit(EXIT_OK)

@@ -6,10 +6,12 @@ import sys
 import click
 
 from model import PRESETS
+from reports.files import OutputSet, is_standard_output
 
 from .engines import run_check
 from .exit_codes import EXIT_FOR_OUTCOME, worst_outcome
 from .options import json_option, limit_options, property_option, quiet_option
+from .interrupt import stop_on_signals
 from .output import stdout_console
 from .setup import CheckJob, check_outputs, limits, resolve_config, select_properties
 
@@ -46,17 +48,20 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
     check_outputs({"--json": json_path, "--report": report_path})
 
     sections = []
-    for name, cfg in configs:
-        result, _ = run_check(CheckJob(cfg, props, lim), "local", quiet)
-        sections.append(ReportSection(name, cfg.short(), result))
-    out = stdout_console()
-    if not quiet:
-        out.print(configurations_table(sections))
-    out.print(matrix_table(sections))
-    if json_path:
-        from reports.json_report import write_matrix_json
-        write_matrix_json(json_path, sections)
-    if report_path:
-        from reports.document import write_report
-        write_report(report_path, sections, "rmqcheck matrix report")
+    with stop_on_signals():   # after Ctrl-C the remaining configurations stop at once, as incomplete
+        for name, cfg in configs:
+            result, _ = run_check(CheckJob(cfg, props, lim), "local", quiet)
+            sections.append(ReportSection(name, cfg.short(), result))
+        out = stdout_console(stderr=is_standard_output(json_path))
+        if not quiet:
+            out.print(configurations_table(sections))
+        out.print(matrix_table(sections))
+        files = OutputSet()
+        if json_path:
+            from reports.json_report import matrix_json
+            files.add(json_path, matrix_json(sections))
+        if report_path:
+            from reports.document import render_report
+            files.add(report_path, render_report(report_path, sections, "rmqcheck matrix report"))
+        files.write()
     sys.exit(EXIT_FOR_OUTCOME[worst_outcome([s.result.outcome for s in sections])])

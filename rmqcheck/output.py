@@ -1,47 +1,84 @@
 """What a finished run prints and writes: the console report, then the ``--json`` / ``--report`` files.
 
-Output paths were checked before exploring; files are written atomically, so an interrupted run leaves
-nothing half-written.
+Output paths were checked before exploring. The files of one run are written as a set, all or none
+(``reports.files.OutputSet``). A console that goes away (``rmqcheck check ... | head``) does not stop the
+files from being written; with ``--json -`` (or ``/dev/stdout``) the JSON owns standard output and the
+console report goes to standard error.
 """
 from __future__ import annotations
 
 import os
+import sys
+from typing import Mapping
 
 from rich.console import Console
 
 from explore.result import CheckResult
+from reports.files import OutputSet, is_standard_output
 
 STDOUT_WIDTH_WHEN_PIPED = 140
 
 
-def stdout_console() -> Console:
-    """Rich on stdout; when piped (CI logs, files) 140 columns rather than rich's 80, so a trace keeps
-    one line per changed field and a matrix keeps one column per configuration."""
-    console = Console(highlight=False, soft_wrap=False)
+class RunConsole(Console):
+    """A console whose reader may go away (``rmqcheck check ... | head``): printing stops, the run does
+    not. Rich's own reaction to a broken pipe is to exit with code 1, before any file is written."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        console_gone()
+
+
+def stdout_console(stderr: bool = False) -> Console:
+    """Rich on stdout (or stderr); when piped (CI logs, files) 140 columns rather than rich's 80, so a
+    trace keeps one line per changed field and a matrix keeps one column per configuration."""
+    console = RunConsole(highlight=False, soft_wrap=False, stderr=stderr)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, soft_wrap=False, width=STDOUT_WIDTH_WHEN_PIPED)
+        console = RunConsole(highlight=False, soft_wrap=False, width=STDOUT_WIDTH_WHEN_PIPED, stderr=stderr)
     return console
+
+
+def console_gone() -> None:
+    """Standard output's reader went away: send what is left to /dev/null."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):   # no real file descriptor (an in-process test runner)
+        pass
 
 
 def summary_line(result: CheckResult) -> str:
     s = result.stats
-    return (f"{result.outcome}: {s.distinct_states:,} states, {s.transitions:,} transitions, depth {s.depth}, "
+    line = (f"{result.outcome}: {s.distinct_states:,} states, {s.transitions:,} transitions, depth {s.depth}, "
             f"{s.seconds:.2f} s")
+    if result.incomplete_reason:
+        line += f" ({result.incomplete_reason})"
+    if s.stopped_early:
+        line += f"; stopped early: {s.stop_reason}"
+    return line
 
 
 def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, *, json_path: str | None = None,
-                 report_path: str | None = None, note: str = "") -> None:
+                 report_path: str | None = None, note: str = "",
+                 extra_files: Mapping[str, str] | None = None) -> None:
+    """Print ``result`` on the console, then write its files (``extra_files``: more path -> text to write
+    in the same set, e.g. the graph export)."""
     from reports.console import render_result
-    out = stdout_console()
+    out = stdout_console(stderr=is_standard_output(json_path))
     if quiet:
         out.print(summary_line(result))
     else:
         render_result(out, result, config_text)
         if note:
             out.print(note)
+    files = OutputSet()
     if json_path:
-        from reports.json_report import write_json
-        write_json(json_path, result)
+        from reports.json_report import result_json
+        files.add(json_path, result_json(result))
     if report_path:
-        from reports.document import ReportSection, write_report
-        write_report(report_path, [ReportSection(name, config_text, result)], f"rmqcheck report: {name}")
+        from reports.document import ReportSection, render_report
+        files.add(report_path, render_report(report_path, [ReportSection(name, config_text, result)],
+                                             f"rmqcheck report: {name}"))
+    for path, text in (extra_files or {}).items():
+        files.add(path, text)
+    files.write()

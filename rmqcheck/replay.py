@@ -1,9 +1,11 @@
-"""``rmqcheck replay``: re-execute the traces of a ``--json`` result against the model, step by step.
+"""``rmqcheck replay``: re-execute the traces of a ``--json`` result and re-check every recorded verdict.
 
 Each step's action must be enabled in the state before it and lead to exactly the recorded state; the
 first step the model does not allow is reported with its number (bad input, exit 2). Once a trace
-replays, its last state is checked against its property again, so a kept counterexample works as a
-regression test: exit 0 while it still shows the recorded verdict, 1 once it no longer does.
+replays, its last state is checked against its property again. Then the recorded configuration is
+explored afresh and every recorded verdict, ``holds`` included, is compared with exploration's: a file
+edited to claim more than the model shows is never confirmed. Exit 0 while everything agrees, 1 once a
+verdict or a trace no longer does, 3 when a limit kept a verdict from being re-checked.
 """
 from __future__ import annotations
 
@@ -13,15 +15,18 @@ from typing import Any
 import click
 import numpy as np
 
-from explore.result import INITIAL_ACTION, REACHED, S_VIOLATED, Step, Trace
+from explore.result import INITIAL_ACTION, REACHED, S_VIOLATED, UNKNOWN, Step, Trace
 from explore.trace import ReplayError, diff
 from invariants import PROPERTIES
 from invariants.base import ALWAYS, GRAPH, Property
 from model import Config, ConfigError, RocketMQModel, parse_action
 
-from .exit_codes import EXIT_OK, EXIT_VIOLATED
+from .engines import run_check
+from .exit_codes import EXIT_INCOMPLETE, EXIT_MODEL_ERROR, EXIT_OK, EXIT_VIOLATED
+from .interrupt import stop_on_signals
+from .options import limit_options
 from .output import stdout_console
-from .setup import BadInput
+from .setup import BadInput, CheckJob, limits
 
 
 def _first_difference(model: RocketMQModel, got: tuple[int, ...], recorded: tuple[int, ...]) -> str:
@@ -45,7 +50,7 @@ def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) 
     for i, step in enumerate(steps):
         try:
             states.append(model.encode(step["state"]))
-        except ValueError as exc:
+        except (ValueError, TypeError, OverflowError, KeyError) as exc:   # any field the model cannot pack
             raise ReplayError(f"{where}, step {i}: the recorded state does not fit this configuration: {exc}") from None
     if states[0] not in model.initial():
         raise ReplayError(f"{where}, step 0: not the initial state of this configuration: "
@@ -58,7 +63,7 @@ def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) 
         label = steps[i]["action"]
         try:
             action = parse_action(label, model.config)
-        except ValueError as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             raise ReplayError(f"{where}, step {i}: {exc}") from None
         a = actions.index(action)
         out, flags = model.expand(state)
@@ -92,15 +97,35 @@ def still_shows(model: RocketMQModel, prop: Property, trace: Trace, last_flags: 
     return bool(int(props.transition_check(before, last_flags, last, model.params)) & prop.mask)
 
 
+def recorded_properties(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
+    """The file's properties by name, each a known property with a verdict word of its kind."""
+    from .baseline import VERDICTS
+
+    recorded: dict[str, dict[str, Any]] = {}
+    for p in data["properties"]:
+        prop = PROPERTIES.get(p["name"])
+        status = p.get("status")
+        if status not in VERDICTS[prop.kind]:
+            raise BadInput(f"{where}: property {prop.name}: status {status!r} is not a verdict of a {prop.kind} "
+                           f"property; allowed: {', '.join(VERDICTS[prop.kind])}")
+        if prop.name in recorded:
+            raise BadInput(f"{where}: property {prop.name} is listed twice")
+        recorded[prop.name] = p
+    return recorded
+
+
 @click.command()
 @click.argument("trace_file", metavar="TRACE.json")
 @click.option("--property", "property_names", multiple=True, metavar="NAME",
-              help="Replay only this property's trace (repeatable); default: every trace in the file.")
-def replay(trace_file: str, property_names: tuple[str, ...]) -> None:
-    """Replay the traces of a 'check --json' result against the model, confirming every step.
+              help="Re-check only this property (repeatable); default: every property in the file.")
+@limit_options
+def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_depth, max_seconds) -> None:
+    """Replay the traces of a 'check --json' result and re-check every recorded verdict.
 
-    Exit 0 when every trace replays and still shows its recorded verdict, 1 when a trace replays but its
-    last state no longer violates (or reaches) its property, 2 when a step is not allowed by the model.
+    Each trace is replayed against the model step by step; then the recorded configuration is explored
+    afresh and every recorded verdict (holds included) compared with exploration's. Exit 0 when all
+    agree, 1 when a verdict differs or a trace no longer shows its verdict, 2 when a step is not allowed
+    by the model, 3 when a limit stopped the exploration before a verdict could be re-checked.
     """
     from reports.console import trace_table
     from reports.json_report import read_result
@@ -110,21 +135,22 @@ def replay(trace_file: str, property_names: tuple[str, ...]) -> None:
         cfg = Config.from_mapping(data["config"])
     except ConfigError as exc:
         raise BadInput(f"{trace_file}: its config does not fit this model: {exc}") from None
-    with_trace = {p["name"]: p for p in data["properties"] if "trace" in p}
+    lim = limits(max_states, max_depth, max_seconds)
+    recorded = recorded_properties(data, trace_file)
     for name in property_names:
         PROPERTIES.get(name)
-        if name not in with_trace:
-            raise BadInput(f"{trace_file}: property {name} has no trace in this file; "
-                           f"traces: {', '.join(with_trace) or 'none'}")
-    chosen = list(dict.fromkeys(property_names)) or list(with_trace)
+        if name not in recorded:
+            raise BadInput(f"{trace_file}: property {name} is not in this file; "
+                           f"properties: {', '.join(recorded) or 'none'}")
+    chosen = list(dict.fromkeys(property_names)) or list(recorded)
     if not chosen:
-        raise BadInput(f"{trace_file}: no property has a trace to replay")
+        raise BadInput(f"{trace_file}: no property to re-check")
     model = RocketMQModel(cfg)
     replayed = []
     for name in chosen:
-        prop = PROPERTIES.get(name)
-        trace, flags = replay_steps(model, with_trace[name]["trace"], f"{trace_file}, property {name}")
-        replayed.append((prop, with_trace[name].get("status", ""), trace, flags))
+        if "trace" in recorded[name]:
+            trace, flags = replay_steps(model, recorded[name]["trace"], f"{trace_file}, property {name}")
+            replayed.append((PROPERTIES.get(name), recorded[name]["status"], trace, flags))
 
     out = stdout_console()
     out.print(f"[bold]config[/bold]  {cfg.short()}")
@@ -133,11 +159,32 @@ def replay(trace_file: str, property_names: tuple[str, ...]) -> None:
         out.print(trace_table(trace, f"{prop.name}: {len(trace)} steps replayed, each allowed by the model "
                                      "and reaching the recorded state"))
         shown = still_shows(model, prop, trace, flags) if status in (S_VIOLATED, REACHED) else None
-        if shown is None:
-            out.print(f"{prop.name}: recorded {status or 'no verdict'}; not re-checked ({prop.kind} property)")
-        elif shown:
-            out.print(f"[green]{prop.name}: the last state still shows it {status}[/green]")
-        else:
+        if shown is False:
             out.print(f"[bold red]{prop.name}: recorded {status}, but the last state no longer shows it[/bold red]")
             lost.append(prop.name)
-    sys.exit(EXIT_VIOLATED if lost else EXIT_OK)
+        elif shown:
+            out.print(f"[green]{prop.name}: the last state still shows it {status}[/green]")
+
+    with stop_on_signals():
+        result, _ = run_check(CheckJob(cfg, PROPERTIES.select(chosen), lim), "local", quiet=True)
+    if result.error is not None:
+        out.print(f"[bold magenta]model error[/bold magenta] while re-exploring: {result.error.message} "
+                  f"(action {result.error.action})")
+        sys.exit(EXIT_MODEL_ERROR)
+    fresh = result.verdicts()
+    unchecked = []
+    for name in chosen:
+        was, now = recorded[name]["status"], fresh[name]
+        if was == UNKNOWN:
+            out.print(f"{name}: recorded unknown (no verdict); exploration gives {now}")
+        elif now == UNKNOWN:
+            out.print(f"[yellow]{name}: recorded {was}; not re-checked: {result.incomplete_reason}[/yellow]")
+            unchecked.append(name)
+        elif now == was:
+            out.print(f"[green]{name}: recorded {was}; exploration agrees[/green]")
+        else:
+            out.print(f"[bold red]{name}: recorded {was}, but exploration finds it {now}[/bold red]")
+            lost.append(name)
+    s = result.stats
+    out.print(f"re-explored: {s.distinct_states:,} states, depth {s.depth}")
+    sys.exit(EXIT_VIOLATED if lost else EXIT_INCOMPLETE if unchecked else EXIT_OK)

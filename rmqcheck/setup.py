@@ -1,6 +1,7 @@
 """Turning command-line input into a checked model: configuration, properties, limits, engine."""
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,7 @@ from explore.local import Limits
 from invariants import PROPERTIES, PropertySet
 from model import Config, ConfigError, load_toml, preset
 from model.rocketmq import RocketMQModel
-from reports.files import check_writable
+from reports.files import STDOUT, check_writable
 
 
 class BadInput(ValueError):
@@ -39,16 +40,17 @@ def config_name(preset_name: str | None, config_file: str | None) -> str:
 
 
 def check_outputs(outputs: Mapping[str, str | None]) -> None:
-    """Before anything runs: every output path given is writable, and no two options name one file."""
+    """Before anything runs: every output path given is writable (``--json -`` is standard output), and
+    no two options name one file."""
     seen: dict[str, str] = {}
     for option, path in outputs.items():
         if not path:
             continue
-        key = os.path.abspath(path)
+        key = path if path == STDOUT else os.path.realpath(path)
         if key in seen:
             raise BadInput(f"{seen[key]} and {option} name the same file {path!r}; give different paths")
         seen[key] = option
-        check_writable(path, option)
+        check_writable(path, option, allow_stdout=option == "--json")
 
 
 def select_properties(names: Sequence[str]) -> PropertySet:
@@ -58,12 +60,29 @@ def select_properties(names: Sequence[str]) -> PropertySet:
         raise BadInput(str(exc)) from None
 
 
+#: the largest count or time an option takes: far beyond any space, safely inside the engines' 64-bit counters
+MAX_COUNT = 10 ** 15
+MAX_SECONDS = 10 ** 9
+
+
 def limits(max_states: int | None, max_depth: int | None, max_seconds: float | None) -> Limits:
-    for option, value in (("--max-states", max_states), ("--max-depth", max_depth),
-                          ("--max-seconds", max_seconds)):
-        if value is not None and value <= 0:
-            raise BadInput(f"{option} {value}: must be > 0")
+    for option, value, high in (("--max-states", max_states, MAX_COUNT), ("--max-depth", max_depth, MAX_COUNT),
+                                ("--max-seconds", max_seconds, MAX_SECONDS)):
+        if value is not None:
+            bounded(option, value, high)
     return Limits(max_states, max_depth, max_seconds)
+
+
+def bounded(option: str, value: int | float, high: int, positive: bool = True) -> None:
+    """Bad input unless ``value`` is finite, > 0 (``positive``) or >= 0, and at most ``high``."""
+    if not math.isfinite(value):
+        raise BadInput(f"{option} {value}: must be a finite number")
+    if positive and value <= 0:
+        raise BadInput(f"{option} {value}: must be > 0")
+    if value < 0:
+        raise BadInput(f"{option} {value}: must be >= 0")
+    if value > high:
+        raise BadInput(f"{option} {value}: must be at most {high:,}")
 
 
 @dataclass

@@ -12,7 +12,10 @@ import click
 from .exit_codes import EXIT_FOR_OUTCOME
 from .options import config_options, json_option, property_option, quiet_option
 from .output import print_result
-from .setup import BadInput, check_outputs, config_name, resolve_config, select_properties
+from .interrupt import stop_on_signals
+from .setup import MAX_COUNT, bounded, check_outputs, config_name, resolve_config, select_properties
+
+MAX_WALK_DEPTH = 100_000   # a walk keeps its path in memory
 
 NOTE = ("Random simulation: each trace above is a real path of the model but NOT necessarily a shortest one; "
         "properties never violated on the walks are 'unknown', never 'holds'.")
@@ -36,15 +39,14 @@ def simulate(preset_name, config_file, assignments, property_names, walks, depth
 
     cfg = resolve_config(preset_name, config_file, assignments)
     props = select_properties(property_names)
-    for option, value in (("--walks", walks), ("--depth", depth)):
-        if value <= 0:
-            raise BadInput(f"{option} {value}: must be > 0")
-    if seed < 0:
-        raise BadInput(f"--seed {seed}: must be >= 0")
+    bounded("--walks", walks, MAX_COUNT)
+    bounded("--depth", depth, MAX_WALK_DEPTH)
+    bounded("--seed", seed, 2 ** 63 - 1, positive=False)
     check_outputs({"--json": json_path})
     model = RocketMQModel(cfg)
-    with progress_listener(quiet) as listener:
-        result = run_walks(model, props, WalkLimits(walks, depth, seed), listener)
-    print_result(result, config_name(preset_name, config_file), cfg.short(), quiet, json_path=json_path,
-                 note=NOTE)
+    with stop_on_signals():
+        with progress_listener(quiet) as listener:
+            result = run_walks(model, props, WalkLimits(walks, depth, seed), listener)
+        print_result(result, config_name(preset_name, config_file), cfg.short(), quiet, json_path=json_path,
+                     note=NOTE)
     sys.exit(EXIT_FOR_OUTCOME[result.outcome])

@@ -401,6 +401,10 @@ class SparkExplorer:
                       peak_rss_bytes=peak_rss_bytes(), levels=[li.size for li in levels],
                       unexpanded=meta.unexpanded, level_engines=[li.engine for li in levels],
                       level_seconds=[round(li.seconds, 6) for li in levels])
+        if complete and not meta.finished and meta.expanded_levels < len(meta.levels):
+            stats.stop_reason = self.tracker.early_stop_reason(meta.expanded_levels,
+                                                               meta.levels[meta.expanded_levels].size)
+            stats.stopped_early = stats.stop_reason is not None
         config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
         result = CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered, config,
                              getattr(self.model, "name", ""), self.incomplete, self.error)

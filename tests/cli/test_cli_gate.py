@@ -108,8 +108,8 @@ def test_malformed_baselines_are_bad_input(tmp_path, content, words, no_explorat
 
 
 def test_missing_baseline_is_bad_input(tmp_path, no_exploration):
-    assert_bad_input(invoke("gate", "--baseline", str(tmp_path / "none.toml")), "cannot read it")
-    assert_bad_input(invoke("gate", "--baseline", str(tmp_path / "none.toml"), "--update"), "cannot read it")
+    assert_bad_input(invoke("gate", "--baseline", str(tmp_path / "none.toml")), "cannot read baseline")
+    assert_bad_input(invoke("gate", "--baseline", str(tmp_path / "none.toml"), "--update"), "cannot read baseline")
 
 
 def test_the_projects_own_baseline_is_well_formed():

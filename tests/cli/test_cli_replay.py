@@ -89,7 +89,10 @@ def test_traces_that_do_not_fit_the_model_are_bad_input(produced, tmp_path, tamp
     ('{"config": {}, "properties": [{"name": 3}]}', ("properties[0]",)),
     ('{"config": {}, "properties": [{"name": "replicas_agree", "trace": [{"step": 0}]}]}', ("'action'",)),
     ('{"config": {"colour": 1}, "properties": []}', ("unknown knob 'colour'",)),
-    ('{"config": {}, "properties": [{"name": "replicas_agree", "status": "holds"}]}', ("no property has a trace",)),
+    ('{"config": {}, "properties": []}', ("no property to re-check",)),
+    ('{"config": {}, "properties": [{"name": "replicas_agree", "status": "fine"}]}',
+     ("replicas_agree", "status 'fine'", "allowed: holds, violated, unknown")),
+    ('{"config": {}, "properties": [{"name": "nope", "status": "holds"}]}', ("unknown property 'nope'",)),
 ])
 def test_files_that_do_not_fit_the_schema_are_bad_input(tmp_path, content, words):
     path = tmp_path / "t.json"
@@ -97,10 +100,55 @@ def test_files_that_do_not_fit_the_schema_are_bad_input(tmp_path, content, words
     assert_bad_input(invoke("replay", str(path)), *words)
 
 
-def test_asking_for_a_property_without_a_trace(produced, tmp_path):
+def test_a_property_without_a_trace_is_re_checked_by_exploration(produced, tmp_path):
     path = write(tmp_path, produced)
-    assert_bad_input(invoke("replay", path, "--property", "no_message_skipped"), "has no trace in this file")
+    assert prop(produced, "no_message_skipped")["status"] == "holds"
+    r = invoke("replay", path, "--property", "no_message_skipped")
+    assert r.exit_code == 0, r.output
+    assert "no_message_skipped: recorded holds; exploration agrees" in r.stdout
     assert_bad_input(invoke("replay", path, "--property", "bogus"), "unknown property 'bogus'")
+
+
+def test_a_property_not_in_the_file_is_bad_input(produced, tmp_path):
+    data = copy.deepcopy(produced)
+    data["properties"] = [p for p in data["properties"] if p["name"] != "no_message_skipped"]
+    assert_bad_input(invoke("replay", write(tmp_path, data), "--property", "no_message_skipped"),
+                     "no_message_skipped is not in this file")
+
+
+def test_a_violation_edited_to_holds_is_refused(produced, tmp_path):
+    """The false verdict of the issue: a violated property edited to 'holds' was 'not re-checked', exit 0."""
+    data = copy.deepcopy(produced)
+    p = prop(data, "acked_message_never_lost")
+    assert p["status"] == "violated"
+    p["status"] = "holds"
+    r = invoke("replay", write(tmp_path, data))
+    assert r.exit_code == 1, r.output
+    assert "acked_message_never_lost: recorded holds, but exploration finds it violated" in r.stdout
+    del p["trace"]   # the same claim without a trace
+    r = invoke("replay", write(tmp_path, data), "--property", "acked_message_never_lost")
+    assert r.exit_code == 1, r.output
+    assert "recorded holds, but exploration finds it violated" in r.stdout
+
+
+def test_every_kind_of_edited_verdict_is_refused(produced, tmp_path):
+    flips = {"holds": "violated", "violated": "holds", "reached": "unreached", "unreached": "reached"}
+    for original in produced["properties"]:
+        if original["status"] not in flips:
+            continue
+        data = copy.deepcopy(produced)
+        p = prop(data, original["name"])
+        p["status"] = flips[p["status"]]
+        p.pop("trace", None)
+        r = invoke("replay", write(tmp_path, data), "--property", p["name"])
+        assert r.exit_code == 1, (p["name"], r.output)
+        assert f"recorded {p['status']}, but exploration finds it {original['status']}" in r.stdout
+
+
+def test_a_limit_that_keeps_a_verdict_from_being_re_checked_exits_3(produced, tmp_path):
+    r = invoke("replay", write(tmp_path, produced), "--property", "no_message_skipped", "--max-states", "50")
+    assert r.exit_code == 3, r.output
+    assert "no_message_skipped: recorded holds; not re-checked: state limit 50 reached" in r.stdout
 
 
 def test_a_trace_that_replays_but_no_longer_shows_its_verdict_exits_1(produced, tmp_path):

@@ -374,10 +374,11 @@ def test_toml_read_permission_denied(tmp_path, monkeypatch):
     """The same check as above when the tests run as root: the read itself fails with EACCES."""
     path = write(tmp_path, "slaves = 2\n")
 
-    def denied(self, *args, **kwargs):
-        raise PermissionError(13, "Permission denied", str(self))
+    def denied(file, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(file))
 
-    monkeypatch.setattr(type(path), "read_text", denied)
+    import model.input_text
+    monkeypatch.setattr(model.input_text, "open", denied, raising=False)   # input files are read with open()
     with pytest.raises(ConfigError) as e:
         load_toml(path)
     one_line_error(e, str(path), "cannot read", "Permission denied")

@@ -10,6 +10,7 @@ def assert_same_exploration(local: CheckResult, spark: CheckResult) -> None:
         (local.stats.distinct_states, local.stats.transitions, local.stats.depth)
     assert spark.stats.levels == local.stats.levels
     assert spark.stats.unexpanded == local.stats.unexpanded
+    assert (spark.stats.stopped_early, spark.stats.stop_reason) == (local.stats.stopped_early, local.stats.stop_reason)
     assert spark.outcome == local.outcome
     assert spark.verdicts() == local.verdicts()
     for lp in local.properties:

@@ -52,6 +52,7 @@ def test_one_always_property_leaf_rule_agrees():
     props = PROPERTIES.select(["acked_message_never_lost"])
     local, spark = both(model, props)
     assert local.property("acked_message_never_lost").status == "violated"
+    assert local.stats.stopped_early and spark.stats.stopped_early   # said by both engines, in the same words
     assert_same_exploration(local, spark)
 
 

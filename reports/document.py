@@ -6,13 +6,17 @@ reached sometimes property), each step with its action, its outcome and only the
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explore.result import REACHED, S_VIOLATED, CheckResult, PropertyResult
 
 from .files import format_by_suffix, write_text_atomic
+
+if TYPE_CHECKING:
+    from invariants.explain import Explanation
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
@@ -62,10 +66,28 @@ def value_text(value: Any) -> str:
     return fmt_value(value)
 
 
-def write_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report") -> None:
-    """Render ``sections`` in the format of ``path``'s extension and write the file atomically."""
+def explanation(p: PropertyResult, result: CheckResult) -> Explanation | None:
+    """Why ``p``'s trace ends in a violation (None for a witness, or a property without an explainer)."""
+    from invariants.explain import explain_result
+    return explain_result(p, result.config)
+
+
+def when(step: int) -> str:
+    """A step of a trace in words: 0 is the initial state."""
+    return f"at step {step}" if step else "initially (never changed)"
+
+
+def anchor(index: int, name: str = "") -> str:
+    """The fragment id of section ``index`` (or of its trace of property ``name``): letters, digits, dashes."""
+    return f"c{index}" + (f"-{re.sub(r'[^A-Za-z0-9_-]', '-', name)}" if name else "")
+
+
+def write_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report",
+                 command: str = "") -> None:
+    """Render ``sections`` in the format of ``path``'s extension and write the file atomically; ``command``
+    is the command line that reproduces the run, shown at the top."""
     if report_format(path) == "html":
         from .html import render_html as render
     else:
         from .markdown import render_markdown as render
-    write_text_atomic(path, render(sections, title))
+    write_text_atomic(path, render(sections, title, command))

@@ -1,10 +1,15 @@
-"""The Markdown trace report: plain tables that read well as text and render on any forge."""
+"""The Markdown trace report: plain tables that read well as text and render on any forge.
+
+Each trace has its explanation (for a violation), a Mermaid ``sequenceDiagram`` block (drawn by forges that
+render Mermaid, readable as text elsewhere) and the table of its steps.
+"""
 from __future__ import annotations
 
-from explore.result import Trace
+from explore.result import S_VIOLATED, PropertyResult, Trace
 
-from .document import ReportSection, stats_rows, trace_title, traced, value_text
+from .document import ReportSection, explanation, stats_rows, trace_title, traced, value_text, when
 from .json_report import version
+from .sequence import diagram, mermaid
 
 
 def _cell(text: str) -> str:
@@ -25,6 +30,20 @@ def _trace(trace: Trace) -> list[str]:
                                   for field, (before, after) in step.changes.items()) or "(no field changed)"
         lines.append(f"| {step.index} | {_code(step.action)} | {_cell(step.outcome)} | {changes} |")
     return lines
+
+
+def _explanation(p: PropertyResult, s: ReportSection) -> list[str]:
+    e = explanation(p, s.result)
+    if e is None:
+        return []
+    out = ["**Why it is violated:**", ""]
+    out += [f"- {'✗' if not c.holds else '✓'} {_cell(c.text)}" for c in e.conditions]
+    changed = ", ".join(f"`{f}` {when(i)}" for f, i in e.last_changed.items())
+    return out + ["", f"Deciding fields last changed: {changed}.", ""]
+
+
+def _diagram(trace: Trace, witness: bool) -> list[str]:
+    return ["```mermaid", mermaid(diagram(trace, witness)), "```", ""]
 
 
 def _section(s: ReportSection, heading: str) -> list[str]:
@@ -52,15 +71,17 @@ def _section(s: ReportSection, heading: str) -> list[str]:
             out += ["", f"{heading}## {_cell(trace_title(p))}", "", _cell(p.summary), ""]
             if p.note:
                 out += [f"*{_cell(p.note)}*", ""]
-            out += _trace(p.trace)
+            out += _explanation(p, s) + _diagram(p.trace, p.status != S_VIOLATED) + _trace(p.trace)
     if r.error is not None and r.error.trace is not None:
         out += ["", f"{heading}# Path to the model error", "", _cell(r.error.message), ""] + _trace(r.error.trace)
     return out
 
 
-def render_markdown(sections: list[ReportSection], title: str) -> str:
+def render_markdown(sections: list[ReportSection], title: str, command: str = "") -> str:
     lines = [f"# {title}", "", f"Written by rmqcheck {version()}. Traces are shortest (breadth-first) unless "
              "a note says otherwise.", ""]
+    if command:
+        lines += ["Reproduce this run with:", "", "```sh", command, "```", ""]
     heading = "##"
     for s in sections:
         lines += _section(s, heading) + [""]

@@ -11,7 +11,8 @@ from reports.graph_export import GRAPH_NODE_LIMIT
 
 from .engines import ENGINES, SparkOptions, run_check
 from .exit_codes import EXIT_FOR_OUTCOME
-from .options import config_options, json_option, limit_options, property_option, quiet_option
+from .options import (TRACES, command_line, config_options, json_option, limit_options, property_option,
+                      quiet_option, traces_option)
 from .output import print_result
 from .setup import (BadInput, CheckJob, check_outputs, config_name, limits, resolve_config,
                     select_properties)
@@ -32,6 +33,7 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_
               help=f"Export the explored state graph, counterexamples marked: GraphML (.graphml) or DOT (.dot); "
                    f"local engine, at most {GRAPH_NODE_LIMIT:,} states.")
 @quiet_option
+@traces_option
 @click.option("--spark-master", default="local[*]", show_default=True, metavar="URL",
               help="Spark master URL (--engine spark only).")
 @click.option("--partitions", type=int, metavar="N", help="Frontier partitions (--engine spark only).")
@@ -42,7 +44,7 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_
                    "(default 20,000; 0: every level after the initial states on the cluster; --engine spark only).")
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, engine, max_states,
-          max_depth, max_seconds, json_path, report_path, graph_path, quiet, spark_master, partitions,
+          max_depth, max_seconds, json_path, report_path, graph_path, quiet, traces, spark_master, partitions,
           work_dir, resume, driver_level_limit) -> None:
     """Explore a configuration exhaustively and give every property a verdict.
 
@@ -71,7 +73,8 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     if graph_path:
         graph = _graph(explorer, result)  # refused (bad input) before any file is written
     name = config_name(preset_name, config_file)
-    print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path)
+    print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path,
+                 traces_for=TRACES[traces], command=command_line(ctx))
     if graph is not None:
         from reports.graph_export import write_graph
         write_graph(graph_path, graph)

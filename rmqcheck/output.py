@@ -30,13 +30,16 @@ def summary_line(result: CheckResult) -> str:
 
 
 def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, *, json_path: str | None = None,
-                 report_path: str | None = None, note: str = "") -> None:
+                 report_path: str | None = None, note: str = "", traces_for: tuple[str, ...] = ("violated",),
+                 command: str = "") -> None:
+    """``traces_for``: the statuses whose traces the console shows (``--traces``); ``command``: the command
+    line a report names as the way to reproduce the run."""
     from reports.console import render_result
     out = stdout_console()
     if quiet:
         out.print(summary_line(result))
     else:
-        render_result(out, result, config_text)
+        render_result(out, result, config_text, traces_for)
         if note:
             out.print(note)
     if json_path:
@@ -44,4 +47,4 @@ def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, 
         write_json(json_path, result)
     if report_path:
         from reports.document import ReportSection, write_report
-        write_report(report_path, [ReportSection(name, config_text, result)], f"rmqcheck report: {name}")
+        write_report(report_path, [ReportSection(name, config_text, result)], f"rmqcheck report: {name}", command)

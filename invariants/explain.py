@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -187,12 +187,15 @@ def _prefix_related(a: list[int], b: list[int]) -> bool:
     return a[:n] == b[:n]
 
 
+def _slave_logs(r: Reading) -> Iterator[tuple[int, str, list[int], list[int]]]:
+    """``(slave number, its commitlog field, its log, the master's log)`` for each slave."""
+    for s in range(1, r.cfg.slaves + 1):
+        yield s, f"slave{s}.commitlog", r.view[f"slave{s}.commitlog"], r.view["master.commitlog"]
+
+
 def replicas_agree(r: Reading) -> list[Condition]:
     out = []
-    master = r.view["master.commitlog"]
-    for s in range(1, r.cfg.slaves + 1):
-        name = f"slave{s}.commitlog"
-        log = r.view[name]
+    for s, name, log, master in _slave_logs(r):
         fields = {name: log, "master.commitlog": master}
         if _prefix_related(log, master):
             out.append(Condition(f"slave{s}'s commitlog {ids(log)} and the master's {ids(master)} are "
@@ -284,10 +287,7 @@ def no_message_skipped(r: Reading) -> list[Condition]:
 def replication_can_catch_up(r: Reading) -> list[Condition]:
     """The goal, on a state from which no path reaches it: every live slave holds exactly the master's log."""
     out = []
-    master = r.view["master.commitlog"]
-    for s in range(1, r.cfg.slaves + 1):
-        name = f"slave{s}.commitlog"
-        log = r.view[name]
+    for s, name, log, master in _slave_logs(r):
         fields = {f"slave{s}.up": r.view[f"slave{s}.up"], name: log, "master.commitlog": master}
         if not r.view[f"slave{s}.up"]:
             out.append(Condition(f"slave{s} is down: the goal does not count it", True, fields))

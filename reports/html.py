@@ -34,6 +34,8 @@ pre.command { background: #f6f8fa; border: 1px solid #dde; padding: 0.6em; white
 td.num { text-align: right; }
 code.name { white-space: nowrap; font-weight: bold; }
 .meaning { color: #444; font-size: 0.92em; }
+.kind { font-style: italic; }
+td.violated a, td.unreached a, td.holds a, td.reached a { color: inherit; }
 .violated, .unreached { color: #b00020; font-weight: bold; }
 .holds, .reached { color: #1b7f2a; font-weight: bold; }
 .unknown { color: #a06000; font-weight: bold; }
@@ -142,14 +144,14 @@ def _error(e: ModelError, index: int) -> list[str]:
 
 def _verdicts(s: ReportSection, index: int) -> list[str]:
     out = [f"<h3 id='{anchor(index, 'verdicts')}'>Verdicts</h3>", "<div class='wide'><table>",
-           "<tr><th>property and its meaning</th><th>kind</th><th>verdict</th><th>trace</th></tr>"]
+           "<tr><th>property: kind, meaning</th><th>verdict</th><th>trace</th></tr>"]
     for p in s.result.properties:
         trace = (f"<a href='#{anchor(index, p.name)}'>{len(p.trace)}&nbsp;steps</a>" if p.trace is not None
                  else "")
         meaning = escape(p.summary) + (f" <i>({escape(p.note)})</i>" if p.note else "")
-        out.append(f"<tr><td><code class='name'>{_name(p.name)}</code><br><span class='meaning'>{meaning}</span>"
-                   f"</td><td>{escape(p.kind)}</td><td class='{escape(p.status)}'>{escape(p.status)}</td>"
-                   f"<td class='num'>{trace}</td></tr>")
+        out.append(f"<tr><td><code class='name'>{_name(p.name)}</code><br><span class='meaning'>"
+                   f"<span class='kind'>{escape(p.kind)}</span>: {meaning}</span></td>"
+                   f"<td class='{escape(p.status)}'>{escape(p.status)}</td><td class='num'>{trace}</td></tr>")
     out.append("</table></div>")
     return out
 

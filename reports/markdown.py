@@ -53,7 +53,8 @@ def _section(s: ReportSection, heading: str) -> list[str]:
     out += [f"| `{k}` | {_cell(value_text(v))} |" for k, v in r.config.items()]
     out += ["", "</details>", "", f"{heading}# Statistics", "", "| | |", "|---|---|"]
     out += [f"| {k} | {_cell(v)} |" for k, v in stats_rows(r)]
-    out += ["", f"{heading}# Verdicts", "", "| property | kind | verdict | trace steps | meaning |", "|---|---|---|---:|---|"]
+    out += ["", f"{heading}# Verdicts", "", "| property | kind | verdict | trace steps | meaning |",
+            "|---|---|---|---:|---|"]
     for p in r.properties:
         steps = str(len(p.trace)) if p.trace is not None else ""
         meaning = p.summary + (f" ({p.note})" if p.note else "")

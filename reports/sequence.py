@@ -319,7 +319,8 @@ def _event(d: Diagram, e: Event, top: float) -> list[str]:
                    f"M{end + s:.0f},{mid - s:.0f} L{end - s:.0f},{mid + s:.0f}'/>")
     else:
         tip, back = end, end - direction * 7
-        out.append(f"<path class='head' d='M{tip:.0f},{mid:.0f} L{back:.0f},{mid - 4:.0f} L{back:.0f},{mid + 4:.0f} Z'/>")
+        out.append(f"<path class='head' d='M{tip:.0f},{mid:.0f} L{back:.0f},{mid - 4:.0f} "
+                   f"L{back:.0f},{mid + 4:.0f} Z'/>")
     out.append(_text((x1 + x2) / 2, mid - 4, e.label, cls="msg-label"))
     return out
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
@@ -11,6 +11,9 @@ from rich.text import Text
 
 from explore.result import (ERROR, HOLDS, INCOMPLETE, PASSED, REACHED, S_VIOLATED, UNKNOWN, UNREACHED,
                             CheckResult, PropertyResult, Trace)
+
+if TYPE_CHECKING:
+    from invariants.explain import Explanation
 
 STATUS_STYLE = {
     HOLDS: "bold green", REACHED: "bold green", S_VIOLATED: "bold red", UNREACHED: "bold red",
@@ -133,7 +136,7 @@ def trace_table(trace: Trace, title: str) -> Table:
     return t
 
 
-def explanation_table(e: Any) -> Table:
+def explanation_table(e: Explanation) -> Table:
     """An explanation under its trace: every condition (failed ones marked ✗), then when each deciding field
     last changed; long lines wrap under their own column."""
     from .document import when
@@ -153,7 +156,7 @@ def explanation_table(e: Any) -> Table:
     return t
 
 
-def trace_title(p: PropertyResult, prefix: str = "") -> str:
+def trace_heading(p: PropertyResult, prefix: str = "") -> str:
     what = "" if p.status == S_VIOLATED else " (witness)"
     return f"{prefix}{p.name}: {p.status} in {len(p.trace)} steps{what}"
 
@@ -166,7 +169,7 @@ def render_traces(console: Console, result: CheckResult, traces_for: tuple[str, 
     for p in result.properties:
         if p.trace is None or p.status not in traces_for:
             continue
-        console.print(trace_table(p.trace, trace_title(p, prefix)))
+        console.print(trace_table(p.trace, trace_heading(p, prefix)))
         e = explain_result(p, result.config)
         if e is not None:
             console.print(explanation_table(e))

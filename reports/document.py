@@ -2,7 +2,9 @@
 
 A report holds one section per checked configuration: the configuration, the statistics, every verdict
 and every trace (the shortest counterexample of each violated property and the shortest witness of each
-reached sometimes property), each step with its action, its outcome and only the fields that changed.
+reached sometimes property), each step with its action, its outcome and only the fields that changed;
+each violation says why it is violated (invariants/explain.py) and each trace has a sequence diagram
+(reports/sequence.py).
 """
 from __future__ import annotations
 

@@ -51,6 +51,7 @@ article.trace h4 { margin: 0.6em 0; font-size: 1.1em; }
 .explanation li.failed { color: #8a0018; }
 .explanation li.holds { color: #555; }
 .diagram { overflow-x: auto; margin: 0.6em 0; border: 1px solid #eee; }
+.scroll-hint { display: none; color: #666; font-size: 0.85em; margin: 0.3em 0 0; }
 details.step { border-top: 1px solid #eee; padding: 0.3em 0; }
 details.step > summary { cursor: pointer; }
 details.step .change { display: block; margin-left: 2.2em; overflow-wrap: anywhere; }
@@ -62,6 +63,7 @@ tr.changed td { background: #fff8d0; }
   body { padding: 0.5em 0.7em; }
   th, td { padding: 0.2em 0.35em; }
   code.name { white-space: normal; }
+  .scroll-hint { display: block; }
   details.step .change, details.step table { margin-left: 0.6em; }
 }
 """ + SVG_STYLE
@@ -130,7 +132,8 @@ def _trace_article(p: PropertyResult, index: int, s: ReportSection) -> list[str]
         out.append(f"<p><i>{escape(p.note)}</i></p>")
     out += _explanation(p, s)
     d = diagram(trace, witness=p.status != S_VIOLATED)
-    out += [f"<div class='diagram'>{svg(d, f'sequence diagram of {title}')}</div>"] + _steps(trace)
+    out += ["<p class='scroll-hint'>The diagram is wider than the screen: swipe it sideways for every "
+            "process.</p>", f"<div class='diagram'>{svg(d, f'sequence diagram of {title}')}</div>"] + _steps(trace)
     out.append("</article>")
     return out
 

@@ -147,3 +147,14 @@ def test_no_explanation_for_a_trace_that_does_not_end_in_a_violation(counterexam
     p = props["acked_message_never_lost"]
     from explore.result import Trace
     assert explain(p.name, Trace(p.trace.steps[:-1]), model) is None
+
+
+def test_consumed_and_catch_up_failures_show_the_values_that_break_them(counterexamples):
+    model, props = counterexamples
+    e = explain("consumed_message_never_lost", props["consumed_message_never_lost"].trace, model)
+    for c in e.failed:
+        assert set(c.fields["history.delivered"]) - set(c.fields["master.commitlog"]) - set(c.fields["slave1.commitlog"])
+    e = explain("replication_can_catch_up", props["replication_can_catch_up"].trace, model)
+    assert e.summary.startswith("from this state no path leads to one where every live slave holds exactly")
+    for c in e.failed:
+        assert c.fields["slave1.up"] is True and c.fields["slave1.commitlog"] != c.fields["master.commitlog"]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
@@ -11,6 +11,9 @@ from rich.text import Text
 
 from explore.result import (ERROR, HOLDS, INCOMPLETE, PASSED, REACHED, S_VIOLATED, UNKNOWN, UNREACHED,
                             CheckResult, PropertyResult, Trace)
+
+if TYPE_CHECKING:
+    from invariants.explain import Explanation
 
 STATUS_STYLE = {
     HOLDS: "bold green", REACHED: "bold green", S_VIOLATED: "bold red", UNREACHED: "bold red",
@@ -135,16 +138,53 @@ def trace_table(trace: Trace, title: str) -> Table:
     return t
 
 
+def explanation_table(e: Explanation) -> Table:
+    """An explanation under its trace: every condition (failed ones marked ✗), then when each deciding field
+    last changed; long lines wrap under their own column."""
+    from .document import when
+    t = Table.grid(padding=(0, 1))
+    t.add_column(style="bold", no_wrap=True)
+    t.add_column(no_wrap=True)
+    t.add_column()
+    for i, c in enumerate(e.conditions):
+        mark = Text("✗", style="bold red") if not c.holds else Text("✓", style="green")
+        t.add_row("why" if i == 0 else "", mark, Text(c.text, style="" if not c.holds else "dim"))
+    changed = Text()
+    for i, (name, step) in enumerate(e.last_changed.items()):
+        changed.append(", " if i else "")
+        changed.append(name, style="cyan")
+        changed.append(f" {when(step)}")
+    t.add_row("last changed", "", changed)
+    return t
+
+
+def trace_heading(p: PropertyResult, prefix: str = "") -> str:
+    what = "" if p.status == S_VIOLATED else " (witness)"
+    return f"{prefix}{p.name}: {p.status} in {len(p.trace)} steps{what}"
+
+
+def render_traces(console: Console, result: CheckResult, traces_for: tuple[str, ...] = (S_VIOLATED,),
+                  prefix: str = "") -> None:
+    """The trace of each property whose status is in ``traces_for``, each violation with its explanation;
+    ``prefix`` starts each title (a matrix names the configuration)."""
+    from invariants.explain import explain_result
+    for p in result.properties:
+        if p.trace is None or p.status not in traces_for:
+            continue
+        console.print(trace_table(p.trace, trace_heading(p, prefix)))
+        e = explain_result(p, result.config)
+        if e is not None:
+            console.print(explanation_table(e))
+
+
 def render_result(console: Console, result: CheckResult, config_text: str = "",
                   traces_for: tuple[str, ...] = (S_VIOLATED,)) -> None:
-    """The full console report: summary, verdicts, and a trace per violated property."""
+    """The full console report: summary, verdicts, and the traces asked for (by default each violation's)."""
     if config_text:
         console.print(f"[bold]config[/bold]  {config_text}")
     console.print(summary_table(result))
     console.print(properties_table(result.properties))
-    for p in result.properties:
-        if p.trace is not None and p.status in traces_for:
-            console.print(trace_table(p.trace, f"{p.name}: {p.status} in {len(p.trace)} steps"))
+    render_traces(console, result, traces_for)
     if result.error is not None:
         e = result.error
         console.print(f"[bold magenta]model error[/bold magenta] in action {e.action}: {e.message}")

@@ -2,17 +2,23 @@
 
 A report holds one section per checked configuration: the configuration, the statistics, every verdict
 and every trace (the shortest counterexample of each violated property and the shortest witness of each
-reached sometimes property), each step with its action, its outcome and only the fields that changed.
+reached sometimes property), each step with its action, its outcome and only the fields that changed;
+each violation says why it is violated (invariants/explain.py) and each trace has a sequence diagram
+(reports/sequence.py).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explore.result import REACHED, S_VIOLATED, CheckResult, PropertyResult
 
 from .files import format_by_suffix, write_text_atomic
+
+if TYPE_CHECKING:
+    from invariants.explain import Explanation
 
 REPORT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
 
@@ -64,15 +70,34 @@ def value_text(value: Any) -> str:
     return fmt_value(value)
 
 
-def render_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report") -> str:
-    """``sections`` rendered in the format of ``path``'s extension."""
+def explanation(p: PropertyResult, result: CheckResult) -> Explanation | None:
+    """Why ``p``'s trace ends in a violation (None for a witness, or a property without an explainer)."""
+    from invariants.explain import explain_result
+    return explain_result(p, result.config)
+
+
+def when(step: int) -> str:
+    """A step of a trace in words: 0 is the initial state."""
+    return f"at step {step}" if step else "initially (never changed)"
+
+
+def anchor(index: int, name: str = "") -> str:
+    """The fragment id of section ``index`` (or of its trace of property ``name``): letters, digits, dashes."""
+    return f"c{index}" + (f"-{re.sub(r'[^A-Za-z0-9_-]', '-', name)}" if name else "")
+
+
+def render_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report",
+                  command: str = "") -> str:
+    """``sections`` rendered in the format of ``path``'s extension; ``command`` is the command line that
+    reproduces the run, shown at the top."""
     if report_format(path) == "html":
         from .html import render_html as render
     else:
         from .markdown import render_markdown as render
-    return render(sections, title)
+    return render(sections, title, command)
 
 
-def write_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report") -> None:
+def write_report(path: str | Path, sections: list[ReportSection], title: str = "rmqcheck report",
+                 command: str = "") -> None:
     """Render ``sections`` in the format of ``path``'s extension and write the file atomically."""
-    write_text_atomic(path, render_report(path, sections, title))
+    write_text_atomic(path, render_report(path, sections, title, command))

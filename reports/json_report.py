@@ -32,10 +32,16 @@ def trace_to_list(trace: Trace | None) -> list[dict[str, Any]]:
              **({"outcome": s.outcome} if s.outcome else {})} for s in trace.steps]
 
 
-def property_to_dict(p: PropertyResult) -> dict[str, Any]:
+def property_to_dict(p: PropertyResult, config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One verdict; a violation with a trace also carries its ``explanation`` (invariants/explain.py),
+    computed for ``config``, the result's knobs."""
+    from invariants.explain import explain_result
     d: dict[str, Any] = {"name": p.name, "kind": p.kind, "status": p.status, "summary": p.summary}
     if p.trace is not None:
         d["trace"] = trace_to_list(p.trace)
+    explanation = explain_result(p, config or {})
+    if explanation is not None:
+        d["explanation"] = explanation.to_dict()
     if p.note:
         d["note"] = p.note
     return d
@@ -67,7 +73,7 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
             "stopped_early": s.stopped_early,
             "stop_reason": s.stop_reason,
         },
-        "properties": [property_to_dict(p) for p in result.properties],
+        "properties": [property_to_dict(p, result.config) for p in result.properties],
     }
     if result.incomplete_reason:
         d["incomplete_reason"] = result.incomplete_reason

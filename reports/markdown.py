@@ -1,10 +1,15 @@
-"""The Markdown trace report: plain tables that read well as text and render on any forge."""
+"""The Markdown trace report: plain tables that read well as text and render on any forge.
+
+Each trace has its explanation (for a violation), a Mermaid ``sequenceDiagram`` block (drawn by forges that
+render Mermaid, readable as text elsewhere) and the table of its steps.
+"""
 from __future__ import annotations
 
-from explore.result import Trace
+from explore.result import S_VIOLATED, PropertyResult, Trace
 
-from .document import ReportSection, stats_rows, trace_title, traced, value_text
+from .document import ReportSection, explanation, stats_rows, trace_title, traced, value_text, when
 from .json_report import version
+from .sequence import diagram, mermaid
 
 
 def _cell(text: str) -> str:
@@ -27,6 +32,20 @@ def _trace(trace: Trace) -> list[str]:
     return lines
 
 
+def _explanation(p: PropertyResult, s: ReportSection) -> list[str]:
+    e = explanation(p, s.result)
+    if e is None:
+        return []
+    out = ["**Why it is violated:**", ""]
+    out += [f"- {'✗' if not c.holds else '✓'} {_cell(c.text)}" for c in e.conditions]
+    changed = ", ".join(f"`{f}` {when(i)}" for f, i in e.last_changed.items())
+    return out + ["", f"Deciding fields last changed: {changed}.", ""]
+
+
+def _diagram(trace: Trace, witness: bool) -> list[str]:
+    return ["```mermaid", mermaid(diagram(trace, witness)), "```", ""]
+
+
 def _section(s: ReportSection, heading: str) -> list[str]:
     r = s.result
     out = [f"{heading} Configuration `{s.name}`", "", f"Knobs that differ from the 4.4 defaults: {s.config_text}", ""]
@@ -34,7 +53,8 @@ def _section(s: ReportSection, heading: str) -> list[str]:
     out += [f"| `{k}` | {_cell(value_text(v))} |" for k, v in r.config.items()]
     out += ["", "</details>", "", f"{heading}# Statistics", "", "| | |", "|---|---|"]
     out += [f"| {k} | {_cell(v)} |" for k, v in stats_rows(r)]
-    out += ["", f"{heading}# Verdicts", "", "| property | kind | verdict | trace steps | meaning |", "|---|---|---|---:|---|"]
+    out += ["", f"{heading}# Verdicts", "", "| property | kind | verdict | trace steps | meaning |",
+            "|---|---|---|---:|---|"]
     for p in r.properties:
         steps = str(len(p.trace)) if p.trace is not None else ""
         meaning = p.summary + (f" ({p.note})" if p.note else "")
@@ -52,15 +72,17 @@ def _section(s: ReportSection, heading: str) -> list[str]:
             out += ["", f"{heading}## {_cell(trace_title(p))}", "", _cell(p.summary), ""]
             if p.note:
                 out += [f"*{_cell(p.note)}*", ""]
-            out += _trace(p.trace)
+            out += _explanation(p, s) + _diagram(p.trace, p.status != S_VIOLATED) + _trace(p.trace)
     if r.error is not None and r.error.trace is not None:
         out += ["", f"{heading}# Path to the model error", "", _cell(r.error.message), ""] + _trace(r.error.trace)
     return out
 
 
-def render_markdown(sections: list[ReportSection], title: str) -> str:
+def render_markdown(sections: list[ReportSection], title: str, command: str = "") -> str:
     lines = [f"# {title}", "", f"Written by rmqcheck {version()}. Traces are shortest (breadth-first) unless "
              "a note says otherwise.", ""]
+    if command:
+        lines += ["Reproduce this run with:", "", "```sh", command, "```", ""]
     heading = "##"
     for s in sections:
         lines += _section(s, heading) + [""]

@@ -13,7 +13,8 @@ from reports.graph_export import GRAPH_NODE_LIMIT
 from .engines import ENGINES, SparkOptions, run_check
 from .exit_codes import EXIT_FOR_OUTCOME
 from .interrupt import stop_on_signals
-from .options import config_options, json_option, limit_options, property_option, quiet_option
+from .options import (TRACES, command_line, config_options, json_option, limit_options, property_option,
+                      quiet_option, traces_option)
 from .output import print_result
 from .setup import (MAX_COUNT, BadInput, CheckJob, bounded, check_outputs, config_name, limits, resolve_config,
                     select_properties)
@@ -45,6 +46,7 @@ def check_master_url(url: str) -> None:
               help=f"Export the explored state graph, counterexamples marked: GraphML (.graphml) or DOT (.dot); "
                    f"local engine, at most {GRAPH_NODE_LIMIT:,} states.")
 @quiet_option
+@traces_option
 @click.option("--spark-master", default="local[*]", show_default=True, metavar="URL",
               help="Spark master URL (--engine spark only).")
 @click.option("--partitions", type=int, metavar="N", help="Frontier partitions (--engine spark only).")
@@ -55,7 +57,7 @@ def check_master_url(url: str) -> None:
                    "(default 20,000; 0: every level after the initial states on the cluster; --engine spark only).")
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, engine, max_states,
-          max_depth, max_seconds, json_path, report_path, graph_path, quiet, spark_master, partitions,
+          max_depth, max_seconds, json_path, report_path, graph_path, quiet, traces, spark_master, partitions,
           work_dir, resume, driver_level_limit) -> None:
     """Explore a configuration exhaustively and give every property a verdict.
 
@@ -88,7 +90,7 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
             extra_files[graph_path] = graph_text(graph_path, _graph(explorer, result))
         name = config_name(preset_name, config_file)
         print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path,
-                     extra_files=extra_files)
+                     extra_files=extra_files, traces_for=TRACES[traces], command=command_line(ctx))
     sys.exit(EXIT_FOR_OUTCOME[result.outcome])
 
 

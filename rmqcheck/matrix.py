@@ -10,8 +10,8 @@ from reports.files import OutputSet, is_standard_output
 
 from .engines import run_check
 from .exit_codes import EXIT_FOR_OUTCOME, worst_outcome
-from .options import json_option, limit_options, property_option, quiet_option
 from .interrupt import stop_on_signals
+from .options import TRACES, command_line, json_option, limit_options, property_option, quiet_option, traces_option
 from .output import stdout_console
 from .setup import CheckJob, check_outputs, limits, resolve_config, select_properties
 
@@ -30,13 +30,14 @@ DEFAULT_PRESETS = tuple(name for name in PRESETS if name != "bench")
 @click.option("--report", "report_path", metavar="PATH",
               help="Write every configuration's verdicts and traces: Markdown (.md) or HTML (.html).")
 @quiet_option
+@traces_option
 def matrix(preset_names, assignments, property_names, max_states, max_depth, max_seconds, json_path,
-           report_path, quiet) -> None:
+           report_path, quiet, traces) -> None:
     """Check several presets and print one table: each cell a verdict, violations with trace length.
 
     The exit code is that of the most serious outcome: 4 model error, 1 violated, 3 incomplete, 0 passed.
     """
-    from reports.console import configurations_table, matrix_table
+    from reports.console import configurations_table, matrix_table, render_traces
     from reports.document import ReportSection, report_format
 
     names = list(dict.fromkeys(preset_names)) or list(DEFAULT_PRESETS)
@@ -56,12 +57,16 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
         if not quiet:
             out.print(configurations_table(sections))
         out.print(matrix_table(sections))
+        if not quiet:
+            for s in sections:
+                render_traces(out, s.result, TRACES[traces], prefix=f"{s.name} / ")
         files = OutputSet()
         if json_path:
             from reports.json_report import matrix_json
             files.add(json_path, matrix_json(sections))
         if report_path:
             from reports.document import render_report
-            files.add(report_path, render_report(report_path, sections, "rmqcheck matrix report"))
+            files.add(report_path, render_report(report_path, sections, "rmqcheck matrix report",
+                                                 command_line(click.get_current_context())))
         files.write()
     sys.exit(EXIT_FOR_OUTCOME[worst_outcome([s.result.outcome for s in sections])])

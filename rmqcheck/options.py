@@ -1,10 +1,13 @@
 """Click options shared by several commands, so each is spelled and documented once."""
 from __future__ import annotations
 
+import shlex
 from typing import Callable
 
 import click
+from click.core import ParameterSource
 
+from explore.result import REACHED, S_VIOLATED
 from model import PRESETS
 
 
@@ -42,3 +45,38 @@ def json_option(f: Callable) -> Callable:
 
 def quiet_option(f: Callable) -> Callable:
     return click.option("--quiet", is_flag=True, help="No progress bar; print only a summary line.")(f)
+
+
+#: --traces: which traces the console prints, as the property statuses that get one
+TRACES = {"violated": (S_VIOLATED,), "all": (S_VIOLATED, REACHED), "none": ()}
+
+
+def traces_option(f: Callable) -> Callable:
+    """``--traces all|violated|none``: the same meaning on every command that prints traces."""
+    return click.option("--traces", "traces", type=click.Choice(tuple(TRACES)), default="violated",
+                        show_default=True,
+                        help="Traces printed on the console: each violated property's counterexample (with why "
+                             "it fails), all (also each reached sometimes property's witness), or none. "
+                             "Reports always hold every trace.")(f)
+
+
+def command_line(ctx: click.Context) -> str:
+    """The command that reproduces this run, for reports: the command path and every option given (not the
+    defaults), in each option's long spelling, quoted for a POSIX shell."""
+    words = ctx.command_path.split()
+    for param in ctx.command.params:
+        if not isinstance(param, click.Option) or param.name is None:
+            continue
+        if ctx.get_parameter_source(param.name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None):
+            continue
+        value = ctx.params.get(param.name)
+        spelling = max(param.opts, key=len)
+        if param.is_flag:
+            if value:
+                words.append(spelling)
+            elif param.secondary_opts:
+                words.append(max(param.secondary_opts, key=len))
+            continue
+        for item in (value if param.multiple else [value]):
+            words += [spelling, str(item)]
+    return shlex.join(words)

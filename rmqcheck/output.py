@@ -60,15 +60,17 @@ def summary_line(result: CheckResult) -> str:
 
 def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, *, json_path: str | None = None,
                  report_path: str | None = None, note: str = "",
-                 extra_files: Mapping[str, str] | None = None) -> None:
+                 extra_files: Mapping[str, str] | None = None, traces_for: tuple[str, ...] = ("violated",),
+                 command: str = "") -> None:
     """Print ``result`` on the console, then write its files (``extra_files``: more path -> text to write
-    in the same set, e.g. the graph export)."""
+    in the same set, e.g. the graph export). ``traces_for``: the statuses whose traces the console shows
+    (``--traces``); ``command``: the command line a report names as the way to reproduce the run."""
     from reports.console import render_result
     out = stdout_console(stderr=is_standard_output(json_path))
     if quiet:
         out.print(summary_line(result))
     else:
-        render_result(out, result, config_text)
+        render_result(out, result, config_text, traces_for)
         if note:
             out.print(note)
     files = OutputSet()
@@ -78,7 +80,7 @@ def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, 
     if report_path:
         from reports.document import ReportSection, render_report
         files.add(report_path, render_report(report_path, [ReportSection(name, config_text, result)],
-                                             f"rmqcheck report: {name}"))
+                                             f"rmqcheck report: {name}", command))
     for path, text in (extra_files or {}).items():
         files.add(path, text)
     files.write()

@@ -51,19 +51,28 @@ def test_markdown_report_has_every_trace(reports):
 def test_html_report_is_self_contained_and_has_every_trace(reports):
     result, _, page = reports
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    for forbidden in ("<script", "<link", "src=", "http://", "https://"):
+    for forbidden in ("<script", "<link", "src=", "http://", "https://", "@import", "url("):
         assert forbidden not in page
     for p in traces(result):
+        article = page.split(f"<article class='trace' id='c0-{p['name']}'>")[1].split("</article>")[0]
         what = "counterexample" if p["status"] == "violated" else "witness"
-        title = html.escape(f"{p['name']}: {p['status']} ({what}, {len(p['trace']) - 1} steps)")
-        section = page.split(title)[1].split("</table>")[0]
-        rows = section.split("<tr>")[2:]
-        assert len(rows) == len(p["trace"])
-        for step, row in zip(p["trace"], rows):
-            assert f"<code>{html.escape(step['action'])}</code>" in row
-            for field, (before, after) in step["changes"].items():
-                assert f"<code class='field'>{html.escape(field)}</code>" in row
-                assert "<mark>" in row
+        assert html.escape(f"{p['name']}: {p['status']} ({what}, {len(p['trace']) - 1} steps)") in article
+        assert article.count("<svg class='sequence'") == 1
+        steps = article.split("<details class='step'>")[1:]
+        assert len(steps) == len(p["trace"])
+        for step, block in zip(p["trace"], steps):
+            summary, full = block.split("</summary>")
+            assert f"<span class='num'>{step['step']}</span><code class='action'>{html.escape(step['action'])}</code>" \
+                in summary
+            for field, (before, after) in step["changes"].items():   # changed fields: always shown
+                assert f"<code class='field'>{field_html(field)}</code>" in summary
+                assert "<mark>" in summary
+            for field in step["state"]:                               # the full state: on demand
+                assert f"<code>{field_html(field)}</code>" in full
+
+
+def field_html(name: str) -> str:
+    return html.escape(name).replace("_", "_<wbr>").replace(".", ".<wbr>")
 
 
 def test_matrix_report_has_a_section_per_configuration(tmp_path):

@@ -1,0 +1,354 @@
+"""Why a property fails: its sub-conditions on the last state of a trace, with the values that decide them,
+and the steps at which those values last changed.
+
+Each always property (and the goal of the graph property) is written here as a list of conditions whose
+conjunction is the property: ``acked_message_never_lost`` has one condition per message the producer was
+told SEND_OK ("message 1 got SEND_OK at step 1; it is still in some commitlog"). A condition reads the
+readable view (:mod:`model.view`), and for the broker-side decisions it cites (``fresh_admin_broker``,
+``ConsumerManageProcessor#queryConsumerOffset``, the consume queue) it calls the kernel's own functions on
+the encoded state, so an explanation cannot disagree with the compiled check: the tests compare the two on
+every state of an exploration.
+
+The explanation of a violation keeps every condition (``holds`` says which failed), and names the fields of
+the failed ones with the step at which each last changed (0: never since the initial state).
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from model import Config, RocketMQModel
+from model.bits import lowest
+from model.client import fresh_admin_broker
+from model.offsets import query_consumer_offset
+from model.store import consume_queue
+from model.view import encode_vector
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One sub-condition of a property on one state: what it says, whether it holds, and the view fields
+    (with their values) that decide it."""
+
+    text: str
+    holds: bool
+    fields: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "holds": self.holds, "fields": self.fields}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a trace's last state violates a property (``properties[].explanation`` in the JSON)."""
+
+    summary: str
+    conditions: list[Condition]
+    last_changed: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[Condition]:
+        return [c for c in self.conditions if not c.holds]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"summary": self.summary, "conditions": [c.to_dict() for c in self.conditions],
+                "last_changed": self.last_changed}
+
+
+class History:
+    """A trace read field by field: when a field last changed, and by which action."""
+
+    def __init__(self, steps: list[Any]) -> None:
+        self.steps = steps
+
+    def last_change(self, name: str) -> int:
+        """The step at which ``name`` last changed (0 when it still has its initial value)."""
+        for step in reversed(self.steps[1:]):
+            if name in step.changes:
+                return step.index
+        return 0
+
+    def first_gain(self, name: str, m: int) -> int:
+        """The step at which message ``m`` entered the id list ``name`` for the last time (0: initially)."""
+        for step in reversed(self.steps[1:]):
+            if name in step.changes:
+                before, after = step.changes[name]
+                if m in after and m not in (before or []):
+                    return step.index
+        return 0
+
+    def origin(self, name: str) -> str:
+        """How ``name`` got its current value: for a message-id list every step that erased ids and the last
+        change (``MasterPowerLoss() at step 2 erased [1]; SendMessage() at step 3 added [2]``), for any other
+        field the last change (``set by MasterCrash() at step 5``); empty when it never changed."""
+        last = self.last_change(name)
+        if last == 0:
+            return ""
+        if not isinstance(self.steps[last].changes[name][1], list):
+            return f"set by {self.steps[last].action} at step {last}"
+        parts = []
+        for step in self.steps[1:]:
+            if name not in step.changes:
+                continue
+            before, after = (set(x or []) for x in step.changes[name])
+            if before - after or step.index == last:
+                what = [f"{verb} {ids(sorted(d))}" for verb, d in (("erased", before - after),
+                                                                   ("added", after - before)) if d]
+                parts.append(f"{step.action} at step {step.index} {' and '.join(what)}")
+        return "; ".join(parts)
+
+    def annotated(self, name: str, value: Any) -> str:
+        """``value`` followed by its origin in parentheses, when it changed during the trace."""
+        how = self.origin(name)
+        return f"{text(value)} ({how})" if how else text(value)
+
+
+def text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ids(value)
+    return str(value)
+
+
+def ids(values: list[int]) -> str:
+    return "[" + ", ".join(str(m) for m in values) + "]"
+
+
+class Reading:
+    """One state of a trace as the conditions read it: the view, the configuration, the kernel's field
+    vector and parameters (for the broker-side functions), and the trace's history."""
+
+    def __init__(self, model: RocketMQModel, view: dict[str, Any], history: History) -> None:
+        self.model = model
+        self.cfg = model.config
+        self.view = view
+        self.history = history
+        self.p = model.params
+
+    @functools.cached_property
+    def v(self) -> np.ndarray:
+        """The kernel's field vector of the state (encoded only for the conditions that call the kernel)."""
+        return encode_vector(self.view, self.cfg)
+
+    def broker(self, b: int) -> str:
+        return "master" if b == 0 else f"slave{b}"
+
+    def logs(self) -> list[str]:
+        """The commitlog fields of every broker: master first."""
+        return ["master.commitlog"] + [f"slave{s}.commitlog" for s in range(1, self.cfg.slaves + 1)]
+
+    def admin_broker(self) -> int:
+        return int(fresh_admin_broker(self.v, self.p))
+
+    def offset_read(self, b: int, q: int) -> int:
+        return int(query_consumer_offset(self.v, b, q, self.p))
+
+    def passed_messages(self, b: int, q: int, start: int) -> list[int]:
+        """The messages of broker ``b``'s queue ``q`` at positions below ``start``."""
+        min_offset, entries = consume_queue(self.v, b, q, self.p)
+        mask = int(lowest(int(entries), max(start - int(min_offset), 0)))
+        return [m for m in range(1, 64) if mask >> (m - 1) & 1]
+
+
+# -- the properties ---------------------------------------------------------------------------------------
+def _stored_somewhere(r: Reading, id_field: str, what: str) -> list[Condition]:
+    """One condition per message of ``id_field``: it is still in the commitlog of some broker."""
+    out = []
+    logs = {name: r.view[name] for name in r.logs()}
+    for m in r.view[id_field]:
+        where = [name.split(".")[0] for name, log in logs.items() if m in log]
+        when = r.history.first_gain(id_field, m)
+        head = f"message {m} {what}" + (f" at step {when}" if when else "")
+        if where:
+            said = f"{head}; it is in the commitlog of {', '.join(where)}"
+        else:
+            said = f"{head}; it is in no commitlog: " + ", ".join(
+                f"{name.split('.')[0]} {r.history.annotated(name, log)}" for name, log in logs.items())
+        out.append(Condition(said, bool(where), {id_field: r.view[id_field], **logs}))
+    return out
+
+
+def acked_message_never_lost(r: Reading) -> list[Condition]:
+    return _stored_somewhere(r, "producer.sendOk", "got SEND_OK")
+
+
+def consumed_message_never_lost(r: Reading) -> list[Condition]:
+    return _stored_somewhere(r, "history.delivered", "was delivered to the application")
+
+
+def _prefix_related(a: list[int], b: list[int]) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+def _slave_logs(r: Reading) -> Iterator[tuple[int, str, list[int], list[int]]]:
+    """``(slave number, its commitlog field, its log, the master's log)`` for each slave."""
+    for s in range(1, r.cfg.slaves + 1):
+        yield s, f"slave{s}.commitlog", r.view[f"slave{s}.commitlog"], r.view["master.commitlog"]
+
+
+def replicas_agree(r: Reading) -> list[Condition]:
+    out = []
+    for s, name, log, master in _slave_logs(r):
+        fields = {name: log, "master.commitlog": master}
+        if _prefix_related(log, master):
+            out.append(Condition(f"slave{s}'s commitlog {ids(log)} and the master's {ids(master)} are "
+                                 "prefix-related", True, fields))
+            continue
+        at = next(i for i, (x, y) in enumerate(zip(log, master)) if x != y)
+        out.append(Condition(
+            f"slave{s}'s commitlog {r.history.annotated(name, log)} and the master's "
+            f"{r.history.annotated('master.commitlog', master)} have diverged: at position {at} the slave "
+            f"holds message {log[at]}, the master message {master[at]}", False, fields))
+    return out
+
+
+def _asks(r: Reading, b: int) -> str:
+    """Which broker a consumer (re)starting now asks, and why (``fresh_admin_broker``)."""
+    how = r.history.origin("nameserver.masterRegistered")
+    how = f", {how}" if how else ""
+    if b == 0:
+        return f"asks the master (the name server lists it{how})"
+    why = f"the name server no longer lists the master{how}"
+    return f"asks {r.broker(b)} ({why})" if b > 0 else f"has no broker to ask ({why}, and there is no slave)"
+
+
+def _offset_source(r: Reading, b: int, q: int, read: int) -> str:
+    """Where ``queryConsumerOffset`` on broker ``b`` found ``read``."""
+    name = f"{r.broker(b)}.consumerOffset[{q}]"
+    if r.view[name] is not None:
+        how = r.history.origin(name)
+        return f"{name}" + (f", {how}" if how else ", as initially")
+    if read == 0:
+        return f"{name} is null and the queue is young: 0"
+    return f"{name} is null: QUERY_NOT_FOUND"
+
+
+def _queue_conditions(r: Reading, check: Callable[[int, int, int, str, dict[str, Any]], Condition]) -> list[Condition]:
+    """The offset properties' frame: the broker a restarting consumer asks (none or down: no claim), then one
+    condition per queue from ``check(b, q, offset read, "queue q: a consumer ... asks ...", fields)``."""
+    b = r.admin_broker()
+    fields: dict[str, Any] = {"nameserver.masterRegistered": r.view["nameserver.masterRegistered"]}
+    if b < 0:
+        return [Condition(f"a consumer restarting now {_asks(r, b)}: no offset to compare", True, fields)]
+    up = f"{r.broker(b)}.up"
+    fields[up] = r.view[up]
+    if not r.view[up]:
+        return [Condition(f"a consumer restarting now {_asks(r, b)}, which is down: no offset to compare",
+                          True, fields)]
+    return [check(b, q, r.offset_read(b, q), f"queue {q}: a consumer restarting now {_asks(r, b)}", fields)
+            for q in range(r.cfg.queues)]
+
+
+def committed_offset_never_regresses(r: Reading) -> list[Condition]:
+    def check(b: int, q: int, read: int, head: str, fields: dict[str, Any]) -> Condition:
+        high_name = f"history.highestCommitted[{q}]"
+        high = r.view[high_name]
+        offset_name = f"{r.broker(b)}.consumerOffset[{q}]"
+        fields = {**fields, offset_name: r.view[offset_name], high_name: high}
+        if read < 0:
+            return Condition(f"{head}, which answers QUERY_NOT_FOUND: no offset to compare", True, fields)
+        said = f"{head} and reads offset {read} ({_offset_source(r, b, q, read)})"
+        how = r.history.origin(high_name)
+        committed = f"the {high} the group had committed ({high_name}" + (f", {how})" if how else ")")
+        if read >= high:
+            return Condition(f"{said}, not below {committed}", True, fields)
+        return Condition(f"{said}, below {committed}", False, fields)
+    return _queue_conditions(r, check)
+
+
+def no_message_skipped(r: Reading) -> list[Condition]:
+    def check(b: int, q: int, read: int, head: str, fields: dict[str, Any]) -> Condition:
+        offset_name = f"{r.broker(b)}.consumerOffset[{q}]"
+        log_name = f"{r.broker(b)}.commitlog"
+        delivered = r.view["history.delivered"]
+        fields = {**fields, offset_name: r.view[offset_name], log_name: r.view[log_name],
+                  "history.delivered": delivered}
+        if read < 0:
+            return Condition(f"{head}, which answers QUERY_NOT_FOUND: the consumer starts at the queue's end "
+                             "by design", True, fields)
+        passed = r.passed_messages(b, q, read)
+        missed = [m for m in passed if m not in delivered]
+        said = (f"{head} and starts at offset {read} ({_offset_source(r, b, q, read)}), past messages "
+                f"{ids(passed)} of {log_name} {r.history.annotated(log_name, r.view[log_name])}")
+        if not missed:
+            return Condition(f"{said}; all were delivered (history.delivered {ids(delivered)})", True, fields)
+        return Condition(f"{said}; never delivered: {ids(missed)} (history.delivered {ids(delivered)})",
+                         False, fields)
+    return _queue_conditions(r, check)
+
+
+def replication_can_catch_up(r: Reading) -> list[Condition]:
+    """The goal, on a state from which no path reaches it: every live slave holds exactly the master's log."""
+    out = []
+    for s, name, log, master in _slave_logs(r):
+        fields = {f"slave{s}.up": r.view[f"slave{s}.up"], name: log, "master.commitlog": master}
+        if not r.view[f"slave{s}.up"]:
+            out.append(Condition(f"slave{s} is down: the goal does not count it", True, fields))
+        elif log == master:
+            out.append(Condition(f"slave{s} holds exactly the master's commitlog {ids(master)}", True, fields))
+        else:
+            why = ("; they have diverged, and 4.4 never truncates a slave" if not _prefix_related(log, master)
+                   else "")
+            out.append(Condition(
+                f"slave{s} holds {r.history.annotated(name, log)}, not the master's "
+                f"{r.history.annotated('master.commitlog', master)}{why}", False, fields))
+    return out
+
+
+#: property name -> its conditions on a state (the graph property: its goal)
+EXPLAINERS: dict[str, Callable[[Reading], list[Condition]]] = {
+    "acked_message_never_lost": acked_message_never_lost,
+    "consumed_message_never_lost": consumed_message_never_lost,
+    "replicas_agree": replicas_agree,
+    "committed_offset_never_regresses": committed_offset_never_regresses,
+    "no_message_skipped": no_message_skipped,
+    "replication_can_catch_up": replication_can_catch_up,
+}
+
+#: what the summary of a graph violation starts with: the goal fails, and no path leads back to it
+GRAPH_PREFIX = {
+    "replication_can_catch_up": "from this state no path leads to one where every live slave holds exactly "
+                                "the master's commitlog; here ",
+}
+
+
+@functools.lru_cache(maxsize=32)
+def model_for(config: Config) -> RocketMQModel:
+    return RocketMQModel(config)
+
+
+def conditions(name: str, model: RocketMQModel, view: dict[str, Any], trace: Any = None) -> list[Condition]:
+    """The conditions of property ``name`` on the state ``view`` (``trace``, when given, the path that led
+    there: it dates the values); empty for a property without an explanation."""
+    explainer = EXPLAINERS.get(name)
+    if explainer is None:
+        return []
+    return explainer(Reading(model, view, History(trace.steps if trace is not None else [])))
+
+
+def explain(name: str, trace: Any, model: RocketMQModel) -> Explanation | None:
+    """Why the last state of ``trace`` violates property ``name``; None when the property has no explainer
+    or every condition holds there (a trace that does not end in a violation)."""
+    conds = conditions(name, model, trace.steps[-1].view, trace)
+    failed = [c for c in conds if not c.holds]
+    if not failed:
+        return None
+    history = History(trace.steps)
+    deciding = dict.fromkeys(f for c in failed for f in c.fields)
+    summary = GRAPH_PREFIX.get(name, "") + "; ".join(c.text for c in failed)
+    return Explanation(summary, conds, {f: history.last_change(f) for f in deciding})
+
+
+def explain_result(prop: Any, config: dict[str, Any]) -> Explanation | None:
+    """The explanation of a :class:`~explore.result.PropertyResult` whose status is ``violated`` (None for
+    any other status, or a property without an explainer), for the configuration dict of its result."""
+    if prop.status != "violated" or prop.trace is None or prop.name not in EXPLAINERS or not config:
+        return None
+    return explain(prop.name, prop.trace, model_for(Config.from_mapping(config)))

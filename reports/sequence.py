@@ -1,0 +1,375 @@
+"""Message-sequence diagrams of traces: inline SVG for the HTML report, a Mermaid block for Markdown.
+
+A trace is a list of actions; a person follows a distributed-system bug more easily as messages between
+processes. Each step becomes interactions between lifelines (producer, master, each slave, name server,
+each consumer), derived from the action's kind and arguments, its outcome note (``FOUND from broker 1``)
+and the fields it changed: a send and its SEND_OK, an HA push with the messages it carried, a slave's
+offset report, a pull and its answer from the broker that served it, an offset commit, a route refresh.
+Crashes, power losses and restarts are marked on the lifelines (down: dashed red); the last step - the
+violation, or the witnessed behaviour - is highlighted. Everything is drawn here in Python: no script, no
+font or stylesheet from the network.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any, Union
+
+PRODUCER = "producer"
+MASTER = "master"
+NAMESERVER = "nameserver"
+
+_LABEL = re.compile(r"^(\w+)\((.*)\)$")
+_BROKER = re.compile(r"broker (\d+)")
+
+
+@dataclass(frozen=True)
+class Message:
+    """An arrow from one lifeline to another; ``reply`` dashed, ``lost`` ends in a cross before the target."""
+
+    sender: str
+    receiver: str
+    label: str
+    reply: bool = False
+    lost: bool = False
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Something on one lifeline: ``down`` (crash, power loss), ``up`` (restart) or a ``note``."""
+
+    actor: str
+    label: str
+    kind: str = "note"
+
+
+Event = Union[Message, Mark]
+
+
+@dataclass
+class Row:
+    """One step of the trace: its index, the action label and what it drew."""
+
+    step: int
+    action: str
+    events: list[Event] = field(default_factory=list)
+
+
+@dataclass
+class Diagram:
+    actors: list[str]
+    rows: list[Row]
+    highlight: int          # the step to highlight (the trace's last)
+    witness: bool = False   # highlighted as a reached behaviour, not a violation
+
+
+# -- from a trace to interactions ---------------------------------------------------------------------------
+def actors_of(view: dict[str, Any]) -> list[str]:
+    """Lifelines in a fixed order: producer, master, slaves, name server, consumers (from the view's fields)."""
+    def numbered(prefix: str) -> list[str]:
+        names = {k.split(".")[0] for k in view if re.fullmatch(rf"{prefix}\d+", k.split(".")[0])}
+        return sorted(names, key=lambda n: int(n[len(prefix):]))
+    return [PRODUCER, MASTER, *numbered("slave"), NAMESERVER, *numbered("consumer")]
+
+
+def broker_name(b: int) -> str:
+    return MASTER if b == 0 else f"slave{b}"
+
+
+def _ids(values: Any) -> str:
+    return "[" + ",".join(str(m) for m in values) + "]"
+
+
+def _added(step: Any, name: str) -> list[int]:
+    before, after = step.changes.get(name, [[], []])
+    return sorted(set(after or []) - set(before or []))
+
+
+def _erased(step: Any, name: str) -> list[int]:
+    before, after = step.changes.get(name, [[], []])
+    return sorted(set(before or []) - set(after or []))
+
+
+def _parse(label: str) -> tuple[str, dict[str, int]]:
+    m = _LABEL.match(label.replace(" ", ""))
+    if not m:
+        return label, {}
+    args = {}
+    for part in filter(None, m.group(2).split(",")):
+        key, _, value = part.partition("=")
+        args[key] = int(value) if value.isdigit() else value
+    return m.group(1), args
+
+
+def _served_by(outcome: str) -> int | None:
+    m = _BROKER.search(outcome)
+    return int(m.group(1)) if m else None
+
+
+def _commits(step: Any, consumer: str, broker: str, before: dict[str, Any]) -> str:
+    """The offsets a commit stored on ``broker`` (``q0=1``), from the fields it changed; else the consumer's."""
+    changed = [f"q{k.split('[')[1].rstrip(']')}={after}" for k, (_, after) in step.changes.items()
+               if k.startswith(f"{broker}.consumerOffset[")]
+    if changed:
+        return ", ".join(changed)
+    offsets = [f"q{k.split('.')[1][1:]}={v}" for k, v in before.items()
+               if k.startswith(f"{consumer}.q") and k.endswith(".offset") and v is not None]
+    return ", ".join(offsets)
+
+
+def interactions(step: Any, before: dict[str, Any]) -> list[Event]:
+    """What one step of a trace draws, from its action, its outcome and the fields it changed."""
+    name, args = _parse(step.action)
+    outcome = step.outcome
+    slave = f"slave{args.get('slave', 1)}"
+    consumer = f"consumer{args.get('consumer', 1)}"
+    q = args.get("queue", 0)
+    after = step.view
+    if name == "SendMessage":
+        m = before.get("producer.nextMessage")
+        if outcome.startswith("send failed"):
+            return [Message(PRODUCER, MASTER, f"send m{m}", lost=True)]
+        if outcome.startswith("stored"):
+            return [Message(PRODUCER, MASTER, f"send m{m}"), Mark(MASTER, "waits for a slave")]
+        return [Message(PRODUCER, MASTER, f"send m{m}"), Message(MASTER, PRODUCER, outcome or "answer", reply=True)]
+    if name in ("SyncMasterAck", "SyncMasterTimeout"):
+        return [Message(MASTER, PRODUCER, outcome or "answer", reply=True)]
+    if name == "FlushCommitLog":
+        return [Mark(broker_name(args.get("broker", 0)), "flush commitlog")]
+    if name == "SlaveConnect":
+        return [Message(slave, MASTER, "HA connect")]
+    if name == "SlaveReportOffset":
+        report = len(before.get(f"{slave}.commitlog") or [])
+        return [Message(slave, MASTER, f"report offset {report}" + (f": {outcome}" if outcome else ""),
+                        lost=bool(outcome))]
+    if name == "MasterPushData":
+        carried = _added(step, f"{slave}.commitlog")
+        text = f"HA push {_ids(carried)}" if carried else "HA heartbeat"
+        return [Message(MASTER, slave, text + (f": {outcome}" if outcome else ""), lost=bool(outcome))]
+    if name == "HaDisconnect":
+        return [Mark(slave, "HA link drops")]
+    if name == "SlaveRegister":
+        listed = "master address" if after.get(f"{slave}.syncMasterAddress") else "no master"
+        return [Message(slave, NAMESERVER, "register"), Message(NAMESERVER, slave, listed, reply=True)]
+    if name == "SlaveSyncAll":
+        return [Message(slave, MASTER, "sync offsets"), Message(MASTER, slave, "offset table", reply=True)]
+    if name == "PersistConsumerOffset":
+        return [Mark(broker_name(args.get("broker", 0)), "persist offsets")]
+    if name == "NameServerExpireMaster":
+        return [Mark(NAMESERVER, "expires the master")]
+    if name == "RefreshRoute":
+        route = "route: master" if after.get(f"{consumer}.routeHasMaster") else "route: no master"
+        return [Message(consumer, NAMESERVER, "get route"), Message(NAMESERVER, consumer, route, reply=True)]
+    if name == "Rebalance":
+        return [Mark(consumer, "rebalance")]
+    if name == "Pull":
+        b = _served_by(outcome)
+        if b is None:
+            return [Mark(consumer, outcome or "pull")]
+        broker = broker_name(b)
+        ask = f"pull q{q}@{before.get(f'{consumer}.q{q}.nextOffset')}"
+        commit = after.get(f"{broker}.consumerOffset[{q}]") if f"{broker}.consumerOffset[{q}]" in step.changes else None
+        if commit is not None:
+            ask += f", commit {commit}"
+        answer = outcome.split(" from ")[0]
+        got = _added(step, f"{consumer}.q{q}.inFlight")
+        return [Message(consumer, broker, ask),
+                Message(broker, consumer, f"{answer} {_ids(got)}" if got else answer, reply=True)]
+    if name in ("Consume", "ConsumeDropped"):
+        what = "consume" if name == "Consume" else "consume dropped"
+        return [Mark(consumer, f"{what} {_ids(_added(step, 'history.delivered'))}")]
+    if name in ("PersistAllOffsets", "CorrectIllegalOffset"):
+        b = _served_by(outcome)
+        events: list[Event] = [Mark(consumer, f"correct q{q} offset")] if name == "CorrectIllegalOffset" else []
+        if b is None:
+            return events or [Mark(consumer, "persist offsets: none")]
+        broker = broker_name(b)
+        text = f"commit {_commits(step, consumer, broker, before)}".rstrip()
+        return events + [Message(consumer, broker, text, lost=outcome.startswith("oneway"))]
+    failure = _failure(name, args, step)
+    if failure is not None:
+        return [failure]
+    return [Mark(PRODUCER, step.action)]
+
+
+def _failure(name: str, args: dict[str, int], step: Any) -> Mark | None:
+    who = {"Master": MASTER, "Slave": f"slave{args.get('slave', 1)}",
+           "Consumer": f"consumer{args.get('consumer', 1)}"}
+    for prefix, actor in who.items():
+        if not name.startswith(prefix):
+            continue
+        what = name[len(prefix):]
+        if what == "Restart":
+            return Mark(actor, "restart", "up")
+        if what in ("Crash", "PowerLoss"):
+            lost = _erased(step, f"{actor}.commitlog")
+            text = "crash" if what == "Crash" else "power loss"
+            return Mark(actor, text + (f": lost {_ids(lost)}" if lost else ""), "down")
+    return None
+
+
+def diagram(trace: Any, witness: bool = False) -> Diagram:
+    """The diagram of a trace; its last step is highlighted."""
+    steps = trace.steps
+    rows = [Row(s.index, s.action, interactions(s, prev.view)) for prev, s in zip(steps, steps[1:])]
+    return Diagram(actors_of(steps[0].view), rows, steps[-1].index, witness)
+
+
+# -- SVG -------------------------------------------------------------------------------------------------
+COLUMN = 128        # px between lifelines
+GUTTER = 34         # left margin holding the step numbers
+MARGIN = 72         # right margin: room for a label beside the last lifeline
+HEAD = 40           # actor boxes
+LINE = 26           # one event
+FONT = 11
+CHAR = 6.3          # average glyph width at FONT px (for sizing notes)
+
+
+def _width(d: Diagram) -> int:
+    return GUTTER + COLUMN * len(d.actors) + MARGIN
+
+
+def _x(d: Diagram, actor: str) -> float:
+    return GUTTER + COLUMN * d.actors.index(actor) + COLUMN / 2
+
+
+def _text(x: float, y: float, text: str, anchor: str = "middle", cls: str = "") -> str:
+    c = f" class='{cls}'" if cls else ""
+    return f"<text x='{x:.0f}' y='{y:.0f}' text-anchor='{anchor}'{c}>{escape(text)}</text>"
+
+
+def svg(d: Diagram, label: str = "") -> str:
+    """The diagram as one inline ``<svg>`` element, sized in pixels (the page scrolls it on a narrow screen)."""
+    width = _width(d)
+    heights = [max(len(r.events), 1) * LINE for r in d.rows]
+    height = HEAD + sum(heights) + LINE // 2
+    out = [f"<svg class='sequence' width='{width}' height='{height}' "
+           f"viewBox='0 0 {width} {height}' role='img' aria-label='{escape(label or 'sequence diagram')}' "
+           f"font-family='system-ui, sans-serif' font-size='{FONT}'>"]
+    # the highlighted step: a band behind everything
+    y = HEAD
+    for row, h in zip(d.rows, heights):
+        if row.step == d.highlight:
+            cls = "witness-step" if d.witness else "violating-step"
+            out.append(f"<rect class='{cls}' x='0' y='{y}' width='{width}' height='{h}'/>")
+        y += h
+    out += _lifelines(d, heights, height)
+    for i, actor in enumerate(d.actors):
+        x = _x(d, actor)
+        out.append(f"<rect class='actor' x='{x - COLUMN / 2 + 6:.0f}' y='4' width='{COLUMN - 12}' height='24' rx='4'/>")
+        out.append(_text(x, 20, actor, cls="actor-name"))
+    y = HEAD
+    for row, h in zip(d.rows, heights):
+        out.append(f"<g class='step' data-step='{row.step}'><title>{escape(f'{row.step}. {row.action}')}</title>")
+        out.append(_text(GUTTER - 6, y + LINE * 0.65, str(row.step), anchor="end", cls="step-number"))
+        for k, event in enumerate(row.events):
+            out += _event(d, event, y + k * LINE)
+        out.append("</g>")
+        y += h
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _lifelines(d: Diagram, heights: list[int], bottom: int) -> list[str]:
+    """Each actor's line: solid while up, dashed red while down (from a ``down`` mark to an ``up`` mark)."""
+    out = []
+    for actor in d.actors:
+        x = _x(d, actor)
+        y, start, down = HEAD, 28, False
+        segments = []
+        for row, h in zip(d.rows, heights):
+            for k, e in enumerate(row.events):
+                if isinstance(e, Mark) and e.actor == actor and e.kind in ("down", "up"):
+                    at = y + k * LINE + LINE / 2
+                    segments.append((start, at, down))
+                    start, down = at, e.kind == "down"
+            y += h
+        segments.append((start, bottom, down))
+        for y0, y1, is_down in segments:
+            cls = "lifeline down" if is_down else "lifeline"
+            out.append(f"<line class='{cls}' x1='{x:.0f}' y1='{y0:.0f}' x2='{x:.0f}' y2='{y1:.0f}'/>")
+    return out
+
+
+def _event(d: Diagram, e: Event, top: float) -> list[str]:
+    mid = top + LINE * 0.68
+    if isinstance(e, Mark):
+        x = _x(d, e.actor)
+        if e.kind == "down":
+            s = 6
+            return [f"<path class='crash' d='M{x - s:.0f},{mid - s:.0f} L{x + s:.0f},{mid + s:.0f} "
+                    f"M{x + s:.0f},{mid - s:.0f} L{x - s:.0f},{mid + s:.0f}'/>",
+                    _text(x + 10, mid - 2, e.label, anchor="start", cls="crash-label")]
+        if e.kind == "up":
+            return [f"<circle class='restart' cx='{x:.0f}' cy='{mid:.0f}' r='5'/>",
+                    _text(x + 10, mid - 2, e.label, anchor="start", cls="restart-label")]
+        w = len(e.label) * CHAR + 12
+        left = max(2.0, min(x - w / 2, _width(d) - w - 2))   # kept inside the drawing
+        return [f"<rect class='note' x='{left:.0f}' y='{mid - 13:.0f}' width='{w:.0f}' height='18' rx='3'/>",
+                _text(left + w / 2, mid, e.label, cls="note-text")]
+    x1, x2 = _x(d, e.sender), _x(d, e.receiver)
+    direction = 1 if x2 > x1 else -1
+    end = x2 - direction * (14 if e.lost else 2)
+    cls = "msg reply" if e.reply else "msg"
+    out = [f"<line class='{cls}' x1='{x1:.0f}' y1='{mid:.0f}' x2='{end:.0f}' y2='{mid:.0f}'/>"]
+    if e.lost:
+        s = 4
+        out.append(f"<path class='lost' d='M{end - s:.0f},{mid - s:.0f} L{end + s:.0f},{mid + s:.0f} "
+                   f"M{end + s:.0f},{mid - s:.0f} L{end - s:.0f},{mid + s:.0f}'/>")
+    else:
+        tip, back = end, end - direction * 7
+        out.append(f"<path class='head' d='M{tip:.0f},{mid:.0f} L{back:.0f},{mid - 4:.0f} "
+                   f"L{back:.0f},{mid + 4:.0f} Z'/>")
+    out.append(_text((x1 + x2) / 2, mid - 4, e.label, cls="msg-label"))
+    return out
+
+
+#: the diagram's look, for the page's stylesheet (class names used above)
+SVG_STYLE = """
+svg.sequence { display: block; }
+svg.sequence .actor { fill: #eef3f8; stroke: #5b7a99; }
+svg.sequence .actor-name { font-weight: bold; fill: #223; }
+svg.sequence .lifeline { stroke: #8a9bb0; stroke-width: 1.5; }
+svg.sequence .lifeline.down { stroke: #c0392b; stroke-dasharray: 4 4; }
+svg.sequence .msg { stroke: #223; stroke-width: 1.3; }
+svg.sequence .msg.reply { stroke-dasharray: 5 3; }
+svg.sequence .head { fill: #223; }
+svg.sequence .lost, svg.sequence .crash { stroke: #c0392b; stroke-width: 2.2; fill: none; }
+svg.sequence .crash-label { fill: #c0392b; font-weight: bold; }
+svg.sequence .restart { fill: #2e8b57; }
+svg.sequence .restart-label { fill: #2e8b57; font-weight: bold; }
+svg.sequence .msg-label { fill: #111; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+svg.sequence .note { fill: #fffbe6; stroke: #c9b458; }
+svg.sequence .step-number { fill: #666; }
+svg.sequence .violating-step { fill: #fde2e1; }
+svg.sequence .witness-step { fill: #e1effd; }
+"""
+
+
+# -- Mermaid ---------------------------------------------------------------------------------------------
+def _mermaid_text(text: str) -> str:
+    """Text Mermaid takes literally in a message or note: no statement separator, no entity code."""
+    return text.replace(";", ",").replace("#", "no.").replace("\n", " ")
+
+
+def mermaid(d: Diagram) -> str:
+    """The diagram as a Mermaid ``sequenceDiagram`` (the fenced block's body); the last step in a rect."""
+    lines = ["sequenceDiagram"] + [f"    participant {a}" for a in d.actors]
+    for row in d.rows:
+        indent = "    "
+        if row.step == d.highlight:
+            colour = "rgb(225, 239, 253)" if d.witness else "rgb(253, 226, 225)"
+            lines.append(f"    rect {colour}")
+            indent = "        "
+        for k, e in enumerate(row.events or [Mark(PRODUCER, row.action)]):
+            prefix = f"{row.step}. " if k == 0 else ""
+            if isinstance(e, Mark):
+                mark = {"down": "✖ ", "up": "▲ "}.get(e.kind, "")
+                lines.append(f"{indent}Note over {e.actor}: {_mermaid_text(prefix + mark + e.label)}")
+            else:
+                arrow = ("--" if e.reply else "-") + ("x" if e.lost else ">>")
+                lines.append(f"{indent}{e.sender}{arrow}{e.receiver}: {_mermaid_text(prefix + e.label)}")
+        if row.step == d.highlight:
+            lines.append("    end")
+    return "\n".join(lines)

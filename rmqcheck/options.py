@@ -5,8 +5,6 @@ from typing import Callable
 
 import click
 
-from model import PRESETS
-
 
 def config_options(f: Callable) -> Callable:
     """``--preset`` / ``--config`` (one of them) and repeatable ``--set key=value`` overrides."""
@@ -15,7 +13,7 @@ def config_options(f: Callable) -> Callable:
     f = click.option("--config", "config_file", metavar="FILE.toml",
                      help="Read knobs from a TOML file (key = value lines; optional preset = \"NAME\").")(f)
     f = click.option("--preset", "preset_name", metavar="NAME",
-                     help=f"Start from a named preset: {', '.join(PRESETS)} (default: default).")(f)
+                     help="Start from a named preset (default: default); 'rmqcheck list' shows them all.")(f)
     return f
 
 

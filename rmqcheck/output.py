@@ -6,10 +6,12 @@ nothing half-written.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from explore.result import CheckResult
+if TYPE_CHECKING:
+    from explore.result import CheckResult
 
 STDOUT_WIDTH_WHEN_PIPED = 140
 

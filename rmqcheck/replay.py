@@ -8,17 +8,16 @@ regression test: exit 0 while it still shows the recorded verdict, 1 once it no 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
 
-from explore.result import INITIAL_ACTION, REACHED, S_VIOLATED, Step, Trace
-from explore.trace import ReplayError, diff
-from invariants import PROPERTIES
-from invariants.base import ALWAYS, GRAPH, Property
-from model import Config, ConfigError, RocketMQModel, parse_action
+if TYPE_CHECKING:  # the model and the engine load when a trace is replayed, not for ``replay --help``
+    from explore.result import Trace
+    from invariants.base import Property
+    from model import RocketMQModel
 
+from .compile_notice import announce_compilation
 from .exit_codes import EXIT_OK, EXIT_VIOLATED
 from .output import stdout_console
 from .setup import BadInput
@@ -34,6 +33,10 @@ def _first_difference(model: RocketMQModel, got: tuple[int, ...], recorded: tupl
 
 def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) -> tuple[Trace, int]:
     """The trace the model produces for ``steps``, and the flags of its last action (0 for none)."""
+    from explore.result import INITIAL_ACTION, Step, Trace
+    from explore.trace import ReplayError, diff
+    from model import parse_action
+
     if not steps:
         raise ReplayError(f"{where}: the trace is empty")
     for i, step in enumerate(steps):
@@ -80,6 +83,11 @@ def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) 
 def still_shows(model: RocketMQModel, prop: Property, trace: Trace, last_flags: int) -> bool | None:
     """Does the trace's last step still violate (always) or reach (sometimes) ``prop``? None for graph
     properties, which need the whole reachable graph."""
+    import numpy as np
+
+    from invariants import PROPERTIES
+    from invariants.base import ALWAYS, GRAPH
+
     if prop.kind == GRAPH:
         return None
     props = PROPERTIES
@@ -102,6 +110,10 @@ def replay(trace_file: str, property_names: tuple[str, ...]) -> None:
     Exit 0 when every trace replays and still shows its recorded verdict, 1 when a trace replays but its
     last state no longer violates (or reaches) its property, 2 when a step is not allowed by the model.
     """
+    announce_compilation(explorer=False)
+    from explore.result import REACHED, S_VIOLATED
+    from invariants import PROPERTIES
+    from model import Config, ConfigError, RocketMQModel
     from reports.console import trace_table
     from reports.json_report import read_result
 

@@ -1,16 +1,20 @@
-"""Turning command-line input into a checked model: configuration, properties, limits, engine."""
+"""Turning command-line input into a checked model: configuration, properties, limits, engine.
+
+The model, the properties and the engine are imported when a command runs, not when this module is
+imported: ``rmqcheck --help`` must never load numba or the compiled kernels.
+"""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from explore.local import Limits
-from invariants import PROPERTIES, PropertySet
-from model import Config, ConfigError, load_toml, preset
-from model.rocketmq import RocketMQModel
-from reports.files import check_writable
+if TYPE_CHECKING:
+    from explore.local import Limits
+    from invariants import PropertySet
+    from model import Config
+    from model.rocketmq import RocketMQModel
 
 
 class BadInput(ValueError):
@@ -19,6 +23,8 @@ class BadInput(ValueError):
 
 def resolve_config(preset_name: str | None, config_file: str | None, assignments: Sequence[str]) -> Config:
     """``--preset`` / ``--config`` (exclusive) then ``--set key=value`` overrides."""
+    from model import ConfigError, load_toml, preset
+
     if preset_name and config_file:
         raise BadInput("--preset and --config cannot be used together; give one of them")
     try:
@@ -40,6 +46,8 @@ def config_name(preset_name: str | None, config_file: str | None) -> str:
 
 def check_outputs(outputs: Mapping[str, str | None]) -> None:
     """Before anything runs: every output path given is writable, and no two options name one file."""
+    from reports.files import check_writable
+
     seen: dict[str, str] = {}
     for option, path in outputs.items():
         if not path:
@@ -51,7 +59,19 @@ def check_outputs(outputs: Mapping[str, str | None]) -> None:
         check_writable(path, option)
 
 
+def check_itf_dir(path: str) -> None:
+    """``--itf DIR``: a directory, or a new one whose parent exists; writable either way."""
+    from reports.files import check_writable
+
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise BadInput(f"--itf {path!r}: is a file; give a directory (created if missing)")
+    check_writable(p / ".itf-probe" if p.is_dir() else p, "--itf")
+
+
 def select_properties(names: Sequence[str]) -> PropertySet:
+    from invariants import PROPERTIES
+
     try:
         return PROPERTIES.select(list(names))
     except ValueError as exc:
@@ -59,6 +79,8 @@ def select_properties(names: Sequence[str]) -> PropertySet:
 
 
 def limits(max_states: int | None, max_depth: int | None, max_seconds: float | None) -> Limits:
+    from explore.local import Limits
+
     for option, value in (("--max-states", max_states), ("--max-depth", max_depth),
                           ("--max-seconds", max_seconds)):
         if value is not None and value <= 0:
@@ -75,6 +97,7 @@ class CheckJob:
     limits: Limits
 
     def model(self) -> RocketMQModel:
+        from model.rocketmq import RocketMQModel
         return RocketMQModel(self.config)
 
     def describe(self) -> dict[str, Any]:

@@ -135,26 +135,59 @@ class NameTable:
                      for i in range(len(self.headers)))
         return needed + 3 * len(self.headers) + 1 <= width
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = console.render_lines(self.table(), options, pad=False)
-        text = ["".join(seg.text for seg in line) for line in lines]
-        names = {str(row[i]) for row in self.rows for i in self.name_columns}
-        if self._fits(options.max_width) and all(any(name in line for line in text) for name in names):
-            for line in lines:
-                yield from line
-                yield Segment.line()
-            return
+    def names(self) -> set[str]:
+        return {str(row[i]) for row in self.rows for i in self.name_columns}
+
+    def stacked(self, width: int) -> RenderResult:
+        """Each row as its name on a line of its own, then ``header: value`` lines: values aligned in a
+        column where ``width`` leaves room for one, else each line wrapping on its own."""
         if self.title:
             yield Text(self.title, style="italic")
+        key = max(len(h) for h in self.headers) + 1
+        aligned = 2 + key + 1 + self.MIN_OTHER <= width
         for row in self.rows:
             yield Text(str(row[self.name_columns[0]]), style="bold", no_wrap=True, overflow="ignore")
             fields = Table.grid(padding=(0, 1))
             fields.add_column(style="dim", no_wrap=True)
             fields.add_column(overflow="fold")
             for i, (header, value) in enumerate(zip(self.headers, row)):
-                if i != self.name_columns[0] and str(value):
+                if i == self.name_columns[0] or not str(value):
+                    continue
+                if aligned:
                     fields.add_row(f"{header}:", value)
+                else:
+                    line = Text(f"{header}: ", style="dim")
+                    line.append_text(value if isinstance(value, Text) else Text(str(value)))
+                    fields.add_row(line)
             yield Padding(fields, (0, 0, 0, 2))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = _lines_keeping(console, options, self.table(), self.names()) if self._fits(options.max_width) \
+            else None
+        yield from lines if lines is not None else self.stacked(options.max_width)
+
+
+def _lines_keeping(console: Console, options: ConsoleOptions, table: Table, names: set[str]) -> list[Any] | None:
+    """``table`` rendered at the available width, or None when that cuts or folds one of ``names``."""
+    lines = console.render_lines(table, options, pad=False)
+    text = ["".join(seg.text for seg in line) for line in lines]
+    if not all(any(name in line for line in text) for name in names):
+        return None
+    out: list[Any] = []
+    for line in lines:
+        out += [*line, Segment.line()]
+    return out
+
+
+class WholeNames:
+    """``table`` where it keeps every one of ``names`` whole, else ``fallback``'s stacked rows."""
+
+    def __init__(self, table: Table, names: set[str], fallback: NameTable) -> None:
+        self.table, self.names, self.fallback = table, names, fallback
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = _lines_keeping(console, options, self.table, self.names)
+        yield from lines if lines is not None else self.fallback.stacked(options.max_width)
 
 
 def names_table(title: str, headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> NameTable:
@@ -240,10 +273,11 @@ def verdict_cell(p: PropertyResult) -> Text:
     return Text(text, style=STATUS_STYLE.get(p.status, ""))
 
 
-def matrix_table(sections: list[Any]) -> Table:
-    """Properties down, configurations across: each cell the verdict (violations with trace length)."""
-    t = Table(title="verdicts per configuration (violated (n): shortest counterexample of n steps)",
-              title_justify="left")
+def matrix_table(sections: list[Any]) -> WholeNames:
+    """Properties down, configurations across: each cell the verdict (violations with trace length). Where
+    the width would cut a configuration's or a property's name: per configuration, ``property: verdict``."""
+    title = "verdicts per configuration (violated (n): shortest counterexample of n steps)"
+    t = Table(title=title, title_justify="left")
     names = list(dict.fromkeys(p.name for s in sections for p in s.result.properties))
     t.add_column("property", style="bold", no_wrap=True, min_width=max(map(len, names), default=8))
     for s in sections:
@@ -259,7 +293,14 @@ def matrix_table(sections: list[Any]) -> Table:
               *[Text(s.result.outcome, style=OUTCOME_STYLE.get(s.result.outcome, "")) for s in sections])
     t.add_row(Text("distinct states", style="bold"), *[f"{s.result.stats.distinct_states:,}" for s in sections])
     t.add_row(Text("time", style="bold"), *[f"{s.result.stats.seconds:.1f} s" for s in sections])
-    return t
+    rows = []
+    for s in sections:
+        verdicts = {p.name: verdict_cell(p) for p in s.result.properties}
+        rows.append((s.name, *[verdicts.get(name, Text("-", style="dim")) for name in names],
+                     Text(s.result.outcome, style=OUTCOME_STYLE.get(s.result.outcome, "")),
+                     f"{s.result.stats.distinct_states:,}", f"{s.result.stats.seconds:.1f} s"))
+    by_configuration = NameTable(title, ("configuration", *names, "outcome", "distinct states", "time"), rows)
+    return WholeNames(t, set(names) | {s.name for s in sections}, by_configuration)
 
 
 def configurations_table(sections: list[Any]) -> Table:

@@ -17,6 +17,7 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .console import fmt_value
 from .files import OutputPathError, format_by_suffix, write_text_atomic
 
 #: largest number of states ``--graph`` exports
@@ -50,21 +51,11 @@ def too_big(suggestion: str = "") -> str:
             + ", or export one trace's neighbourhood with --graph-around PROPERTY")
 
 
-def _short(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ",".join(str(x) for x in value) + "]"
-    return str(value)
-
-
 def changes_text(before: dict[str, Any] | None, after: dict[str, Any]) -> str:
     """The fields that differ, ``field: before -> after``, one per line."""
     if before is None:
         return "initial state"
-    return "\n".join(f"{k}: {_short(before.get(k))} -> {_short(v)}" for k, v in after.items() if before.get(k) != v)
+    return "\n".join(f"{k}: {fmt_value(before.get(k))} -> {fmt_value(v)}" for k, v in after.items() if before.get(k) != v)
 
 
 def _node_attrs(model: Any, state: tuple[int, ...], index: int, initial: bool) -> dict[str, Any]:

@@ -140,3 +140,25 @@ def test_cold_cache_prints_a_notice_before_compiling(tmp_path):
 def test_warm_cache_prints_no_notice():
     r = run_rmqcheck("list")
     assert r.returncode == 0 and "compiling" not in r.stderr
+
+
+def test_matrix_keeps_configuration_and_property_names_whole():
+    from rich.console import Console
+    from reports.console import matrix_table
+    from reports.document import ReportSection
+    from explore.result import CheckResult, PropertyResult, Stats
+
+    props = [PropertyResult(n, "always", "holds") for n in PROPERTIES.names()]
+    sections = [ReportSection(name, "", CheckResult("local", "passed", Stats(distinct_states=7), props))
+                for name in ("default", "read-from-slave", "all-switches", "sync-master", "sync-flush", "sync-all")]
+    for width in (40, 80, 200):
+        console = Console(width=width, record=True, file=open(os.devnull, "w"))
+        console.print(matrix_table(sections))
+        text = console.export_text()
+        assert max(len(line) for line in text.splitlines()) <= width
+        for name in [s.name for s in sections] + PROPERTIES.names():
+            assert name in text, (width, name)
+        if width == 200:
+            assert "┃ property" in text          # the table itself where it fits
+        else:
+            assert "read-from-slave\n" in text and "replicas_agree: holds" in re.sub(" +", " ", text)

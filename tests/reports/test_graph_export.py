@@ -5,8 +5,11 @@ import json
 import sys
 from pathlib import Path
 
+import jsonschema
 import networkx as nx  # reads DOT through pydot (a test extra)
 import pytest
+
+from reports.result_schema import result_schema
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "cli"))
 from cli_driver import SMALL, assert_bad_input, invoke  # noqa: E402
@@ -19,7 +22,9 @@ def export(tmp_path: Path, name: str, *args: str, exit_code: int = 1) -> tuple[d
     g, j = tmp_path / name, tmp_path / "r.json"
     r = invoke("check", *args, "--graph", str(g), "--json", str(j), "--quiet")
     assert r.exit_code == exit_code, r.output
-    return json.loads(j.read_text()), g
+    data = json.loads(j.read_text())
+    jsonschema.validate(data, result_schema(), cls=jsonschema.Draft202012Validator)
+    return data, g
 
 
 def marked_path(g: nx.MultiDiGraph, mark: str, name: str) -> list[str]:

@@ -5,10 +5,12 @@ import json
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 from itf_py import trace_from_json
 
 from reports.itf import itf_value, variables
+from reports.result_schema import result_schema
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "cli"))
 from cli_driver import SMALL, assert_bad_input, invoke  # noqa: E402
@@ -21,6 +23,7 @@ def test_every_trace_is_written_and_parses_with_itf_py(tmp_path):
     r = invoke("check", *EARLY, "--itf", str(out), "--json", str(result_path), "--quiet")
     assert r.exit_code == 1, r.output
     result = json.loads(result_path.read_text())
+    jsonschema.validate(result, result_schema(), cls=jsonschema.Draft202012Validator)
     written = sorted(p.name for p in out.iterdir())
     assert written == ["acked_message_never_lost.itf.json", "master_recovers.itf.json"]
     for prop in result["properties"]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import sys
 from typing import Callable, Iterable
 
 #: where a refused name stands in each kind of message, e.g. "unknown knob 'mesages' (value '1')",

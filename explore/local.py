@@ -51,6 +51,10 @@ class Progress:
     distinct: int
     transitions: int
     seconds: float
+    decided: int = 0          # properties settled so far (graph properties settle only at the end)
+    properties: int = 0       # properties checked (0: not known to the reporter)
+    memory_bytes: int = 0     # resident memory of this process now
+    memory_limit: int = 0     # the memory the explorer sized its tables for (0: none known)
 
     @property
     def states_per_second(self) -> float:
@@ -64,6 +68,15 @@ class Listener(Protocol):
 def peak_rss_bytes() -> int:
     """Peak resident set size of this process so far (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def rss_bytes() -> int:
+    """Resident memory of this process now (/proc/self/statm counts pages); 0 where unknown."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 @dataclass
@@ -96,6 +109,7 @@ class LocalExplorer:
         table = (16 if self.words == 1 else 8) / K.MAX_LOAD * 2   # just after a doubling
         per_state = int(8 * self.words + 4 + 2 + table + (10 if self.graph else 0) + (1 if self.leaves else 0))
         budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
+        self.memory_limit = budget
         cap = max(budget // per_state, MIN_CAPACITY)
         if self.limits.max_states is not None:
             cap = min(cap, self.limits.max_states + self.nact + 1)
@@ -297,7 +311,9 @@ class LocalExplorer:
             return
         io = self.io
         self.listener.on_progress(Progress(level, hi - lo, int(io[K.IO_POS]) - lo, int(io[K.IO_COUNT]),
-                                           int(io[K.IO_TRANS]), time.perf_counter() - self.t0))
+                                           int(io[K.IO_TRANS]), time.perf_counter() - self.t0,
+                                           len(self.tracker.witness), len(self.tracker.properties),
+                                           rss_bytes(), self.memory_limit))
 
     def _sort_level(self, level: int, e0: int, e1: int) -> None:
         """Reorder a completed level by key (signed, lexicographic): expanding it in index order then meets

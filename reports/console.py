@@ -4,8 +4,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.progress import BarColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
+from rich.padding import Padding
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -41,20 +43,29 @@ def fmt_value(value: Any) -> str:
 
 
 class ProgressBar:
-    """A listener that draws a rich progress bar: level, frontier, distinct states, states/s."""
+    """A listener that draws a rich progress bar: which configuration runs (``label``, e.g. ``[2/6]
+    sync-master`` in a matrix), the BFS level and how much of its frontier is expanded, distinct states,
+    states/s, properties decided so far, and memory in use against the budget the explorer sized for."""
 
-    def __init__(self, console: Console, min_interval: float = 0.1) -> None:
+    FRONTIER = "of frontier"
+
+    def __init__(self, console: Console, min_interval: float = 0.1, label: str = "", unit: str = FRONTIER) -> None:
         self.console = console
         self.min_interval = min_interval
+        self.label = label
+        self.unit = unit     # what the bar counts: a BFS level's frontier, or (simulate) walks
         self._last = 0.0
         self._level = -1
         self._task = None
         self._progress = RichProgress(
-            TextColumn("[bold]level {task.fields[level]:>3}"),
-            BarColumn(),
-            TextColumn("{task.completed:,}/{task.total:,} of frontier"),
+            TextColumn("{task.description}"),
+            TextColumn("[bold]{task.fields[level]}"),
+            BarColumn(bar_width=20),
+            TextColumn("{task.completed:,}/{task.total:,} {task.fields[unit]}"),
             TextColumn("[cyan]{task.fields[distinct]:,} states"),
             TextColumn("[green]{task.fields[rate]:,.0f} states/s"),
+            TextColumn("{task.fields[decided]}"),
+            TextColumn("{task.fields[memory]}"),
             TimeElapsedColumn(),
             console=console, transient=True)
 
@@ -65,17 +76,126 @@ class ProgressBar:
     def __exit__(self, *exc: Any) -> None:
         self._progress.stop()
 
+    @staticmethod
+    def decided_text(p: Any) -> str:
+        total = getattr(p, "properties", 0)
+        return f"{getattr(p, 'decided', 0)}/{total} properties decided" if total else ""
+
+    @staticmethod
+    def memory_text(p: Any) -> str:
+        used, limit = getattr(p, "memory_bytes", 0), getattr(p, "memory_limit", 0)
+        if not used:
+            return ""
+        style = "bold red" if limit and used > 0.9 * limit else "magenta"
+        return f"[{style}]mem {human_bytes(used)}" + (f" of {human_bytes(limit)}" if limit else "")
+
     def on_progress(self, p: Any) -> None:
         now = time.monotonic()
         if p.level == self._level and now - self._last < self.min_interval:
             return
         self._last = now
+        level = f"level {p.level:>3}" if self.unit == self.FRONTIER else ""
+        fields = dict(level=level, unit=self.unit, distinct=p.distinct, rate=p.states_per_second, decided=self.decided_text(p),
+                      memory=self.memory_text(p))
         if self._task is None:
-            self._task = self._progress.add_task("explore", total=max(p.frontier, 1), level=p.level,
-                                                 distinct=p.distinct, rate=0.0)
+            self._task = self._progress.add_task(self.label, total=max(p.frontier, 1), **fields)
         self._level = p.level
-        self._progress.update(self._task, total=max(p.frontier, 1), completed=p.expanded, level=p.level,
-                              distinct=p.distinct, rate=p.states_per_second)
+        self._progress.update(self._task, total=max(p.frontier, 1), completed=p.expanded, **fields)
+
+
+class NameTable:
+    """A table whose name columns hold what users type (presets, knobs, properties, configurations): a name
+    is never truncated nor folded, at any width. Where the width leaves a name column too narrow, each row
+    is printed instead as its name on a line of its own, then ``header: value`` lines."""
+
+    #: narrowest a column beside the names may become before the rows are stacked instead
+    MIN_OTHER = 12
+
+    def __init__(self, title: str, headers: tuple[str, ...], rows: list[tuple[Any, ...]],
+                 name_columns: tuple[int, ...] = (0,), justify: dict[int, str] | None = None) -> None:
+        self.title, self.headers, self.rows = title, headers, rows
+        self.name_columns, self.justify = name_columns, justify or {}
+
+    def table(self) -> Table:
+        t = Table(title=self.title or None, title_justify="left")
+        for i, header in enumerate(self.headers):
+            if i in self.name_columns:
+                width = max([len(str(r[i])) for r in self.rows] + [len(header)])
+                t.add_column(header, style="bold" if i == 0 else None, no_wrap=True, min_width=width,
+                             overflow="fold")
+            else:
+                t.add_column(header, justify=self.justify.get(i, "left"), overflow="fold")
+        for row in self.rows:
+            t.add_row(*row)
+        return t
+
+    def _widest(self, i: int) -> int:
+        return max([len(str(row[i])) for row in self.rows] + [len(self.headers[i])])
+
+    def _fits(self, width: int) -> bool:
+        """Whether the table fits ``width`` with every name whole and the other columns still readable."""
+        needed = sum(self._widest(i) if i in self.name_columns else min(self._widest(i), self.MIN_OTHER)
+                     for i in range(len(self.headers)))
+        return needed + 3 * len(self.headers) + 1 <= width
+
+    def names(self) -> set[str]:
+        return {str(row[i]) for row in self.rows for i in self.name_columns}
+
+    def stacked(self, width: int) -> RenderResult:
+        """Each row as its name on a line of its own, then ``header: value`` lines: values aligned in a
+        column where ``width`` leaves room for one, else each line wrapping on its own."""
+        if self.title:
+            yield Text(self.title, style="italic")
+        key = max(len(h) for h in self.headers) + 1
+        aligned = 2 + key + 1 + self.MIN_OTHER <= width
+        for row in self.rows:
+            yield Text(str(row[self.name_columns[0]]), style="bold", no_wrap=True, overflow="ignore")
+            fields = Table.grid(padding=(0, 1))
+            fields.add_column(style="dim", no_wrap=True)
+            fields.add_column(overflow="fold")
+            for i, (header, value) in enumerate(zip(self.headers, row)):
+                if i == self.name_columns[0] or not str(value):
+                    continue
+                if aligned:
+                    fields.add_row(f"{header}:", value)
+                else:
+                    line = Text(f"{header}: ", style="dim")
+                    line.append_text(value if isinstance(value, Text) else Text(str(value)))
+                    fields.add_row(line)
+            yield Padding(fields, (0, 0, 0, 2))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = _lines_keeping(console, options, self.table(), self.names()) if self._fits(options.max_width) \
+            else None
+        yield from lines if lines is not None else self.stacked(options.max_width)
+
+
+def _lines_keeping(console: Console, options: ConsoleOptions, table: Table, names: set[str]) -> list[Any] | None:
+    """``table`` rendered at the available width, or None when that cuts or folds one of ``names``."""
+    lines = console.render_lines(table, options, pad=False)
+    text = ["".join(seg.text for seg in line) for line in lines]
+    if not all(any(name in line for line in text) for name in names):
+        return None
+    out: list[Any] = []
+    for line in lines:
+        out += [*line, Segment.line()]
+    return out
+
+
+class WholeNames:
+    """``table`` where it keeps every one of ``names`` whole, else ``fallback``'s stacked rows."""
+
+    def __init__(self, table: Table, names: set[str], fallback: NameTable) -> None:
+        self.table, self.names, self.fallback = table, names, fallback
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = _lines_keeping(console, options, self.table, self.names)
+        yield from lines if lines is not None else self.fallback.stacked(options.max_width)
+
+
+def names_table(title: str, headers: tuple[str, ...], rows: list[tuple[Any, ...]]) -> NameTable:
+    """``rmqcheck list``'s tables: the first column a name users type."""
+    return NameTable(title, headers, rows)
 
 
 def summary_table(result: CheckResult, title: str = "") -> Table:
@@ -101,18 +221,13 @@ def summary_table(result: CheckResult, title: str = "") -> Table:
     return t
 
 
-def properties_table(props: list[PropertyResult]) -> Table:
-    t = Table(title="properties", title_justify="left")
-    t.add_column("property", style="bold")
-    t.add_column("kind")
-    t.add_column("verdict")
-    t.add_column("trace", justify="right")
-    t.add_column("meaning")
+def properties_table(props: list[PropertyResult]) -> NameTable:
+    rows = []
     for p in props:
         length = str(len(p.trace)) if p.trace is not None else ""
-        t.add_row(p.name, p.kind, Text(p.status, style=STATUS_STYLE.get(p.status, "")), length,
-                  p.summary + (f" [{p.note}]" if p.note else ""))
-    return t
+        rows.append((p.name, p.kind, Text(p.status, style=STATUS_STYLE.get(p.status, "")), length,
+                     p.summary + (f" [{p.note}]" if p.note else "")))
+    return NameTable("properties", ("property", "kind", "verdict", "trace", "meaning"), rows, justify={3: "right"})
 
 
 def trace_table(trace: Trace, title: str) -> Table:
@@ -200,10 +315,11 @@ def verdict_cell(p: PropertyResult) -> Text:
     return Text(text, style=STATUS_STYLE.get(p.status, ""))
 
 
-def matrix_table(sections: list[Any]) -> Table:
-    """Properties down, configurations across: each cell the verdict (violations with trace length)."""
-    t = Table(title="verdicts per configuration (violated (n): shortest counterexample of n steps)",
-              title_justify="left")
+def matrix_table(sections: list[Any]) -> WholeNames:
+    """Properties down, configurations across: each cell the verdict (violations with trace length). Where
+    the width would cut a configuration's or a property's name: per configuration, ``property: verdict``."""
+    title = "verdicts per configuration (violated (n): shortest counterexample of n steps)"
+    t = Table(title=title, title_justify="left")
     names = list(dict.fromkeys(p.name for s in sections for p in s.result.properties))
     t.add_column("property", style="bold", no_wrap=True, min_width=max(map(len, names), default=8))
     for s in sections:
@@ -219,7 +335,14 @@ def matrix_table(sections: list[Any]) -> Table:
               *[Text(s.result.outcome, style=OUTCOME_STYLE.get(s.result.outcome, "")) for s in sections])
     t.add_row(Text("distinct states", style="bold"), *[f"{s.result.stats.distinct_states:,}" for s in sections])
     t.add_row(Text("time", style="bold"), *[f"{s.result.stats.seconds:.1f} s" for s in sections])
-    return t
+    rows = []
+    for s in sections:
+        verdicts = {p.name: verdict_cell(p) for p in s.result.properties}
+        rows.append((s.name, *[verdicts.get(name, Text("-", style="dim")) for name in names],
+                     Text(s.result.outcome, style=OUTCOME_STYLE.get(s.result.outcome, "")),
+                     f"{s.result.stats.distinct_states:,}", f"{s.result.stats.seconds:.1f} s"))
+    by_configuration = NameTable(title, ("configuration", *names, "outcome", "distinct states", "time"), rows)
+    return WholeNames(t, set(names) | {s.name for s in sections}, by_configuration)
 
 
 def configurations_table(sections: list[Any]) -> Table:
@@ -232,12 +355,9 @@ def configurations_table(sections: list[Any]) -> Table:
     return t
 
 
-def gate_diff_table(diffs: list[tuple[str, str, str, str]]) -> Table:
+def gate_diff_table(diffs: list[tuple[str, str, str, str]]) -> NameTable:
     """Verdicts that differ from the baseline: (configuration, property, expected, got)."""
-    t = Table(title="verdicts that differ from the baseline", title_justify="left")
-    for col in ("configuration", "property", "expected", "got"):
-        t.add_column(col, style="bold" if col == "configuration" else None)
-    for config, prop, expected, got in diffs:
-        t.add_row(config, prop, Text(expected, style=STATUS_STYLE.get(expected, "")),
-                  Text(got, style=STATUS_STYLE.get(got, "")))
-    return t
+    rows = [(config, prop, Text(expected, style=STATUS_STYLE.get(expected, "")),
+             Text(got, style=STATUS_STYLE.get(got, ""))) for config, prop, expected, got in diffs]
+    return NameTable("verdicts that differ from the baseline", ("configuration", "property", "expected", "got"),
+                     rows, name_columns=(0, 1))

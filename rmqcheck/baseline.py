@@ -12,12 +12,11 @@ A baseline is TOML, one ``[[configuration]]`` table per configuration::
     replicas_agree = "violated"
 
 Verdicts are never typed by hand: ``--update`` rewrites every ``expect`` table from what exploration
-produced. Anything malformed (bad TOML, an unknown key, knob, preset, property or verdict word) is bad
+produced, in place: the file's comments and layout stay. Anything malformed (bad TOML, an unknown key, knob, preset, property or verdict word) is bad
 input, reported with the file and the entry.
 """
 from __future__ import annotations
 
-import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,13 +34,6 @@ from .setup import BadInput
 VERDICTS = {ALWAYS: (HOLDS, S_VIOLATED, UNKNOWN), GRAPH: (HOLDS, S_VIOLATED, UNKNOWN),
             SOMETIMES: (REACHED, UNREACHED, UNKNOWN)}
 ENTRY_KEYS = ("name", "preset", "properties", "set", "expect")
-
-HEADER = """\
-# rmqcheck invariant gate baseline.
-# `rmqcheck gate --baseline FILE` re-explores every configuration below and exits 1, with a diff, when a
-# property's verdict differs from its `expect` table. `rmqcheck gate --baseline FILE --update` rewrites the
-# `expect` tables (and these comments) from exploration: edit configurations, never verdicts.
-"""
 
 
 @dataclass
@@ -130,33 +122,42 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
     return BaselineEntry(name.strip(), preset_name, dict(knobs), tuple(props.names()), listed, config, dict(expect))
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    return json.dumps(str(value))  # a TOML basic string: JSON escapes are valid TOML escapes
+def explored_note(result: CheckResult) -> str:
+    s = result.stats
+    return f"explored: {s.distinct_states:,} distinct states, {s.transitions:,} transitions, depth {s.depth}"
 
 
-def render_baseline(entries: list[BaselineEntry], results: list[CheckResult]) -> str:
-    """The baseline text with every ``expect`` table taken from ``results`` (one per entry)."""
-    lines = [HEADER]
-    for entry, result in zip(entries, results):
-        s = result.stats
-        lines += ["[[configuration]]", f"name = {_toml_value(entry.name)}", f"preset = {_toml_value(entry.preset)}"]
-        if entry.listed:
-            lines.append(f"properties = {_toml_value(list(entry.properties))}")
-        lines.append(f"# explored: {s.distinct_states:,} distinct states, {s.transitions:,} transitions, "
-                     f"depth {s.depth}")
-        if entry.knobs:
-            lines.append("[configuration.set]")
-            lines += [f"{k} = {_toml_value(v)}" for k, v in entry.knobs.items()]
-        lines.append("[configuration.expect]")
-        lines += [f"{p.name} = {_toml_value(p.status)}" for p in result.properties]
-        lines.append("")
-    return "\n".join(lines)
+def updated_baseline(text: str, entries: list[BaselineEntry], results: list[CheckResult]) -> str:
+    """``text`` (a baseline ``load_baseline`` accepted) with every ``expect`` table taken from ``results``
+    (one per entry), edited in place with tomlkit: the file's comments, order, spacing and quoting stay as
+    the user wrote them. Each configuration's ``# explored: ...`` line is refreshed; one without such a line
+    gets the note as the comment of its ``[configuration.expect]`` header."""
+    import tomlkit
+    from tomlkit.items import Comment, Table
+
+    doc = tomlkit.parse(text)
+    for table, entry, result in zip(doc["configuration"], entries, results):
+        note = explored_note(result)
+        body = table.value.body
+        refreshed = False
+        for i, (key, item) in enumerate(body):
+            if key is None and isinstance(item, Comment) and item.as_string().strip().startswith("# explored:"):
+                body[i] = (None, tomlkit.comment(note))
+                refreshed = True
+        expect = table.get("expect")
+        if not isinstance(expect, Table):
+            expect = tomlkit.table()
+            table["expect"] = expect
+            expect = table["expect"]
+        verdicts = {p.name: p.status for p in result.properties}
+        for name in [k for k in expect if k not in verdicts]:
+            del expect[name]
+        for name, status in verdicts.items():
+            if expect.get(name) != status:
+                expect[name] = status
+        if not refreshed:
+            expect.comment(note)
+    return tomlkit.dumps(doc)
 
 
 def differences(entry: BaselineEntry, result: CheckResult) -> list[tuple[str, str, str, str]]:

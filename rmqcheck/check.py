@@ -3,20 +3,22 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 
 import click
 from click.core import ParameterSource
 
-from explore.local import Limits
-from reports.graph_export import GRAPH_NODE_LIMIT
+from reports.graph_export import DEFAULT_RADIUS, GRAPH_NODE_LIMIT
 
+from .compile_notice import announce_compilation
 from .engines import ENGINES, SparkOptions, run_check
 from .exit_codes import EXIT_FOR_OUTCOME
 from .interrupt import stop_on_signals
 from .options import (TRACES, command_line, config_options, json_option, limit_options, property_option,
                       quiet_option, traces_option)
 from .output import print_result
-from .setup import (MAX_COUNT, BadInput, CheckJob, bounded, check_outputs, config_name, limits, resolve_config,
+from .setup import (MAX_COUNT, BadInput, CheckJob, bounded, check_itf_dir, check_outputs, config_name, limits,
+                    resolve_config,
                     select_properties)
 
 SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_limit")
@@ -45,6 +47,13 @@ def check_master_url(url: str) -> None:
 @click.option("--graph", "graph_path", metavar="PATH",
               help=f"Export the explored state graph, counterexamples marked: GraphML (.graphml) or DOT (.dot); "
                    f"local engine, at most {GRAPH_NODE_LIMIT:,} states.")
+@click.option("--graph-around", "graph_around", metavar="PROPERTY",
+              help="With --graph: export only PROPERTY's trace and the states up to --graph-radius steps after "
+                   "its states (any space size).")
+@click.option("--graph-radius", type=int, default=DEFAULT_RADIUS, show_default=True, metavar="K",
+              help="With --graph-around: how many steps after the trace to export.")
+@click.option("--itf", "itf_dir", metavar="DIR",
+              help="Write each trace as DIR/<property>.itf.json in the Informal Trace Format (Apalache, Quint).")
 @quiet_option
 @traces_option
 @click.option("--spark-master", default="local[*]", show_default=True, metavar="URL",
@@ -57,28 +66,34 @@ def check_master_url(url: str) -> None:
                    "(default 20,000; 0: every level after the initial states on the cluster; --engine spark only).")
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, engine, max_states,
-          max_depth, max_seconds, json_path, report_path, graph_path, quiet, traces, spark_master, partitions,
+          max_depth, max_seconds, json_path, report_path, graph_path, graph_around, graph_radius, itf_dir, quiet,
+          traces, spark_master, partitions,
           work_dir, resume, driver_level_limit) -> None:
     """Explore a configuration exhaustively and give every property a verdict.
 
     Exit code 0 when every property holds (or is reached), 1 when one is violated, 3 when a limit stopped
     the run first, 2 for bad input, 4 for a model error.
     """
+    announce_compilation()
+    from explore.local import Limits
     from reports.document import report_format
     from reports.graph_export import graph_format
 
     cfg = resolve_config(preset_name, config_file, assignments)
     props = select_properties(property_names)
     lim = limits(max_states, max_depth, max_seconds)
-    spark = _spark_options(ctx, engine, graph_path)
+    spark = _spark_options(ctx, engine, graph_path and not graph_around)
     if report_path:
         report_format(report_path)
+    _graph_around_options(ctx, graph_path, graph_around, graph_radius, props)
     if graph_path:
         graph_format(graph_path)
         # explore at most one state past the export limit: a space too big to export fails fast
-        if lim.max_states is None or lim.max_states > GRAPH_NODE_LIMIT:
+        if not graph_around and (lim.max_states is None or lim.max_states > GRAPH_NODE_LIMIT):
             lim = Limits(GRAPH_NODE_LIMIT + 1, lim.max_depth, lim.max_seconds)
     check_outputs({"--json": json_path, "--report": report_path, "--graph": graph_path})
+    if itf_dir:
+        check_itf_dir(itf_dir)
 
     job = CheckJob(cfg, props, lim)
     with stop_on_signals(engine == "local"):
@@ -87,7 +102,12 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
         if graph_path:
             from reports.graph_export import graph_text
             # refused (bad input) before any file is written; written in one set with --json and --report
-            extra_files[graph_path] = graph_text(graph_path, _graph(explorer, result))
+            extra_files[graph_path] = graph_text(graph_path, _graph(job, explorer, result, graph_around,
+                                                                    graph_radius))
+        if itf_dir:
+            from reports.itf import itf_files
+            Path(itf_dir).mkdir(parents=True, exist_ok=True)
+            extra_files.update(itf_files(itf_dir, result))
         name = config_name(preset_name, config_file)
         print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path,
                      extra_files=extra_files, traces_for=TRACES[traces], command=command_line(ctx))
@@ -116,9 +136,30 @@ def _spark_options(ctx: click.Context, engine: str, graph_path: str | None) -> S
                         limit)
 
 
-def _graph(explorer, result):
-    """The explored graph with traces marked, or bad input when it is above the export limit."""
-    from reports.graph_export import build_graph, too_big
+def _graph_around_options(ctx: click.Context, graph_path, graph_around, graph_radius, props) -> None:
+    radius_given = ctx.get_parameter_source("graph_radius") not in (ParameterSource.DEFAULT, None)
+    if graph_around and not graph_path:
+        raise BadInput("--graph-around needs --graph PATH (the file to write)")
+    if radius_given and not graph_around:
+        raise BadInput("--graph-radius is only meaningful with --graph-around PROPERTY")
+    if graph_radius < 0:
+        raise BadInput(f"--graph-radius {graph_radius}: must be >= 0")
+    if graph_around and graph_around not in props.names():
+        from invariants import PROPERTIES
+        PROPERTIES.get(graph_around)   # an unknown name: bad input with the known names
+        raise BadInput(f"--graph-around {graph_around}: not among the checked properties "
+                       f"({', '.join(props.names())}); add --property {graph_around}")
+
+
+def _graph(job, explorer, result, around: str | None, radius: int):
+    """The graph to export, traces marked; bad input when it is above the export limit (the message
+    names a smaller configuration that fits, found by exploring it) or ``around`` has no trace."""
+    from reports.graph_export import build_graph, build_graph_around, too_big
+    if around:
+        model = explorer.model if explorer is not None else job.model()
+        return build_graph_around(model, result, around, radius)
     if result.stats.distinct_states > GRAPH_NODE_LIMIT:
-        raise BadInput(too_big())
+        from .graph_fit import fitting_configuration
+        fit = fitting_configuration(job.config, job.properties, GRAPH_NODE_LIMIT, job.limits.max_depth)
+        raise BadInput(too_big(f"this fits: {fit.describe()}" if fit else ""))
     return build_graph(explorer.model, explorer.stored_states(), result)

@@ -12,17 +12,9 @@ from typing import Any
 
 import click
 
-from explore.trace import ReplayError
-from invariants import PROPERTIES
-from invariants.base import UnknownPropertyError
-from model import KNOBS, PRESET_DESCRIPTIONS, PRESETS
-from model.config import ConfigError
-from reports.files import OutputPathError
-from reports.json_report import ResultFileError
-from spark_explore.errors import SparkRefused, SparkUnavailable
-
 from .bench import bench
 from .check import check
+from .compile_notice import announce_compilation
 from .exit_codes import EXIT_BAD_INPUT, EXIT_INCOMPLETE
 from .gate import gate
 from .matrix import matrix
@@ -31,10 +23,20 @@ from .output import console_gone, stdout_console
 from .replay import replay
 from .setup import BadInput
 from .simulate import simulate
+from .suggest import closest, with_suggestion
 
-#: exceptions that mean "the user's input is wrong" (exit code 2), whoever raises them
-INPUT_ERRORS = (BadInput, ConfigError, UnknownPropertyError, OutputPathError, ReplayError, ResultFileError,
-                SparkUnavailable, SparkRefused)
+#: exceptions that mean "the user's input is wrong" (exit code 2), whoever raises them, by module: each
+#: is looked up only once its module is loaded (an exception cannot come from a module never imported),
+#: so that ``rmqcheck --help`` loads neither the model nor numba
+INPUT_ERRORS = (("model.config", "ConfigError"), ("invariants.base", "UnknownPropertyError"),
+                ("reports.files", "OutputPathError"), ("explore.trace", "ReplayError"),
+                ("reports.json_report", "ResultFileError"), ("spark_explore.errors", "SparkUnavailable"),
+                ("spark_explore.errors", "SparkRefused"))
+
+
+def input_error_types() -> tuple[type[BaseException], ...]:
+    return (BadInput, *(getattr(sys.modules[module], name) for module, name in INPUT_ERRORS
+                        if module in sys.modules))
 
 
 class RmqcheckGroup(click.Group):
@@ -67,12 +69,23 @@ class RmqcheckGroup(click.Group):
             _bad_input(exc.format_message() + hint)
         except click.ClickException as exc:
             _bad_input(exc.format_message())
-        except INPUT_ERRORS as exc:
+        except Exception as exc:
+            if not isinstance(exc, input_error_types()):
+                raise
             _bad_input(str(exc))
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        """click's lookup, with the closest command name suggested for an unknown one."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            best = closest(name, self.list_commands(ctx))
+            hint = f"; did you mean '{best}'?" if best else ""
+            ctx.fail(f"No such command '{name}'{hint or '.'} Commands: {', '.join(self.list_commands(ctx))}")
+        return super().resolve_command(ctx, args)
 
 
 def _bad_input(message: str) -> None:
-    click.echo(f"rmqcheck: error: {' '.join(message.split())}", err=True)
+    click.echo(f"rmqcheck: error: {with_suggestion(' '.join(message.split()))}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -88,30 +101,31 @@ def cli() -> None:
 @cli.command("list")
 def list_cmd() -> None:
     """List presets, knobs (allowed values, defaults) and properties."""
-    from rich.table import Table
+    announce_compilation(explorer=False)
+    from invariants import PROPERTIES
+    from model import KNOBS, PRESET_DESCRIPTIONS, PRESETS
+    from reports.console import names_table
 
     out = stdout_console()
-    t = Table(title="presets (--preset NAME)", title_justify="left")
-    t.add_column("preset", style="bold")
-    t.add_column("what it sets")
-    for name in PRESETS:
-        t.add_row(name, PRESET_DESCRIPTIONS.get(name, ""))
-    out.print(t)
-    t = Table(title="knobs (--set key=value, or key = value in a TOML file)", title_justify="left")
-    for col in ("knob", "allowed", "default", "RocketMQ", "meaning"):
-        t.add_column(col, style="bold" if col == "knob" else None)
+    out.print(names_table("presets (--preset NAME)", ("preset", "what it sets"),
+                          [(name, PRESET_DESCRIPTIONS.get(name, "")) for name in PRESETS]))
+    rows = []
     for k in KNOBS:
         default = str(k.default).lower() if isinstance(k.default, bool) else str(k.default)
-        t.add_row(k.key, k.allowed_text(), default, k.rocketmq, k.doc)
-    out.print(t)
-    t = Table(title="properties (--property NAME)", title_justify="left")
-    for col in ("property", "kind", "meaning"):
-        t.add_column(col, style="bold" if col == "property" else None)
-    for p in PROPERTIES:
-        t.add_row(p.name, p.kind, p.summary)
-    out.print(t)
+        rows.append((k.key, k.allowed_text(), default, k.rocketmq, k.doc))
+    out.print(names_table("knobs (--set key=value, or key = value in a TOML file)",
+                          ("knob", "allowed", "default", "RocketMQ", "meaning"), rows))
+    out.print(names_table("properties (--property NAME)", ("property", "kind", "meaning"),
+                          [(p.name, p.kind, p.summary) for p in PROPERTIES]))
     out.print("kinds: always = must hold in every reachable state; sometimes = must be reachable (else the "
               "model is vacuous there); graph = from every reachable state a goal stays reachable.")
+
+
+@cli.command("schema")
+def schema_cmd() -> None:
+    """Print the JSON Schema of the result that --json writes."""
+    from reports.result_schema import schema_text
+    click.echo(schema_text(), nl=False)
 
 
 for command in (check, matrix, gate, replay, simulate, bench):

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from rich.console import Console
 
-from explore.result import CheckResult
+if TYPE_CHECKING:
+    from explore.result import CheckResult
 
 from .setup import BadInput, CheckJob
 
@@ -30,14 +31,15 @@ class SparkOptions:
 
 
 @contextlib.contextmanager
-def progress_listener(quiet: bool) -> Iterator[Any]:
-    """A progress-bar listener on a terminal (none when ``quiet`` or when stderr is not a terminal)."""
+def progress_listener(quiet: bool, label: str = "", unit: str = "") -> Iterator[Any]:
+    """A progress-bar listener on a terminal (none when ``quiet`` or when stderr is not a terminal);
+    ``label`` names the configuration running when there are several (matrix, gate)."""
     err = Console(stderr=True, highlight=False)
     if quiet or not err.is_terminal:
         yield None
         return
     from reports.console import ProgressBar
-    with ProgressBar(err) as bar:
+    with ProgressBar(err, label=label, **({"unit": unit} if unit else {})) as bar:
         yield bar
 
 
@@ -62,9 +64,9 @@ def explore_spark(job: CheckJob, listener: Any, options: SparkOptions) -> CheckR
 
 
 def run_check(job: CheckJob, engine: str = "local", quiet: bool = False,
-              spark: SparkOptions | None = None) -> tuple[CheckResult, Any]:
+              spark: SparkOptions | None = None, label: str = "") -> tuple[CheckResult, Any]:
     """Explore ``job`` on ``engine``: ``(result, local explorer or None)``."""
-    with progress_listener(quiet) as listener:
+    with progress_listener(quiet, label) as listener:
         if engine == "spark":
             result, explorer = explore_spark(job, listener, spark or SparkOptions()), None
         else:

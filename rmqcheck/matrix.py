@@ -5,9 +5,9 @@ import sys
 
 import click
 
-from model import PRESETS
 from reports.files import OutputSet, is_standard_output
 
+from .compile_notice import announce_compilation
 from .engines import run_check
 from .exit_codes import EXIT_FOR_OUTCOME, worst_outcome
 from .interrupt import stop_on_signals
@@ -15,13 +15,19 @@ from .options import TRACES, command_line, json_option, limit_options, property_
 from .output import stdout_console
 from .setup import CheckJob, check_outputs, limits, resolve_config, select_properties
 
-#: presets the matrix runs by default: all but the benchmark space
-DEFAULT_PRESETS = tuple(name for name in PRESETS if name != "bench")
+#: the preset the matrix leaves out by default: the benchmark space
+NOT_BY_DEFAULT = ("bench",)
+
+
+def default_presets() -> tuple[str, ...]:
+    """The presets the matrix runs by default: all but the benchmark space."""
+    from model import PRESETS
+    return tuple(name for name in PRESETS if name not in NOT_BY_DEFAULT)
 
 
 @click.command()
 @click.option("--preset", "preset_names", multiple=True, metavar="NAME",
-              help=f"A configuration to run (repeatable); default: {', '.join(DEFAULT_PRESETS)}.")
+              help="A configuration to run (repeatable); default: every preset but bench ('rmqcheck list').")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE",
               help="Override one knob in every configuration (repeatable).")
 @property_option
@@ -37,10 +43,11 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
 
     The exit code is that of the most serious outcome: 4 model error, 1 violated, 3 incomplete, 0 passed.
     """
+    announce_compilation()
     from reports.console import configurations_table, matrix_table, render_traces
     from reports.document import ReportSection, report_format
 
-    names = list(dict.fromkeys(preset_names)) or list(DEFAULT_PRESETS)
+    names = list(dict.fromkeys(preset_names)) or list(default_presets())
     configs = [(name, resolve_config(name, None, assignments)) for name in names]
     props = select_properties(property_names)
     lim = limits(max_states, max_depth, max_seconds)
@@ -50,8 +57,8 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
 
     sections = []
     with stop_on_signals():   # after Ctrl-C the remaining configurations stop at once, as incomplete
-        for name, cfg in configs:
-            result, _ = run_check(CheckJob(cfg, props, lim), "local", quiet)
+        for i, (name, cfg) in enumerate(configs, start=1):
+            result, _ = run_check(CheckJob(cfg, props, lim), "local", quiet, label=f"[{i}/{len(configs)}] {name}")
             sections.append(ReportSection(name, cfg.short(), result))
         out = stdout_console(stderr=is_standard_output(json_path))
         if not quiet:

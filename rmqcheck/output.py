@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from rich.console import Console
 
-from explore.result import CheckResult
 from reports.files import OutputSet, is_standard_output
+
+if TYPE_CHECKING:
+    from explore.result import CheckResult
 
 STDOUT_WIDTH_WHEN_PIPED = 140
 

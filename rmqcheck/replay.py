@@ -10,17 +10,16 @@ verdict or a trace no longer does, 3 when a limit kept a verdict from being re-c
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
 
-from explore.result import INITIAL_ACTION, REACHED, S_VIOLATED, UNKNOWN, Step, Trace
-from explore.trace import ReplayError, diff
-from invariants import PROPERTIES
-from invariants.base import ALWAYS, GRAPH, Property
-from model import Config, ConfigError, RocketMQModel, parse_action
+if TYPE_CHECKING:  # the model and the engine load when a trace is replayed, not for ``replay --help``
+    from explore.result import Trace
+    from invariants.base import Property
+    from model import RocketMQModel
 
+from .compile_notice import announce_compilation
 from .engines import run_check
 from .exit_codes import EXIT_INCOMPLETE, EXIT_MODEL_ERROR, EXIT_OK, EXIT_VIOLATED
 from .interrupt import stop_on_signals
@@ -39,6 +38,10 @@ def _first_difference(model: RocketMQModel, got: tuple[int, ...], recorded: tupl
 
 def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) -> tuple[Trace, int]:
     """The trace the model produces for ``steps``, and the flags of its last action (0 for none)."""
+    from explore.result import INITIAL_ACTION, Step, Trace
+    from explore.trace import ReplayError, diff
+    from model import parse_action
+
     if not steps:
         raise ReplayError(f"{where}: the trace is empty")
     for i, step in enumerate(steps):
@@ -85,6 +88,11 @@ def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) 
 def still_shows(model: RocketMQModel, prop: Property, trace: Trace, last_flags: int) -> bool | None:
     """Does the trace's last step still violate (always) or reach (sometimes) ``prop``? None for graph
     properties, which need the whole reachable graph."""
+    import numpy as np
+
+    from invariants import PROPERTIES
+    from invariants.base import ALWAYS, GRAPH
+
     if prop.kind == GRAPH:
         return None
     props = PROPERTIES
@@ -127,6 +135,10 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     agree, 1 when a verdict differs or a trace no longer shows its verdict, 2 when a step is not allowed
     by the model, 3 when a limit stopped the exploration before a verdict could be re-checked.
     """
+    announce_compilation()
+    from explore.result import REACHED, S_VIOLATED, UNKNOWN
+    from invariants import PROPERTIES
+    from model import Config, ConfigError, RocketMQModel
     from reports.console import trace_table
     from reports.json_report import read_result
 

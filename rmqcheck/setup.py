@@ -1,17 +1,23 @@
-"""Turning command-line input into a checked model: configuration, properties, limits, engine."""
+"""Turning command-line input into a checked model: configuration, properties, limits, engine.
+
+The model, the properties and the engine are imported when a command runs, not when this module is
+imported: ``rmqcheck --help`` must never load numba or the compiled kernels.
+"""
 from __future__ import annotations
 
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from explore.local import Limits
-from invariants import PROPERTIES, PropertySet
-from model import Config, ConfigError, load_toml, preset
-from model.rocketmq import RocketMQModel
 from reports.files import STDOUT, check_writable
+
+if TYPE_CHECKING:
+    from explore.local import Limits
+    from invariants import PropertySet
+    from model import Config
+    from model.rocketmq import RocketMQModel
 
 
 class BadInput(ValueError):
@@ -20,6 +26,8 @@ class BadInput(ValueError):
 
 def resolve_config(preset_name: str | None, config_file: str | None, assignments: Sequence[str]) -> Config:
     """``--preset`` / ``--config`` (exclusive) then ``--set key=value`` overrides."""
+    from model import ConfigError, load_toml, preset
+
     if preset_name and config_file:
         raise BadInput("--preset and --config cannot be used together; give one of them")
     try:
@@ -53,7 +61,19 @@ def check_outputs(outputs: Mapping[str, str | None]) -> None:
         check_writable(path, option, allow_stdout=option == "--json")
 
 
+def check_itf_dir(path: str) -> None:
+    """``--itf DIR``: a directory, or a new one whose parent exists; writable either way."""
+    from reports.files import check_writable
+
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise BadInput(f"--itf {path!r}: is a file; give a directory (created if missing)")
+    check_writable(p / ".itf-probe" if p.is_dir() else p, "--itf")
+
+
 def select_properties(names: Sequence[str]) -> PropertySet:
+    from invariants import PROPERTIES
+
     try:
         return PROPERTIES.select(list(names))
     except ValueError as exc:
@@ -66,6 +86,8 @@ MAX_SECONDS = 10 ** 9
 
 
 def limits(max_states: int | None, max_depth: int | None, max_seconds: float | None) -> Limits:
+    from explore.local import Limits
+
     for option, value, high in (("--max-states", max_states, MAX_COUNT), ("--max-depth", max_depth, MAX_COUNT),
                                 ("--max-seconds", max_seconds, MAX_SECONDS)):
         if value is not None:
@@ -94,6 +116,7 @@ class CheckJob:
     limits: Limits
 
     def model(self) -> RocketMQModel:
+        from model.rocketmq import RocketMQModel
         return RocketMQModel(self.config)
 
     def describe(self) -> dict[str, Any]:

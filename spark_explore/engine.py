@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from explore import kernel as K
-from explore.local import Limits, LocalExplorer, Progress, peak_rss_bytes
+from explore.local import Limits, LocalExplorer, Progress, peak_rss_bytes, rss_bytes
 from explore.result import CheckResult, ModelError, PropertyResult, Stats, UNKNOWN, outcome_of
 from explore.trace import replay
 from explore.tracker import PropertyTracker
@@ -330,7 +330,8 @@ class SparkExplorer:
         if self.listener is not None:
             distinct = sum(li.size for li in meta.levels)
             self.listener.on_progress(Progress(level, meta.levels[level].size, meta.levels[level].size, distinct,
-                                               meta.transitions, time.perf_counter() - self.t0))
+                                               meta.transitions, time.perf_counter() - self.t0,
+                                               len(self.tracker.witness), len(self.tracker.properties), rss_bytes()))
         return True
 
     def _store_visited(self, frame: Any, size: int, rid: int) -> None:

@@ -117,3 +117,81 @@ def test_the_projects_own_baseline_is_well_formed():
     entries = load_baseline(path)
     assert len(entries) >= 3
     assert all(e.expect and set(e.expect) == set(e.properties) for e in entries)
+
+
+def test_update_keeps_comments_and_layout(tmp_path):
+    """--update edits verdicts in place: the user's comments, key order, spacing and quoting stay."""
+    path = tmp_path / "b.toml"
+    text = ("# my team's gate: do not reorder\n\n"
+            "[[configuration]]\n"
+            "name   = 'small'            # aligned on purpose\n"
+            "properties = ['replicas_agree', 'master_recovers']\n"
+            "[configuration.set]\n"
+            "max_master_crashes = 0  # crashes tested elsewhere\n"
+            "messages = 1\n"
+            "[configuration.expect]\n"
+            "# why: recovery must stay reachable\n"
+            "master_recovers = \"unreached\"\n"
+            "replicas_agree = \"violated\"\n")
+    path.write_text(text)
+    r = invoke("gate", "--baseline", str(path), "--update")
+    assert r.exit_code == 0, r.output
+    new = path.read_text()
+    for kept in ("# my team's gate: do not reorder\n\n", "name   = 'small'            # aligned on purpose\n",
+                 "max_master_crashes = 0  # crashes tested elsewhere\nmessages = 1\n",
+                 "# why: recovery must stay reachable\n"):
+        assert kept in new, (kept, new)
+    # verdicts from exploration, in the file's own order
+    assert new.index("master_recovers = \"reached\"") < new.index("replicas_agree = \"holds\"")
+    assert tomllib.loads(new)["configuration"][0]["expect"] == {"master_recovers": "reached",
+                                                                "replicas_agree": "holds"}
+    assert "explored: " in new and "distinct states" in new
+    # a second update changes nothing
+    invoke("gate", "--baseline", str(path), "--update")
+    assert path.read_text() == new
+
+
+def test_flipped_verdicts_print_their_new_trace_and_fail_in_junit(baseline, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    text = baseline.read_text()
+    # small: acked_message_never_lost is violated in 2 steps; pretend the baseline said it holds
+    assert 'acked_message_never_lost = "violated"' in text
+    baseline.write_text(text.replace('acked_message_never_lost = "violated"', 'acked_message_never_lost = "holds"', 1)
+                        .replace('master_recovers = "reached"', 'master_recovers = "unreached"', 1))
+    junit = tmp_path / "gate.xml"
+    r = invoke("gate", "--baseline", str(baseline), "--junit", str(junit))
+    assert r.exit_code == 1, r.output
+    words = " ".join(r.stdout.split())   # titles wrap at the console's width
+    assert "small: acked_message_never_lost: now violated (was holds) in 2 steps" in words
+    assert "MasterPowerLoss()" in r.stdout                       # the new counterexample's last step
+    assert "small: master_recovers: now reached (was unreached)" in words
+    root = ET.parse(junit).getroot()
+    assert root.tag == "testsuites" and root.get("tests") == "13" and root.get("failures") == "2"
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert set(suites) == {"small", "tiny-read-from-slave"}
+    cases = {c.get("name"): c for c in suites["small"].findall("testcase")}
+    assert set(cases) == set(PROPERTIES.names())
+    failure = cases["acked_message_never_lost"].find("failure")
+    assert failure.get("message") == "expected holds, got violated"
+    assert "SendMessage()" in failure.text and "MasterPowerLoss()" in failure.text
+    assert "master.commitlog: [1] -> []" in failure.text
+    assert cases["replicas_agree"].find("failure") is None and cases["replicas_agree"].get("classname") == \
+        "rmqcheck.gate.small"
+    assert suites["tiny-read-from-slave"].get("failures") == "0"
+
+
+def test_junit_on_a_passing_gate_has_no_failures(baseline, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    junit = tmp_path / "gate.xml"
+    r = invoke("gate", "--baseline", str(baseline), "--junit", str(junit))
+    assert r.exit_code == 0, r.output
+    root = ET.parse(junit).getroot()
+    assert root.get("tests") == "13" and root.get("failures") == "0" and root.get("errors") == "0"
+    assert len(root.findall("testsuite/testcase")) == 13 and not root.findall(".//failure")
+
+
+def test_junit_with_update_is_bad_input(baseline, tmp_path, no_exploration):
+    assert_bad_input(invoke("gate", "--baseline", str(baseline), "--update", "--junit", str(tmp_path / "j.xml")),
+                     "--junit", "--update")

@@ -1,7 +1,8 @@
-"""The ``--json`` result against a JSON Schema written from model-scope.md (extra keys allowed)."""
+"""Every JSON the tool writes against the JSON Schema shipped in the package (``rmqcheck schema``)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -10,67 +11,30 @@ import pytest
 
 from invariants import PROPERTIES
 from model import KNOBS
+from reports.result_schema import matrix_schema, result_schema as shipped_result_schema, schema_text
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "cli"))
 from cli_driver import SMALL, TINY, invoke  # noqa: E402
 
-VALUE = {"type": ["boolean", "integer", "string", "array", "null"]}
-STEP = {
-    "type": "object",
-    "required": ["step", "action", "state", "changes"],
-    "properties": {
-        "step": {"type": "integer", "minimum": 0},
-        "action": {"type": "string", "minLength": 1},
-        "state": {"type": "object", "minProperties": 1, "additionalProperties": VALUE},
-        "changes": {"type": "object",
-                    "additionalProperties": {"type": "array", "minItems": 2, "maxItems": 2, "items": VALUE}},
-    },
-}
-PROPERTY = {
-    "type": "object",
-    "required": ["name", "kind", "status"],
-    "properties": {
-        "name": {"enum": PROPERTIES.names()},
-        "kind": {"enum": ["always", "sometimes", "graph"]},
-        "status": {"enum": ["holds", "violated", "reached", "unreached", "unknown"]},
-        "trace": {"type": "array", "minItems": 1, "items": STEP},
-    },
-    # a trace for a violated always/graph property and for a reached sometimes property
-    "allOf": [{"if": {"properties": {"status": {"enum": ["violated", "reached"]}}},
-               "then": {"required": ["trace"]}}],
-}
-RESULT_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "required": ["tool", "version", "config", "engine", "outcome", "stats", "properties"],
-    "properties": {
-        "tool": {"const": "rmqcheck"},
-        "version": {"type": "string", "minLength": 1},
-        "config": {"type": "object", "required": [k.key for k in KNOBS],
-                   "additionalProperties": {"type": ["boolean", "integer", "string"]}},
-        "engine": {"enum": ["local", "spark"]},
-        "outcome": {"enum": ["passed", "violated", "incomplete", "error"]},
-        "stats": {
-            "type": "object",
-            "required": ["distinct_states", "transitions", "depth", "seconds", "states_per_second",
-                         "peak_rss_bytes"],
-            "properties": {
-                "distinct_states": {"type": "integer", "minimum": 0},
-                "transitions": {"type": "integer", "minimum": 0},
-                "depth": {"type": "integer", "minimum": 0},
-                "seconds": {"type": "number", "minimum": 0},
-                "states_per_second": {"type": "number", "minimum": 0},
-                "peak_rss_bytes": {"type": "integer", "minimum": 0},
-            },
-        },
-        "properties": {"type": "array", "items": PROPERTY},
-    },
-}
+def result_schema() -> dict:
+    """The shipped schema, tightened with what only this checkout knows: every knob in ``config``,
+    every property name."""
+    schema = shipped_result_schema()
+    schema["$defs"]["result"]["properties"]["config"]["required"] = [k.key for k in KNOBS]
+    schema["$defs"]["property"]["properties"]["name"] = {"enum": PROPERTIES.names()}
+    return schema
 
 
-def validate(data: dict) -> None:
-    jsonschema.Draft202012Validator.check_schema(RESULT_SCHEMA)
-    jsonschema.validate(data, RESULT_SCHEMA, cls=jsonschema.Draft202012Validator)
+def validate(data: dict, schema: dict | None = None) -> None:
+    schema = schema or result_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+
+
+def validate_matrix(data: dict) -> None:
+    schema = result_schema()
+    schema["$ref"] = "#/$defs/matrix"
+    validate(data, schema)
 
 
 def check_json(tmp_path: Path, *args: str) -> dict:
@@ -122,3 +86,73 @@ def test_schema_rejects_a_wrong_result():
                    {**good, "properties": [{"name": "replicas_agree", "kind": "always", "status": "violated"}]}):
         with pytest.raises(jsonschema.ValidationError):
             validate(broken)
+
+
+GOOD = {"tool": "rmqcheck", "version": "1", "config": {k.key: k.default for k in KNOBS}, "engine": "local",
+        "outcome": "violated",
+        "stats": {"distinct_states": 3, "transitions": 2, "depth": 1, "seconds": 0.1, "states_per_second": 30.0,
+                  "peak_rss_bytes": 1, "pruned_transitions": 1, "pruned_reasons": {"pending corrections": 1},
+                  "stopped_early": True, "stop_reason": "every selected property settled",
+                  "coverage": {"SendMessage": {"transitions": 2, "new_states": 2}}, "terminal_states": 0},
+        "properties": [{"name": "acked_message_never_lost", "kind": "always", "status": "violated",
+                        "trace": [{"step": 0, "action": "INIT", "state": {"master.commitlog": []}, "changes": {}}],
+                        "explanation": {"summary": "message 1 got SEND_OK and is in no commitlog",
+                                        "conditions": [{"text": "in master's commitlog", "holds": False,
+                                                        "fields": {"master.commitlog": []}}],
+                                        "last_changed": {"master.commitlog": 2}}}]}
+
+
+def test_next_wave_keys_fit_in_the_shapes_model_scope_fixes():
+    validate(GOOD)
+    stats, prop = GOOD["stats"], GOOD["properties"][0]
+    for broken in ({**GOOD, "stats": {**stats, "stopped_early": "yes"}},
+                   {**GOOD, "stats": {**stats, "stop_reason": 3}},
+                   {**GOOD, "stats": {**stats, "pruned_transitions": -1}},
+                   {**GOOD, "stats": {**stats, "pruned_reasons": {"x": "many"}}},
+                   {**GOOD, "stats": {**stats, "coverage": {"SendMessage": {"transitions": 2}}}},
+                   {**GOOD, "stats": {**stats, "terminal_states": 1.5}},
+                   {**GOOD, "properties": [{**prop, "explanation": {"summary": "x"}}]},
+                   {**GOOD, "properties": [{**prop, "explanation": {**prop["explanation"],
+                                                                    "last_changed": {"master.commitlog": "two"}}}]},
+                   {**GOOD, "properties": [{**prop, "kind": "sometimes"}]},
+                   {**GOOD, "outcome": "error"}):
+        with pytest.raises(jsonschema.ValidationError):
+            validate(broken)
+    validate({**GOOD, "stats": {**stats, "stop_reason": None}})
+
+
+def test_matrix_result_fits_the_schema(tmp_path):
+    path = tmp_path / "m.json"
+    r = invoke("matrix", "--preset", "default", "--preset", "sync-master", *SMALL, "--json",
+               str(path), "--quiet")
+    assert r.exit_code == 1, r.output
+    data = json.loads(path.read_text())
+    validate_matrix(data)
+    jsonschema.validate(data, matrix_schema(), cls=jsonschema.Draft202012Validator)
+    assert [c["name"] for c in data["configurations"]] == ["default", "sync-master"]
+    with pytest.raises(jsonschema.ValidationError):
+        validate_matrix({**data, "configurations": [{k: v for k, v in data["configurations"][0].items()
+                                                     if k != "name"}]})
+
+
+def test_schema_command_prints_the_shipped_schema():
+    r = invoke("schema")
+    assert r.exit_code == 0 and r.stdout == schema_text()
+    schema = json.loads(r.stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["$ref"] == "#/$defs/result"
+
+
+def test_schema_keeps_step_with_the_readme_and_model_scope():
+    """Every key the README's JSON section and model-scope.md's new-key list name is in the schema."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("## JSON result"):]
+    section = section[:section.index("\n## ", 5)]
+    text = schema_text()
+    named = set(re.findall(r'"([a-z_]+)"\s*:', section)) | set(re.findall(r"`(?:stats\.|properties\[\]\.)([a-z_]+)`",
+                                                                         section))
+    named -= {"bfs", "random"}
+    assert {"distinct_states", "explanation", "stopped_early", "stop_reason", "pruned_transitions",
+            "pruned_reasons", "coverage", "terminal_states", "last_changed"} <= named
+    for key in named:
+        assert f'"{key}"' in text, key

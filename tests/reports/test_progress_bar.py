@@ -29,3 +29,52 @@ def test_no_progress_bar_when_not_a_terminal_or_quiet():
         assert listener is None
     with progress_listener(quiet=True) as listener:
         assert listener is None
+
+
+def test_progress_bar_shows_configuration_properties_decided_and_memory():
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=200, color_system=None)
+    with ProgressBar(console, min_interval=0.0, label="[2/6] sync-master") as bar:
+        bar.on_progress(Progress(level=4, frontier=100, expanded=50, distinct=1000, transitions=9, seconds=1.0,
+                                 decided=3, properties=11, memory_bytes=512 << 20, memory_limit=8 << 30))
+        bar._progress.refresh()
+    text = buf.getvalue()
+    assert "[2/6] sync-master" in text
+    assert "3/11 properties decided" in text
+    assert "mem 512.0 MiB of 8.0 GiB" in text
+
+
+def test_simulation_progress_counts_walks_not_levels():
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=200, color_system=None)
+    with ProgressBar(console, min_interval=0.0, unit="walks") as bar:
+        bar.on_progress(Progress(level=0, frontier=100, expanded=40, distinct=900, transitions=2000, seconds=1.0))
+        bar._progress.refresh()
+    text = buf.getvalue()
+    assert "40/100 walks" in text and "level" not in text
+
+
+class Recorder:
+    def __init__(self):
+        self.seen = []
+
+    def on_progress(self, p):
+        self.seen.append(p)
+
+
+def test_local_explorer_reports_decided_properties_and_memory():
+    """The engine fills the new fields: properties decided grow as levels settle them; memory is the
+    process's resident memory, under the budget the explorer sized its tables for."""
+    from explore.local import LocalExplorer
+    from invariants import PROPERTIES
+    from model import preset
+    from model.rocketmq import RocketMQModel
+
+    cfg = preset("default").with_overrides(["messages=1", "max_master_crashes=0"])
+    rec = Recorder()
+    LocalExplorer(RocketMQModel(cfg), PROPERTIES, listener=rec).run()
+    assert rec.seen
+    assert all(p.properties == len(PROPERTIES.names()) for p in rec.seen)
+    decided = [p.decided for p in rec.seen]
+    assert decided == sorted(decided) and decided[-1] > decided[0] >= 0
+    assert all(0 < p.memory_bytes < p.memory_limit for p in rec.seen)

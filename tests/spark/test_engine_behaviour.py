@@ -122,3 +122,24 @@ def test_superseded_levels_are_unpersisted_as_the_run_goes():
     assert max(runs for _, runs, _ in held) <= 5, held   # logarithmic in the number of levels
     spark = start_session_cached(MASTER, 2)
     assert spark.sparkContext._jsc.sc().getPersistentRDDs().size() == 0
+
+
+@pytest.mark.parametrize("driver_threshold", [20_000, 0])
+def test_progress_from_the_first_level_in_the_driver_and_on_the_cluster(driver_threshold):
+    """The listener hears of every level from the first, whether the driver or the cluster expands it,
+    with the properties decided so far (what the console's progress bar draws instead of Spark's logs)."""
+    model = RocketMQModel(Config.from_mapping(dict(messages=1, max_master_power_losses=0)))
+    seen = []
+
+    class Record:
+        def on_progress(self, progress):
+            seen.append(progress)
+
+    result = explore_on_spark(model, NO_GRAPH, Limits(), Record(), master=MASTER, partitions=2,
+                              driver_threshold=driver_threshold)
+    levels = sorted({p.level for p in seen})
+    assert levels[0] == 0 and levels == list(range(levels[-1] + 1))
+    assert levels[-1] >= result.stats.depth - 1
+    assert all(p.properties == len(NO_GRAPH.names()) for p in seen)
+    assert max(p.decided for p in seen) >= 1
+    assert seen[-1].distinct <= result.stats.distinct_states

@@ -1,0 +1,113 @@
+"""Traces in the Informal Trace Format (ITF), the JSON traces of Apalache and Quint (``--itf DIR``).
+
+ITF (https://apalache-mc.org/docs/adr/015adr-trace.html) is a JSON object ``{"#meta", "vars", "states"}``;
+each state is ``{"#meta": {"index": i}, var: value, ...}``. rmqcheck's readable state is a flat map of
+fields named ``actor.field`` (``master.commitlog``, ``consumer1.q0.offset``, ``master.consumerOffset[0]``);
+in ITF each actor is one variable whose value is a record of its fields, nested on every dot, and the
+fields ``name[k]`` of a record form one map ``name`` from ``k`` (ITF record fields are identifiers), so a
+Quint or Apalache user reads ``master.commitlog`` and ``consumer1.q0.offset`` the same way.
+Values use ITF's encodings: an int beyond JSON's safe range is ``{"#bigint": "..."}``, a list stays a
+JSON array (an ITF sequence), a field with no value (``None``: e.g. no broker chosen yet) is the empty
+tuple ``{"#tup": []}`` (ITF has no null). Each state's ``#meta`` also names the action that led to it and
+what it returned, so the trace reads as rmqcheck prints it.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from explore.result import REACHED, S_VIOLATED, CheckResult, PropertyResult, Trace
+
+from .files import write_text_atomic
+
+FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
+#: JSON numbers are exact only up to 2**53 (JavaScript readers); ITF writes larger ints as strings
+SAFE_INT = 2 ** 53 - 1
+NO_VALUE = {"#tup": []}
+_INDEXED = re.compile(r"(?P<name>\w+)\[(?P<key>\d+)\]")
+
+
+def itf_value(value: Any) -> Any:
+    """One readable value in ITF's encoding."""
+    if isinstance(value, bool) or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value if -SAFE_INT <= value <= SAFE_INT else {"#bigint": str(value)}
+    if value is None:
+        return NO_VALUE
+    if isinstance(value, (list, tuple)):
+        return [itf_value(v) for v in value]
+    if isinstance(value, dict):
+        return {"#map": [[itf_value(k), itf_value(v)] for k, v in value.items()]}
+    return {"#unserializable": str(value)}
+
+
+class _Indexed(dict):
+    """The fields ``name[k]`` of one record: an ITF map from ``k`` to the value."""
+
+
+def _encode(node: Any) -> Any:
+    if isinstance(node, _Indexed):
+        return {"#map": [[k, itf_value(v)] for k, v in sorted(node.items())]}
+    if isinstance(node, dict):
+        return {k: _encode(v) for k, v in node.items()}
+    return itf_value(node)
+
+
+def variables(view: dict[str, Any]) -> dict[str, Any]:
+    """The readable state as ITF variables: one record per actor (``master``, ``consumer1``), nested on
+    every ``.`` of a field's name (``consumer1.q0.offset``), ``name[k]`` fields as a map from ``k``."""
+    out: dict[str, Any] = {}
+    for name, value in view.items():
+        *path, last = name.split(".")
+        node = out
+        for part in path:
+            node = node.setdefault(part, {})
+        indexed = _INDEXED.fullmatch(last)
+        if indexed:
+            node.setdefault(indexed["name"], _Indexed())[int(indexed["key"])] = value
+        else:
+            node[last] = value
+    return _encode(out)
+
+
+def trace_to_itf(trace: Trace, prop: PropertyResult, result: CheckResult) -> dict[str, Any]:
+    """One property's trace as an ITF document."""
+    states = []
+    for step in trace.steps:
+        meta: dict[str, Any] = {"index": step.index, "action": step.action}
+        if step.outcome:
+            meta["outcome"] = step.outcome
+        states.append({"#meta": meta, **variables(step.view)})
+    what = "counterexample" if prop.status == S_VIOLATED else "witness"
+    meta = {"format": "ITF", "format-description": FORMAT_DESCRIPTION, "source": "rmqcheck",
+            "description": f"{prop.name} {prop.status} in {len(trace)} steps: {what} ({prop.summary})",
+            "property": prop.name, "status": prop.status, "kind": prop.kind, "config": result.config}
+    names = [name for name in states[0] if name != "#meta"] if states else []
+    return {"#meta": meta, "vars": names, "states": states}
+
+
+def traced_properties(result: CheckResult) -> list[PropertyResult]:
+    """Properties with a trace to write: counterexamples of violated ones, witnesses of reached ones."""
+    return [p for p in result.properties if p.trace is not None and p.status in (S_VIOLATED, REACHED)]
+
+
+def itf_path(directory: str | Path, prop: PropertyResult) -> Path:
+    return Path(directory) / f"{prop.name}.itf.json"
+
+
+def itf_files(directory: str | Path, result: CheckResult) -> dict[Path, str]:
+    """``DIR/<property>.itf.json`` and its text for every trace of ``result``."""
+    return {itf_path(directory, prop): json.dumps(trace_to_itf(prop.trace, prop, result), indent=1) + "\n"
+            for prop in traced_properties(result)}
+
+
+def write_itf(directory: str | Path, result: CheckResult) -> list[Path]:
+    """Write ``DIR/<property>.itf.json`` for every trace of ``result``; the paths written."""
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    files = itf_files(directory, result)
+    for path, text in files.items():
+        write_text_atomic(path, text)
+    return list(files)

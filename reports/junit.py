@@ -1,0 +1,83 @@
+"""The invariant gate's verdicts as JUnit XML (``rmqcheck gate --junit PATH``), for CI test reports.
+
+One ``<testsuite>`` per baseline configuration, one ``<testcase>`` per property of it (classname
+``rmqcheck.gate.<configuration>``, name the property). A verdict that differs from the baseline is a
+``<failure>`` whose message reads ``expected holds, got violated`` and whose text is the new trace, step by
+step, as ``rmqcheck check`` prints it; a configuration whose exploration failed (a model error) gives every
+one of its test cases an ``<error>``.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from explore.result import ERROR, CheckResult, PropertyResult, Trace
+
+from .console import fmt_value
+from .files import write_text_atomic
+
+
+def trace_text(trace: Trace) -> str:
+    """A trace as plain text: one line per step, then one indented line per changed field."""
+    lines = []
+    for step in trace.steps:
+        head = f"{step.index:>3}  {step.action}" + (f"  -> {step.outcome}" if step.outcome else "")
+        lines.append(head)
+        if step.index:
+            lines += [f"       {field}: {fmt_value(before)} -> {fmt_value(after)}"
+                      for field, (before, after) in step.changes.items()]
+    return "\n".join(lines)
+
+
+def failure_text(prop: PropertyResult | None, result: CheckResult) -> str:
+    """What a flipped verdict's failure says beyond its message: the new trace, or why there is none."""
+    if prop is None:
+        return "the property is no longer checked in this configuration"
+    if prop.trace is not None:
+        what = "counterexample" if prop.status == "violated" else "witness"
+        return f"new {what}, {len(prop.trace)} steps:\n{trace_text(prop.trace)}"
+    return (f"no trace: {prop.name} is now {prop.status} over {result.stats.distinct_states:,} states"
+            + (f" ({prop.note})" if prop.note else ""))
+
+
+def gate_junit(runs: list[tuple[Any, CheckResult]]) -> ET.Element:
+    """``runs``: (baseline entry, its result) per configuration, in baseline order."""
+    root = ET.Element("testsuites", name="rmqcheck gate")
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    seconds = 0.0
+    for entry, result in runs:
+        got = {p.name: p for p in result.properties}
+        suite = ET.SubElement(root, "testsuite", name=entry.name, time=f"{result.stats.seconds:.3f}")
+        counts = {"tests": 0, "failures": 0, "errors": 0}
+        for name, expected in entry.expect.items():
+            case = ET.SubElement(suite, "testcase", classname=f"rmqcheck.gate.{entry.name}", name=name)
+            counts["tests"] += 1
+            prop = got.get(name)
+            if result.outcome == ERROR and result.error is not None:
+                err = ET.SubElement(case, "error", type="ModelError",
+                                    message=f"model error in action {result.error.action}: {result.error.message}")
+                err.text = trace_text(result.error.trace) if result.error.trace is not None else ""
+                counts["errors"] += 1
+            elif prop is None or prop.status != expected:
+                status = prop.status if prop is not None else "missing"
+                failure = ET.SubElement(case, "failure", type="VerdictChanged",
+                                        message=f"expected {expected}, got {status}")
+                failure.text = failure_text(prop, result)
+                counts["failures"] += 1
+        suite.set("tests", str(counts["tests"]))
+        suite.set("failures", str(counts["failures"]))
+        suite.set("errors", str(counts["errors"]))
+        for k in totals:
+            totals[k] += counts[k]
+        seconds += result.stats.seconds
+    for k, v in totals.items():
+        root.set(k, str(v))
+    root.set("time", f"{seconds:.3f}")
+    return root
+
+
+def write_gate_junit(path: str | Path, runs: list[tuple[Any, CheckResult]]) -> None:
+    root = gate_junit(runs)
+    ET.indent(root)
+    write_text_atomic(path, '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")

@@ -107,6 +107,8 @@ def still_shows(model: RocketMQModel, prop: Property, trace: Trace, last_flags: 
 
 def recorded_properties(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
     """The file's properties by name, each a known property with a verdict word of its kind."""
+    from invariants import PROPERTIES
+
     from .baseline import VERDICTS
 
     recorded: dict[str, dict[str, Any]] = {}

@@ -251,8 +251,10 @@ class FaultAnalysis:
     """One exhaustive exploration with the full budgets, and what it says per always property."""
 
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(),
-                 listener: Listener | None = None, memory_budget: int | None = None) -> None:
+                 listener: Listener | None = None, memory_budget: int | None = None,
+                 modes: bool = True) -> None:
         self.model = model
+        self.modes = modes     # False: only the violating cells (the breaking-transition pass is skipped)
         self.properties = [p for p in properties if p.kind == ALWAYS]
         self.lattice = Lattice.of(model.config)
         # the exploration checks nothing itself: the passes below evaluate every state once
@@ -268,7 +270,13 @@ class FaultAnalysis:
 
     def run(self) -> "FaultAnalysis":
         ex = self.explorer
-        self.result = ex.run()
+        ex.start()
+        try:
+            while ex.expand_next_level():
+                pass
+        except KeyboardInterrupt:   # Ctrl-C: what was explored is still analysed, as incomplete
+            ex.incomplete = "interrupted (Ctrl-C)"
+        self.result = ex.result()
         if self.result.error is not None:
             return self
         states = ex.stored_states()
@@ -277,7 +285,7 @@ class FaultAnalysis:
         check_states(self.state_check, self.model.params, states, count, bits)
         cells = counter_cells(self.model, states, self.lattice)
         self._violations(bits, cells)
-        if self.properties and not self.result.incomplete_reason:
+        if self.modes and self.properties and not self.result.incomplete_reason:
             self._breaking(states, count, bits, cells)
         return self
 

@@ -24,6 +24,7 @@ from spark_explore.errors import SparkRefused, SparkUnavailable
 from .bench import bench
 from .check import check
 from .exit_codes import EXIT_BAD_INPUT
+from .faults import faults
 from .gate import gate
 from .matrix import matrix
 from .output import stdout_console
@@ -104,7 +105,7 @@ def list_cmd() -> None:
               "model is vacuous there); graph = from every reachable state a goal stays reachable.")
 
 
-for command in (check, matrix, gate, replay, simulate, bench):
+for command in (check, faults, matrix, gate, replay, simulate, bench):
     cli.add_command(command)
 
 

@@ -42,3 +42,10 @@ def json_option(f: Callable) -> Callable:
 
 def quiet_option(f: Callable) -> Callable:
     return click.option("--quiet", is_flag=True, help="No progress bar; print only a summary line.")(f)
+
+
+def traces_option(f: Callable) -> Callable:
+    """``--traces all|violated|none``: which traces the console and the report show."""
+    return click.option("--traces", type=click.Choice(["all", "violated", "none"]), default="violated",
+                        show_default=True,
+                        help="Traces to print and put in --report: all, only violations', or none.")(f)

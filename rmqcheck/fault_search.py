@@ -192,7 +192,8 @@ class FaultSearch:
         if complete and self.graph:
             for p in self.graph:
                 reports[p.name] = self._graph_report(p)
-        if complete and self.always and not self.interrupted:
+        broken = [reports[p.name] for p in self.always if reports[p.name].modes]
+        if complete and broken and not self.interrupted:
             self._close([reports[p.name] for p in self.always])
         ordered = [reports[p.name] for p in self.properties if p.name in reports]
         return self._report(ordered, self._outcome(ordered, analysis), analysis)
@@ -211,13 +212,16 @@ class FaultSearch:
                             result.stats if result is not None else None, reason, error, self.lattice)
 
     def _outcome(self, ordered: list[Any], analysis: FaultAnalysis | None) -> str:
+        """violated / passed as the modes and vectors say; incomplete whenever the exhaustive exploration
+        was cut short (its minimal combinations are then not established) or Ctrl-C stopped a sweep."""
+        if self.interrupted or (analysis is not None and not analysis.complete):
+            return INCOMPLETE
         violated = any(isinstance(r, AlwaysReport) and r.status == "violated" for r in ordered)
         violated |= any(isinstance(r, GraphReport) and r.status == "violated" for r in ordered)
         if violated:
             return VIOLATED
-        incomplete = self.interrupted or (analysis is not None and not analysis.complete)
-        incomplete |= any(isinstance(r, GraphReport) and r.status == "unknown" for r in ordered)
-        return INCOMPLETE if incomplete else PASSED
+        unknown = any(isinstance(r, GraphReport) and r.status == "unknown" for r in ordered)
+        return INCOMPLETE if unknown else PASSED
 
     # -- step 1: one exhaustive exploration --------------------------------------------------------------
     def _always_report(self, p: Any, a: FaultAnalysis) -> AlwaysReport:
@@ -277,8 +281,6 @@ class FaultSearch:
         if sweep.interrupted:
             self.stopped = "interrupted (Ctrl-C)"
             return
-        if self.stopped:
-            return
         self._holds_with(reports, answers)
 
     def _holds_with(self, reports: list[AlwaysReport], answers: dict[tuple, ConfigFaults]) -> None:
@@ -306,7 +308,7 @@ class FaultSearch:
             candidates = list(itertools.combinations(range(len(settings)), size))
             room = self.max_configs - self.closing
             if room <= 0:
-                self.stopped = (f"--max-configs {self.max_configs} reached before sets of {size} changes "
+                self.stopped = self.stopped or (f"--max-configs {self.max_configs} reached before sets of {size} changes "
                                 f"({len(candidates)} to try)")
                 break
             batch = candidates[:room]

@@ -139,3 +139,16 @@ def test_closed_by_and_holds_with_come_from_explorations():
     for change in rep.holds_with:
         result = explore(RocketMQModel(Config.from_mapping(change, base=cfg)), props)
         assert result.property("acked_message_never_lost").status == "holds"
+
+
+def test_matrix_runs_on_the_same_sweep_runner_whatever_jobs(tmp_path):
+    def verdicts(jobs: str):
+        path = tmp_path / f"m{jobs}.json"
+        r = invoke("matrix", "--preset", "default", "--preset", "sync-master", "--set", "messages=1",
+                   "--set", "max_master_crashes=0", "--jobs", jobs, "--quiet", "--json", str(path))
+        assert r.exit_code == 1, r.output
+        d = json.loads(path.read_text())
+        return [(c["name"], c["stats"]["distinct_states"], c["properties"]) for c in d["configurations"]]
+    one = verdicts("1")
+    assert [name for name, _, _ in one] == ["default", "sync-master"]
+    assert verdicts("2") == one

@@ -116,6 +116,8 @@ def summary_line(report: Any) -> str:
            f"{report.jobs} job(s)"
     if report.stopped:
         text += f"; closing search stopped: {report.stopped}"
+    if report.unsettled:
+        text += f"; cut short, so settling nothing: {'; '.join(report.unsettled)}"
     if report.incomplete_reason:
         text += f"; incomplete: {report.incomplete_reason}"
     if report.error:
@@ -129,7 +131,7 @@ def report_to_dict(report: Any, engine: str = "local") -> dict[str, Any]:
                          "engine": engine, "outcome": report.outcome,
                          "properties": [_property_dict(r) for r in report.properties],
                          "sweep": {"configurations": report.configurations, "jobs": report.jobs,
-                                   "stopped": report.stopped}}
+                                   "stopped": report.stopped, "unsettled": report.unsettled}}
     if report.stats is not None:
         s = report.stats
         d["stats"] = {"distinct_states": s.distinct_states, "transitions": s.transitions, "depth": s.depth,

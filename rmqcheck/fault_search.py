@@ -154,6 +154,7 @@ class FaultsReport:
     incomplete_reason: str = ""
     error: str = ""
     lattice: Lattice | None = None
+    unsettled: list[str] = field(default_factory=list)
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -176,6 +177,7 @@ class FaultSearch:
         self.configurations = 0     # explorations the sweeps ran
         self.closing = 0            # of which for the closing search (bounded by max_configs)
         self.stopped: str | None = None
+        self.unsettled: list[str] = []   # closing explorations that settled nothing (a limit, an error)
         self.interrupted = False
         self.lattice = Lattice.of(self.config)
         reports: dict[str, Any] = {}
@@ -209,7 +211,8 @@ class FaultSearch:
         if self.interrupted and not reason:
             reason = "interrupted (Ctrl-C)"
         return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.jobs, self.stopped,
-                            result.stats if result is not None else None, reason, error, self.lattice)
+                            result.stats if result is not None else None, reason, error, self.lattice,
+                            self.unsettled)
 
     def _outcome(self, ordered: list[Any], analysis: FaultAnalysis | None) -> str:
         """violated / passed as the modes and vectors say; incomplete whenever the exhaustive exploration
@@ -271,6 +274,8 @@ class FaultSearch:
         self._say(f"closing: {len(singles)} single changes")
         sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, True)) for _, cfg in singles], True)
         answers = {_key(c): r for (c, _), r in zip(singles, sweep.results) if r is not None}
+        for c, _ in singles:
+            self._note_unsettled(c, answers.get(_key(c)))
         for rep in reports:
             for mode in rep.modes:
                 for c, _ in singles:
@@ -282,6 +287,12 @@ class FaultSearch:
             self.stopped = "interrupted (Ctrl-C)"
             return
         self._holds_with(reports, answers)
+
+    def _note_unsettled(self, change: Change, r: ConfigFaults | None) -> None:
+        """A closing exploration a limit or a model error cut short settles nothing: say which."""
+        if r is not None and (r.incomplete or r.error):
+            text = ", ".join(f"{k}={v}" for k, v in change.items())
+            self.unsettled.append(f"{text}: {r.incomplete or 'model error: ' + r.error}")
 
     def _holds_with(self, reports: list[AlwaysReport], answers: dict[tuple, ConfigFaults]) -> None:
         settings = setting_changes(self.config)
@@ -319,7 +330,9 @@ class FaultSearch:
             results = iter(sweep.results)
             for idx, cfg in zip(batch, configs):
                 if cfg is not None:
-                    record(idx, next(results))
+                    r = next(results)
+                    record(idx, r)
+                    self._note_unsettled(_merged(settings, idx), r)
             if sweep.interrupted:
                 self.stopped = "interrupted (Ctrl-C)"
                 break
@@ -331,10 +344,14 @@ class FaultSearch:
         for rep in reports:
             smallest = min((len(h) for h in holding[rep.name]), default=0)
             for idx in sorted(h for h in holding[rep.name] if len(h) == smallest):
-                merged: Change = {}
-                for i in idx:
-                    merged.update(settings[i])
-                rep.holds_with.append(merged)
+                rep.holds_with.append(_merged(settings, idx))
+
+
+def _merged(settings: list[Change], idx: tuple[int, ...]) -> Change:
+    merged: Change = {}
+    for i in idx:
+        merged.update(settings[i])
+    return merged
 
 
 def _key(change: Change) -> tuple:
@@ -342,8 +359,5 @@ def _key(change: Change) -> tuple:
 
 
 def _combined(cfg: Config, settings: list[Change], idx: tuple[int, ...]) -> Config | None:
-    merged: Change = {}
-    for i in idx:
-        merged.update(settings[i])
-    return changed(cfg, merged)
+    return changed(cfg, _merged(settings, idx))
 

@@ -2,11 +2,14 @@
 exhaustive ``check`` of the same configuration), and of a sweep with --jobs 2 against --jobs 1.
 
     .venv/bin/python bench/faults_cost.py PRESET [--set key=value ...]
+    .venv/bin/python bench/faults_cost.py --sweep PRESET [--set key=value ...]
 
 Step 1 (exploration keeping every edge, the state pass, the breaking-transition pass) is timed against two
 exhaustive explorations of the same configuration, kernels warm: ``check --property
 replication_can_catch_up`` (nothing stops it early: the graph property needs the whole graph) and the bare
 exploration with no property at all (the floor of any exhaustive check). Traces are not part of either.
+``--sweep`` times the graph property's sweep over the budget lattice (similar-size explorations) with
+--jobs 1 and --jobs 2 (target: at least 1.6x faster with two).
 """
 from __future__ import annotations
 
@@ -27,7 +30,29 @@ def timed(fn):
     return time.perf_counter() - t, out
 
 
+def sweep(argv: list[str]) -> None:
+    from explore.faults import BUDGET_KNOBS, Lattice
+    from explore.local import Limits
+    from explore.sweep import SweepPool, Task
+    from model import Config
+    from rmqcheck.fault_search import graph_task
+    name, sets = argv[0], [a for a in argv[1:] if a != "--set"]
+    cfg = preset(name).with_overrides(sets)
+    tasks = [Task(graph_task, (Config.from_mapping(dict(zip(BUDGET_KNOBS, v)), base=cfg),
+                               "replication_can_catch_up", Limits(), 4 << 30)) for v in Lattice.of(cfg).vectors()]
+    times = {}
+    for jobs in (1, 2):
+        with SweepPool(jobs) as pool:
+            pool.run([Task(graph_task, (cfg.with_overrides(["messages=1"]), "replication_can_catch_up", Limits(),
+                                        1 << 30))] * jobs)   # warm: workers start and load the kernels
+            times[jobs], _ = timed(lambda: pool.run(tasks))
+        print(f"sweep of {len(tasks)} explorations, --jobs {jobs}: {times[jobs]:.2f} s")
+    print(f"speed-up with two jobs: {times[1] / times[2]:.2f}x")
+
+
 def main(argv: list[str]) -> None:
+    if argv[0] == "--sweep":
+        return sweep(argv[1:])
     name, sets = argv[0], [a for a in argv[1:] if a != "--set"]
     cfg = preset(name).with_overrides(sets)
     graph_only = PROPERTIES.select([p.name for p in PROPERTIES if p.kind == GRAPH])

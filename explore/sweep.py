@@ -45,36 +45,62 @@ class SweepResult:
         return sum(r is not None for r in self.results)
 
 
+class SweepPool:
+    """Worker processes kept for several sweeps (each worker loads the compiled kernels once).
+
+    ``with SweepPool(jobs) as pool: pool.run(tasks)``; with one job every task runs in this process."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.executor: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> "SweepPool":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.executor is not None:
+            interrupted = exc[0] is not None
+            self.executor.shutdown(wait=not interrupted, cancel_futures=interrupted)
+            self.executor = None
+
+    def run(self, tasks: Sequence[Task], on_result: Callable[[int, Any], None] | None = None) -> SweepResult:
+        """Run ``tasks``; results in task order. Ctrl-C ends the sweep with what finished."""
+        out = SweepResult([None] * len(tasks))
+        try:
+            if self.jobs <= 1 or (len(tasks) <= 1 and self.executor is None):
+                for i, task in enumerate(tasks):
+                    out.results[i] = task.function(*task.args)
+                    if on_result is not None:
+                        on_result(i, out.results[i])
+            else:
+                self._run_pool(tasks, out, on_result)
+        except KeyboardInterrupt:
+            out.interrupted = True
+            if self.executor is not None:
+                self.executor.shutdown(wait=False, cancel_futures=True)
+                self.executor = None
+        return out
+
+    def _run_pool(self, tasks: Sequence[Task], out: SweepResult,
+                  on_result: Callable[[int, Any], None] | None) -> None:
+        if self.executor is None:
+            self.executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("spawn"))
+        pending: dict[Future, int] = {self.executor.submit(t.function, *t.args): i for i, t in enumerate(tasks)}
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i = pending.pop(fut)
+                    out.results[i] = fut.result()
+                    if on_result is not None:
+                        on_result(i, out.results[i])
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+
+
 def run_sweep(tasks: Sequence[Task], jobs: int, on_result: Callable[[int, Any], None] | None = None) -> SweepResult:
     """Run ``tasks`` on ``jobs`` processes (in this process when ``jobs`` is 1 or there is one task)."""
-    out = SweepResult([None] * len(tasks))
-    try:
-        if jobs <= 1 or len(tasks) <= 1:
-            for i, task in enumerate(tasks):
-                out.results[i] = task.function(*task.args)
-                if on_result is not None:
-                    on_result(i, out.results[i])
-            return out
-        _run_pool(tasks, jobs, out, on_result)
-    except KeyboardInterrupt:
-        out.interrupted = True
-    return out
-
-
-def _run_pool(tasks: Sequence[Task], jobs: int, out: SweepResult,
-              on_result: Callable[[int, Any], None] | None) -> None:
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context)
-    try:
-        pending: dict[Future, int] = {pool.submit(t.function, *t.args): i for i, t in enumerate(tasks)}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                i = pending.pop(fut)
-                out.results[i] = fut.result()
-                if on_result is not None:
-                    on_result(i, out.results[i])
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
+    with SweepPool(jobs) as pool:
+        return pool.run(tasks, on_result)

@@ -22,7 +22,7 @@ from explore.faults import (BUDGET_KNOBS, FaultAnalysis, FaultSummary, Lattice, 
                             analyse)
 from explore.local import Limits, LocalExplorer, available_memory_bytes
 from explore.result import ERROR, INCOMPLETE, PASSED, VIOLATED, CheckResult, Trace
-from explore.sweep import Task, run_sweep
+from explore.sweep import SweepPool, Task
 from invariants import PROPERTIES
 from invariants.base import ALWAYS, GRAPH, PropertySet
 from model import Config, ConfigError
@@ -191,12 +191,13 @@ class FaultSearch:
             for p in self.always:
                 reports[p.name] = self._always_report(p, analysis)
         complete = analysis is None or analysis.complete
-        if complete and self.graph:
-            for p in self.graph:
-                reports[p.name] = self._graph_report(p)
         broken = [reports[p.name] for p in self.always if reports[p.name].modes]
-        if complete and broken and not self.interrupted:
-            self._close([reports[p.name] for p in self.always])
+        with SweepPool(self.jobs) as self.pool:
+            if complete and self.graph:
+                for p in self.graph:
+                    reports[p.name] = self._graph_report(p)
+            if complete and broken and not self.interrupted:
+                self._close([reports[p.name] for p in self.always])
         ordered = [reports[p.name] for p in self.properties if p.name in reports]
         return self._report(ordered, self._outcome(ordered, analysis), analysis)
 
@@ -257,7 +258,7 @@ class FaultSearch:
         return Config.from_mapping(dict(zip(BUDGET_KNOBS, vector)), base=self.config)
 
     def _sweep(self, tasks: list[Task], closing: bool = False):
-        sweep = run_sweep(tasks, self.jobs)
+        sweep = self.pool.run(tasks)
         self.configurations += sweep.finished
         self.closing += sweep.finished if closing else 0
         self.interrupted |= sweep.interrupted

@@ -152,3 +152,18 @@ def test_matrix_runs_on_the_same_sweep_runner_whatever_jobs(tmp_path):
     one = verdicts("1")
     assert [name for name, _, _ in one] == ["default", "sync-master"]
     assert verdicts("2") == one
+
+
+def test_every_mode_trace_replays_with_rmqcheck_replay(small_json, tmp_path):
+    """Each mode's trace, as a one-property result file, replays step by step and still violates."""
+    n = 0
+    for p in small_json["properties"]:
+        for i, m in enumerate(p.get("modes", [])):
+            path = tmp_path / f"{p['name']}-{i}.json"
+            path.write_text(json.dumps({"config": small_json["config"], "properties": [
+                {"name": p["name"], "kind": "always", "status": "violated", "trace": m["trace"]}]}))
+            r = invoke("replay", str(path))
+            assert r.exit_code == 0, r.output
+            assert f"{p['name']}: the last state still shows it violated" in r.stdout
+            n += 1
+    assert n >= 10

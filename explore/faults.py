@@ -31,6 +31,7 @@ from model.packed import STATE_CHECK_SIG, SUCCESSORS_SIG
 
 from .local import Limits, LocalExplorer, Listener
 from .result import CheckResult, Trace
+from .trace import replay
 
 #: the failure kinds of a combination: JSON key, budget knob, packed field of the counter
 FAILURE_KINDS: tuple[tuple[str, str, str], ...] = (
@@ -320,8 +321,11 @@ class FaultAnalysis:
 
     # -- traces -----------------------------------------------------------------------------------------
     def trace_to(self, index: int, action: int = -1) -> Trace:
-        """The canonical BFS path to stored state ``index`` (then ``action``), replayed."""
-        return self.explorer._trace_to(index, action)
+        """The canonical BFS path to stored state ``index`` (then ``action``), replayed through the model."""
+        root, actions = self.explorer.path(index)
+        if action >= 0:
+            actions.append(action)
+        return replay(self.model, self.explorer.states[root], actions)
 
     def depth(self, index: int) -> int:
         return self.explorer.level_of(index)

@@ -171,3 +171,25 @@ def test_lattice_numbering_round_trips():
         assert lat.vector(lat.cell(v)) == v
     assert len(COMBINATION_KEYS) == 6
     assert minimal([(1, 0), (0, 1), (1, 1), (2, 0)]) == [(0, 1), (1, 0)]
+
+
+@pytest.mark.parametrize("knobs, mutation, prop, combination", [
+    # a replication bug breaks replicas_agree with no failure at all: the zero vector is minimal
+    (dict(messages=2, max_master_crashes=0, max_master_power_losses=0), "replica_skips_entry", "replicas_agree",
+     (0, 0, 0, 0, 0, 0)),
+    # SEND_OK before the flush under SYNC_FLUSH: one master power loss loses an acknowledged message
+    (dict(messages=1, flush_disk_type="SYNC_FLUSH", max_master_crashes=0), "ack_without_flush",
+     "acked_message_never_lost", (0, 1, 0, 0, 0, 0)),
+])
+def test_a_seeded_bug_shows_as_a_minimal_combination_and_mode(knobs, mutation, prop, combination):
+    cfg = Config.from_mapping(knobs)
+    clean = analyse(RocketMQModel(cfg), PROPERTIES.select([prop]))
+    assert clean.faults[prop].violated_cells == {} and clean.faults[prop].modes() == []
+    bug = analyse(RocketMQModel(cfg, mutation=mutation), PROPERTIES.select([prop]))
+    pf = bug.faults[prop]
+    assert pf.minimal_combinations() == [combination]
+    modes = pf.modes()
+    assert modes and all(m.vector == combination for m in modes)
+    for m in modes:
+        trace = bug.trace_to(m.source, m.action)
+        assert PROPERTIES.state_check(_array(trace.steps[-1].state), bug.model.params) & PROPERTIES.get(prop).mask

@@ -88,14 +88,19 @@ class _Witness:
 
 
 class LocalExplorer:
-    """Exhaustive BFS on one machine over a packed-state model and a property set."""
+    """Exhaustive BFS on one machine over a packed-state model and a property set.
+
+    ``exhaustive=True`` explores the whole reachable space whatever the properties say (no early stop, no
+    state left unexpanded) and keeps every transition as an edge (``row_start``/``edges``, the k-th edge
+    of a state being its k-th enabled action): what the failure-mode analysis needs."""
 
     engine = "local"
 
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(),
                  listener: Listener | None = None, memory_budget: int | None = None,
-                 chunk: int = 4096) -> None:
+                 chunk: int = 4096, exhaustive: bool = False) -> None:
         self.model = model
+        self.exhaustive = exhaustive
         self.props = properties
         self.limits = limits
         self.listener = listener
@@ -165,6 +170,9 @@ class LocalExplorer:
         self.graph = self.tracker.graph
         self.leaves = self.tracker.leaves
         self.graph_props = self.tracker.graph_props
+        if self.exhaustive:   # every state expanded, every transition kept (explore.faults reads them)
+            self.leaves = False
+            self.graph = True
 
     def _set_masks(self) -> None:
         t = self.tracker
@@ -209,7 +217,8 @@ class LocalExplorer:
 
     def finished(self) -> bool:
         lo, hi = self.frontier()
-        return hi == lo or self.tracker.all_decided() or bool(self.incomplete) or self.error is not None
+        decided = self.tracker.all_decided() and not self.exhaustive
+        return hi == lo or decided or bool(self.incomplete) or self.error is not None
 
     def expand_next_level(self) -> bool:
         """Expand the current level into the next; False once exploration is over (done or stopped)."""

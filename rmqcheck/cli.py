@@ -16,6 +16,7 @@ from .bench import bench
 from .check import check
 from .compile_notice import announce_compilation
 from .exit_codes import EXIT_BAD_INPUT, EXIT_INCOMPLETE
+from .faults import faults
 from .gate import gate
 from .matrix import matrix
 from .interrupt import terminate_as_interrupt
@@ -128,7 +129,7 @@ def schema_cmd() -> None:
     click.echo(schema_text(), nl=False)
 
 
-for command in (check, matrix, gate, replay, simulate, bench):
+for command in (check, faults, matrix, gate, replay, simulate, bench):
     cli.add_command(command)
 
 

@@ -1,0 +1,347 @@
+"""Failure modes: which combinations of failures break each always property, and through which step.
+
+The six failure counters (master crashes, master power losses, slave crashes, slave power losses,
+consumer restarts, HA disconnects) are fields of the state, only grow along a run, and their budgets act
+only as ``counter < budget`` guards. So the states reachable under budgets ``v`` are exactly the states of
+the full-budget space whose counters are ``<= v``, with the same BFS depths, and one exhaustive
+exploration with the full budgets answers every smaller budget vector at once:
+
+* per property and counter vector (a *cell* of the budget lattice), the shallowest violating state: the
+  first stored index with that cell, since the explorer stores states level by level, each level sorted
+  by key (the engines' canonical witness rule);
+* per property, action kind and target cell, the shallowest *breaking transition* (source satisfies,
+  target violates): sources scanned in stored order (level, then key), actions in index order.
+
+Both passes are compiled and read what :class:`~explore.local.LocalExplorer` keeps with ``exhaustive``:
+the stored states and every transition as an edge (the k-th edge of a state is its k-th enabled action).
+Minimal combinations and modes are then order-theoretic minima over the (small) lattice, in Python.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from invariants.base import ALWAYS, KINDS, PropertySet
+from model.packed import STATE_CHECK_SIG, SUCCESSORS_SIG
+
+from .local import Limits, LocalExplorer, Listener
+from .result import CheckResult, Trace
+from .trace import replay
+
+#: the failure kinds of a combination: JSON key, budget knob, packed field of the counter
+FAILURE_KINDS: tuple[tuple[str, str, str], ...] = (
+    ("master_crashes", "max_master_crashes", "failures.master_crashes"),
+    ("master_power_losses", "max_master_power_losses", "failures.master_power_losses"),
+    ("slave_crashes", "max_slave_crashes", "failures.slave_crashes"),
+    ("slave_power_losses", "max_slave_power_losses", "failures.slave_power_losses"),
+    ("consumer_restarts", "max_consumer_restarts", "failures.consumer_restarts"),
+    ("ha_disconnects", "max_ha_disconnects", "failures.ha_disconnects"),
+)
+COMBINATION_KEYS = tuple(k for k, _, _ in FAILURE_KINDS)
+BUDGET_KNOBS = tuple(b for _, b, _ in FAILURE_KINDS)
+
+Vector = tuple[int, ...]
+
+
+# -- the budget lattice ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Lattice:
+    """Every counter vector ``<=`` the budgets, numbered in mixed radix (first kind fastest)."""
+
+    budgets: Vector
+
+    @classmethod
+    def of(cls, config: Any) -> "Lattice":
+        return cls(tuple(int(getattr(config, knob)) for knob in BUDGET_KNOBS))
+
+    @property
+    def size(self) -> int:
+        return int(np.prod([b + 1 for b in self.budgets]))
+
+    @property
+    def strides(self) -> Vector:
+        out, s = [], 1
+        for b in self.budgets:
+            out.append(s)
+            s *= b + 1
+        return tuple(out)
+
+    def cell(self, vector: Sequence[int]) -> int:
+        return sum(int(c) * s for c, s in zip(vector, self.strides))
+
+    def vector(self, cell: int) -> Vector:
+        return tuple((cell // s) % (b + 1) for s, b in zip(self.strides, self.budgets))
+
+    def vectors(self) -> list[Vector]:
+        """Every vector of the lattice, in a fixed order (by total count, then lexicographically)."""
+        ranges = [range(b + 1) for b in self.budgets]
+        return sorted(itertools.product(*ranges), key=lambda v: (sum(v), v))
+
+
+def combination(vector: Sequence[int]) -> dict[str, int]:
+    """A vector as the JSON ``combination`` (all six keys, zeros included)."""
+    return {key: int(c) for key, c in zip(COMBINATION_KEYS, vector)}
+
+
+def dominates(a: Sequence[int], b: Sequence[int]) -> bool:
+    """``a >= b`` in every failure kind."""
+    return all(x >= y for x, y in zip(a, b))
+
+
+def minimal(vectors: Sequence[Vector]) -> list[Vector]:
+    """The vectors of ``vectors`` no other one of them is strictly below, in lattice order."""
+    vs = sorted(set(vectors), key=lambda v: (sum(v), v))
+    out: list[Vector] = []
+    for v in vs:
+        if not any(dominates(v, m) for m in out):
+            out.append(v)
+    return out
+
+
+def counter_cells(model: Any, states: np.ndarray, lattice: Lattice) -> np.ndarray:
+    """The lattice cell of every stored state, read from the counters' bit ranges of the packed layout (a
+    counter whose budget is 0 has no bits: it is 0)."""
+    slots = {s.name: s for s in model.layout.slots}
+    cells = np.zeros(len(states), dtype=np.int64)
+    for (_, _, name), stride in zip(FAILURE_KINDS, lattice.strides):
+        s = slots.get(name)
+        if s is None:
+            continue
+        mask = np.uint64((1 << s.width) - 1)
+        counts = (states[:, s.word] >> np.uint64(s.shift)) & mask
+        cells += counts.astype(np.int64) * stride
+    return cells
+
+
+# -- the compiled passes -----------------------------------------------------------------------------------
+SUCC_T = types.FunctionType(SUCCESSORS_SIG)
+SCHECK_T = types.FunctionType(STATE_CHECK_SIG)
+U64_2D = types.uint64[:, ::1]
+I64_1D = types.int64[::1]
+
+
+@nb.njit(types.void(SCHECK_T, I64_1D, U64_2D, types.int64, types.uint64[::1]), cache=True, nogil=True)
+def check_states(scheck, params, states, count, bits):
+    """``bits[i]`` = the property bits of stored state ``i``."""
+    for i in range(count):
+        bits[i] = scheck(states[i], params)
+
+
+BREAKING_SIG = types.void(SUCC_T, I64_1D, U64_2D, types.int64, types.uint64[::1], I64_1D, I64_1D,
+                          types.int32[::1], I64_1D, I64_1D, U64_2D, I64_1D,
+                          types.int64[:, :, ::1], types.int64[:, :, ::1])
+
+
+@nb.njit(BREAKING_SIG, cache=True, nogil=True)
+def breaking_transitions(succ, params, states, count, bits, cells, row_start, edges, prop_bits, kind_of,
+                         out, oflags, best_src, best_act):
+    """Per (property ``p`` of ``prop_bits``, action kind, target cell): the first breaking transition in
+    (source index, action index) order, into ``best_src[p, kind, cell]`` / ``best_act`` (-1: none).
+
+    Sources are visited in stored order (level, then key), so the first one found is the canonical
+    shallowest. The successors of a source are generated only when one of its edges breaks a property,
+    to learn which action each edge is."""
+    nact = len(oflags)
+    always = np.uint64(0)
+    for p in range(len(prop_bits)):
+        always |= np.uint64(1) << np.uint64(prop_bits[p])
+    for src in range(count):
+        ok = ~bits[src] & always
+        if ok == 0:
+            continue
+        expanded = False
+        k = 0
+        a = -1
+        for e in range(row_start[src], row_start[src + 1]):
+            # the e-th edge is the k-th enabled action: advance ``a`` alongside when known
+            t = np.int64(edges[e])
+            hits = bits[t] & ok
+            if hits != 0 and not expanded:
+                succ(states[src], params, out, oflags)
+                expanded = True
+                a = -1
+                j = 0
+                for b in range(nact):   # find the action of edge number k
+                    if oflags[b] & 1:
+                        if j == k:
+                            a = b
+                            break
+                        j += 1
+            elif expanded:
+                b = a + 1
+                while b < nact and not oflags[b] & 1:
+                    b += 1
+                a = b
+            if hits != 0:
+                c = cells[t]
+                kind = kind_of[a]
+                for p in range(len(prop_bits)):
+                    if hits & (np.uint64(1) << np.uint64(prop_bits[p])):
+                        if best_src[p, kind, c] < 0:
+                            best_src[p, kind, c] = src
+                            best_act[p, kind, c] = a
+            k += 1
+
+
+# -- the analysis ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Mode:
+    """An action kind whose step breaks the property, with a combination minimal for that kind."""
+
+    kind: str
+    vector: Vector
+    source: int          # stored index of the source of its shallowest breaking transition
+    action: int          # action index of that transition
+
+
+@dataclass
+class PropertyFaults:
+    """What one exhaustive exploration says about one always property."""
+
+    name: str
+    violated_cells: dict[Vector, int] = field(default_factory=dict)       # vector -> shallowest state
+    breaking: dict[tuple[str, Vector], tuple[int, int]] = field(default_factory=dict)
+
+    def minimal_combinations(self) -> list[Vector]:
+        return minimal(list(self.violated_cells))
+
+    def modes(self) -> list[Mode]:
+        """Per action kind, the breaking transitions whose combination is minimal for that kind; in the
+        order of their combinations, then kind."""
+        by_kind: dict[str, list[Vector]] = {}
+        for kind, vector in self.breaking:
+            by_kind.setdefault(kind, []).append(vector)
+        out = []
+        for kind, vectors in by_kind.items():
+            for v in minimal(vectors):
+                src, act = self.breaking[(kind, v)]
+                out.append(Mode(kind, v, src, act))
+        return sorted(out, key=lambda m: (sum(m.vector), m.vector, m.kind))
+
+    def breaks(self, kind: str, vector: Vector) -> bool:
+        """Does a step of ``kind`` break the property with counters at most ``vector``?"""
+        return any(k == kind and dominates(vector, v) for k, v in self.breaking)
+
+    def summary(self) -> "FaultSummary":
+        return FaultSummary(self.name, tuple(sorted(self.violated_cells)),
+                            tuple(sorted(self.breaking)))
+
+
+@dataclass(frozen=True)
+class FaultSummary:
+    """The picklable outcome of an analysis for one property: the violating cells and breaking pairs."""
+
+    name: str
+    violated: tuple[Vector, ...]
+    breaking: tuple[tuple[str, Vector], ...]
+
+    @property
+    def holds(self) -> bool:
+        return not self.violated
+
+    def breaks(self, kind: str, vector: Vector) -> bool:
+        return any(k == kind and dominates(vector, v) for k, v in self.breaking)
+
+
+class FaultAnalysis:
+    """One exhaustive exploration with the full budgets, and what it says per always property."""
+
+    def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(),
+                 listener: Listener | None = None, memory_budget: int | None = None,
+                 modes: bool = True) -> None:
+        self.model = model
+        self.modes = modes     # False: only the violating cells (the breaking-transition pass is skipped)
+        self.properties = [p for p in properties if p.kind == ALWAYS]
+        self.lattice = Lattice.of(model.config)
+        # the exploration checks nothing itself: the passes below evaluate every state once
+        self.explorer = LocalExplorer(model, properties.without(KINDS), limits, listener, memory_budget,
+                                      exhaustive=True)
+        self.state_check = properties.state_check
+        self.result: CheckResult | None = None
+        self.faults: dict[str, PropertyFaults] = {}
+
+    @property
+    def complete(self) -> bool:
+        return self.result is not None and not self.result.incomplete_reason and self.result.error is None
+
+    def run(self) -> "FaultAnalysis":
+        ex = self.explorer
+        ex.start()
+        try:
+            while ex.expand_next_level():
+                pass
+        except KeyboardInterrupt:   # Ctrl-C: what was explored is still analysed, as incomplete
+            ex.incomplete = "interrupted (Ctrl-C)"
+        self.result = ex.result()
+        if self.result.error is not None:
+            return self
+        states = ex.stored_states()
+        count = len(states)
+        bits = np.zeros(count, dtype=np.uint64)
+        check_states(self.state_check, self.model.params, states, count, bits)
+        cells = counter_cells(self.model, states, self.lattice)
+        self._violations(bits, cells)
+        if self.modes and self.properties and not self.result.incomplete_reason:
+            self._breaking(states, count, bits, cells)
+        return self
+
+    def _violations(self, bits: np.ndarray, cells: np.ndarray) -> None:
+        for p in self.properties:
+            pf = self.faults[p.name] = PropertyFaults(p.name)
+            where = np.flatnonzero(bits & np.uint64(p.mask))
+            if len(where) == 0:
+                continue
+            found, first = np.unique(cells[where], return_index=True)
+            for c, i in zip(found, first):
+                pf.violated_cells[self.lattice.vector(int(c))] = int(where[i])
+
+    def _breaking(self, states: np.ndarray, count: int, bits: np.ndarray, cells: np.ndarray) -> None:
+        ex = self.explorer
+        actions = self.model.actions()
+        kinds = sorted({type(a).__name__ for a in actions})
+        kind_of = np.array([kinds.index(type(a).__name__) for a in actions], dtype=np.int64)
+        prop_bits = np.array([p.bit for p in self.properties], dtype=np.int64)
+        shape = (len(self.properties), len(kinds), self.lattice.size)
+        best_src = np.full(shape, -1, dtype=np.int64)
+        best_act = np.full(shape, -1, dtype=np.int64)
+        out = np.zeros((max(len(actions), 1), self.model.words), dtype=np.uint64)
+        oflags = np.zeros(max(len(actions), 1), dtype=np.int64)
+        breaking_transitions(self.model.successors, self.model.params, states, count, bits, cells,
+                             ex.row_start, ex.edges, prop_bits, kind_of, out, oflags, best_src, best_act)
+        for pi, p in enumerate(self.properties):
+            pf = self.faults[p.name]
+            for ki, c in zip(*np.nonzero(best_src[pi] >= 0)):
+                pf.breaking[(kinds[ki], self.lattice.vector(int(c)))] = (int(best_src[pi, ki, c]),
+                                                                         int(best_act[pi, ki, c]))
+
+    # -- traces -----------------------------------------------------------------------------------------
+    def trace_to(self, index: int, action: int = -1) -> Trace:
+        """The canonical BFS path to stored state ``index`` (then ``action``), replayed through the model."""
+        root, actions = self.explorer.path(index)
+        if action >= 0:
+            actions.append(action)
+        return replay(self.model, self.explorer.states[root], actions)
+
+    def depth(self, index: int) -> int:
+        return self.explorer.level_of(index)
+
+    def summaries(self) -> list[FaultSummary]:
+        return [self.faults[p.name].summary() for p in self.properties]
+
+
+def analyse(model: Any, properties: PropertySet, limits: Limits = Limits(),
+            listener: Listener | None = None, memory_budget: int | None = None) -> FaultAnalysis:
+    """Explore ``model`` exhaustively with its full budgets and analyse every always property."""
+    return FaultAnalysis(model, properties, limits, listener, memory_budget).run()
+
+
+def iter_vectors_below(vector: Vector) -> Iterator[Vector]:
+    """The vectors one below ``vector`` in exactly one kind."""
+    for i, c in enumerate(vector):
+        if c > 0:
+            yield tuple(x - 1 if j == i else x for j, x in enumerate(vector))

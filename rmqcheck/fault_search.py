@@ -1,0 +1,365 @@
+"""What ``rmqcheck faults`` computes, from one exhaustive exploration and a sweep of small ones.
+
+1. :func:`explore.faults.analyse` on the configuration with its full budgets: minimal combinations and
+   modes of every always property, with traces.
+2. The graph property is not monotone in the budgets, so it is checked once per budget vector of the
+   lattice (a sweep task each).
+3. What closes a mode: the configuration with one change (a durability setting, a V1-V6 switch, one slave
+   more or less) is analysed; a mode is closed by the change when its action kind no longer breaks the
+   property under its combination there. Then sets of changes, singles first, until every violated
+   property holds under some set of the current size, or ``max_configs`` explorations were run.
+
+Every task is a function of a :class:`~model.Config` and returns small picklable values, so the sweep runs
+them in a process pool and the results (in task order) do not depend on ``--jobs``.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from explore.faults import (BUDGET_KNOBS, FaultAnalysis, FaultSummary, Lattice, Vector,
+                            analyse)
+from explore.local import Limits, LocalExplorer, available_memory_bytes
+from explore.result import ERROR, INCOMPLETE, PASSED, VIOLATED, CheckResult, Trace
+from explore.sweep import SweepPool, Task
+from invariants import PROPERTIES
+from invariants.base import ALWAYS, GRAPH, PropertySet
+from model import Config, ConfigError
+from model.rocketmq import RocketMQModel
+from reports.fault_meanings import meaning
+
+from .faults import DEFAULT_MAX_CONFIGS
+
+#: the alternative behaviour switches (mechanisms page §10); V6 is the knob offset_check_in_slave
+SWITCHES = ("monotonic_commit", "sync_offsets_max", "reverse_offset_sync", "overflow_to_max",
+            "validate_slave_ack", "offset_check_in_slave")
+OTHER_VALUE = {"broker_role": {"ASYNC_MASTER": "SYNC_MASTER", "SYNC_MASTER": "ASYNC_MASTER"},
+               "flush_disk_type": {"ASYNC_FLUSH": "SYNC_FLUSH", "SYNC_FLUSH": "ASYNC_FLUSH"}}
+
+Change = dict[str, Any]
+
+
+def setting_changes(cfg: Config) -> list[Change]:
+    """The single changes sets are built from: each durability setting to its other value, each switch
+    flipped."""
+    out: list[Change] = [{k: OTHER_VALUE[k][getattr(cfg, k)]} for k in ("broker_role", "flush_disk_type")]
+    out += [{s: not getattr(cfg, s)} for s in SWITCHES]
+    return out
+
+
+def single_changes(cfg: Config) -> list[Change]:
+    """Every single change a mode can be closed by: the settings, then one slave fewer and one more."""
+    out = setting_changes(cfg)
+    out += [{"slaves": n} for n in (cfg.slaves - 1, cfg.slaves + 1) if 0 <= n <= 3]
+    return out
+
+
+def changed(cfg: Config, change: Change) -> Config | None:
+    """``cfg`` with ``change`` applied, or None when the change makes no valid configuration."""
+    try:
+        return Config.from_mapping(change, base=cfg)
+    except ConfigError:
+        return None
+
+
+# -- sweep tasks (module level: they run in worker processes) -----------------------------------------------
+@dataclass(frozen=True)
+class ConfigFaults:
+    """A sweep task's answer for one configuration: per always property, its violating cells and
+    breaking (kind, cell) pairs; ``incomplete`` when a limit stopped the exploration."""
+
+    summaries: tuple[FaultSummary, ...]
+    incomplete: str = ""
+    error: str = ""
+
+    def get(self, name: str) -> FaultSummary | None:
+        for s in self.summaries:
+            if s.name == name:
+                return s
+        return None
+
+
+def faults_task(cfg: Config, names: tuple[str, ...], limits: Limits, memory: int, modes: bool) -> ConfigFaults:
+    props = PROPERTIES.select(list(names))
+    a = FaultAnalysis(RocketMQModel(cfg), props, limits, None, memory, modes).run()
+    r = a.result
+    if r.error is not None:
+        return ConfigFaults((), "", r.error.message)
+    return ConfigFaults(tuple(a.summaries()), r.incomplete_reason)
+
+
+def graph_task(cfg: Config, name: str, limits: Limits, memory: int) -> CheckResult:
+    return LocalExplorer(RocketMQModel(cfg), PROPERTIES.select([name]), limits, None, memory).run()
+
+
+# -- the report ------------------------------------------------------------------------------------------
+@dataclass
+class ModeReport:
+    kind: str
+    vector: Vector
+    trace: Trace
+    meaning: str
+    closed_by: list[Change] = field(default_factory=list)
+
+
+@dataclass
+class CombinationReport:
+    vector: Vector
+    trace: Trace
+
+
+@dataclass
+class AlwaysReport:
+    name: str
+    summary: str
+    status: str
+    combinations: list[CombinationReport] = field(default_factory=list)
+    modes: list[ModeReport] = field(default_factory=list)
+    holds_with: list[Change] = field(default_factory=list)
+    kind: str = ALWAYS
+
+
+@dataclass
+class VectorReport:
+    vector: Vector
+    status: str
+    trace: Trace | None = None
+
+
+@dataclass
+class GraphReport:
+    name: str
+    summary: str
+    vectors: list[VectorReport] = field(default_factory=list)
+    kind: str = GRAPH
+
+    @property
+    def status(self) -> str:
+        if any(v.status == "violated" for v in self.vectors):
+            return "violated"
+        if all(v.status == "holds" for v in self.vectors) and self.vectors:
+            return "holds"
+        return "unknown"
+
+
+@dataclass
+class FaultsReport:
+    config: dict[str, Any]
+    outcome: str
+    properties: list[Any]
+    configurations: int
+    jobs: int
+    stopped: str | None
+    stats: Any = None
+    incomplete_reason: str = ""
+    error: str = ""
+    lattice: Lattice | None = None
+    unsettled: list[str] = field(default_factory=list)
+
+
+# -- the search ------------------------------------------------------------------------------------------
+@dataclass
+class FaultSearch:
+    """``rmqcheck faults`` for one configuration."""
+
+    config: Config
+    properties: PropertySet
+    limits: Limits = Limits()
+    jobs: int = 1
+    max_configs: int = DEFAULT_MAX_CONFIGS
+    listener: Any = None
+    on_progress: Callable[[str], None] | None = None
+
+    def run(self) -> FaultsReport:
+        self.always = [p for p in self.properties if p.kind == ALWAYS]
+        self.graph = [p for p in self.properties if p.kind == GRAPH]
+        self.memory = int(available_memory_bytes() * 0.7 / max(self.jobs, 1))
+        self.configurations = 0     # explorations the sweeps ran
+        self.closing = 0            # of which for the closing search (bounded by max_configs)
+        self.stopped: str | None = None
+        self.unsettled: list[str] = []   # closing explorations that settled nothing (a limit, an error)
+        self.interrupted = False
+        self.lattice = Lattice.of(self.config)
+        reports: dict[str, Any] = {}
+        analysis = None
+        if self.always:
+            self._say("exploring every state with the full budgets")
+            analysis = analyse(RocketMQModel(self.config), self.properties.select([p.name for p in self.always]),
+                               self.limits, self.listener)
+            if analysis.result.error is not None:
+                return self._report([], ERROR, analysis, error=analysis.result.error.message)
+            for p in self.always:
+                reports[p.name] = self._always_report(p, analysis)
+        complete = analysis is None or analysis.complete
+        broken = [reports[p.name] for p in self.always if reports[p.name].modes]
+        with SweepPool(self.jobs) as self.pool:
+            if complete and self.graph:
+                for p in self.graph:
+                    reports[p.name] = self._graph_report(p)
+            if complete and broken and not self.interrupted:
+                self._close([reports[p.name] for p in self.always])
+        ordered = [reports[p.name] for p in self.properties if p.name in reports]
+        return self._report(ordered, self._outcome(ordered, analysis), analysis)
+
+    def _say(self, text: str) -> None:
+        if self.on_progress is not None:
+            self.on_progress(text)
+
+    def _report(self, ordered: list[Any], outcome: str, analysis: FaultAnalysis | None,
+                error: str = "") -> FaultsReport:
+        result = analysis.result if analysis is not None else None
+        reason = result.incomplete_reason if result is not None else ""
+        if self.interrupted and not reason:
+            reason = "interrupted (Ctrl-C)"
+        return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.jobs, self.stopped,
+                            result.stats if result is not None else None, reason, error, self.lattice,
+                            self.unsettled)
+
+    def _outcome(self, ordered: list[Any], analysis: FaultAnalysis | None) -> str:
+        """violated / passed as the modes and vectors say; incomplete whenever the exhaustive exploration
+        was cut short (its minimal combinations are then not established) or Ctrl-C stopped a sweep."""
+        if self.interrupted or (analysis is not None and not analysis.complete):
+            return INCOMPLETE
+        violated = any(isinstance(r, AlwaysReport) and r.status == "violated" for r in ordered)
+        violated |= any(isinstance(r, GraphReport) and r.status == "violated" for r in ordered)
+        if violated:
+            return VIOLATED
+        unknown = any(isinstance(r, GraphReport) and r.status == "unknown" for r in ordered)
+        return INCOMPLETE if unknown else PASSED
+
+    # -- step 1: one exhaustive exploration --------------------------------------------------------------
+    def _always_report(self, p: Any, a: FaultAnalysis) -> AlwaysReport:
+        pf = a.faults[p.name]
+        status = "violated" if pf.violated_cells else ("holds" if a.complete else "unknown")
+        rep = AlwaysReport(p.name, p.summary, status)
+        for v in pf.minimal_combinations():
+            rep.combinations.append(CombinationReport(v, a.trace_to(pf.violated_cells[v])))
+        for m in pf.modes():
+            trace = a.trace_to(m.source, m.action)
+            rep.modes.append(ModeReport(m.kind, m.vector, trace, meaning(p.name, trace)))
+        return rep
+
+    # -- step 2: the graph property per budget vector ----------------------------------------------------
+    def _graph_report(self, p: Any) -> GraphReport:
+        vectors = self.lattice.vectors()
+        tasks = [Task(graph_task, (self._with_budgets(v), p.name, self.limits, self.memory)) for v in vectors]
+        self._say(f"{p.name}: one exploration per budget vector ({len(tasks)})")
+        sweep = self._sweep(tasks)
+        rep = GraphReport(p.name, p.summary)
+        for v, r in zip(vectors, sweep.results):
+            if r is None or r.outcome in (INCOMPLETE, ERROR):
+                rep.vectors.append(VectorReport(v, "unknown"))
+                continue
+            pr = r.property(p.name)
+            rep.vectors.append(VectorReport(v, pr.status, pr.trace))
+        return rep
+
+    def _with_budgets(self, vector: Vector) -> Config:
+        return Config.from_mapping(dict(zip(BUDGET_KNOBS, vector)), base=self.config)
+
+    def _sweep(self, tasks: list[Task], closing: bool = False):
+        sweep = self.pool.run(tasks)
+        self.configurations += sweep.finished
+        self.closing += sweep.finished if closing else 0
+        self.interrupted |= sweep.interrupted
+        return sweep
+
+    # -- step 3: what closes each mode, and which switch sets make the property hold ---------------------
+    def _close(self, reports: list[AlwaysReport]) -> None:
+        names = tuple(r.name for r in reports)
+        singles = [(c, changed(self.config, c)) for c in single_changes(self.config)]
+        singles = [(c, cfg) for c, cfg in singles if cfg is not None]
+        if len(singles) > self.max_configs:
+            self.stopped = f"--max-configs {self.max_configs} reached within the single changes"
+            singles = singles[: self.max_configs]
+        self._say(f"closing: {len(singles)} single changes")
+        sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, True)) for _, cfg in singles], True)
+        answers = {_key(c): r for (c, _), r in zip(singles, sweep.results) if r is not None}
+        for c, _ in singles:
+            self._note_unsettled(c, answers.get(_key(c)))
+        for rep in reports:
+            for mode in rep.modes:
+                for c, _ in singles:
+                    r = answers.get(_key(c))
+                    s = r.get(rep.name) if r is not None and not r.incomplete and not r.error else None
+                    if s is not None and not s.breaks(mode.kind, mode.vector):
+                        mode.closed_by.append(c)
+        if sweep.interrupted:
+            self.stopped = "interrupted (Ctrl-C)"
+            return
+        self._holds_with(reports, answers)
+
+    def _note_unsettled(self, change: Change, r: ConfigFaults | None) -> None:
+        """A closing exploration a limit or a model error cut short settles nothing: say which."""
+        if r is not None and (r.incomplete or r.error):
+            text = ", ".join(f"{k}={v}" for k, v in change.items())
+            self.unsettled.append(f"{text}: {r.incomplete or 'model error: ' + r.error}")
+
+    def _holds_with(self, reports: list[AlwaysReport], answers: dict[tuple, ConfigFaults]) -> None:
+        settings = setting_changes(self.config)
+        names = tuple(r.name for r in reports)
+        holding: dict[str, list[tuple[int, ...]]] = {r.name: [] for r in reports}
+        open_names = {r.name for r in reports if r.status == "violated"}
+
+        def record(idx: tuple[int, ...], r: ConfigFaults | None) -> None:
+            if r is None or r.incomplete or r.error:
+                return
+            for name in open_names:
+                s = r.get(name)
+                if s is not None and s.holds:
+                    holding[name].append(idx)
+
+        for i, c in enumerate(settings):
+            record((i,), answers.get(_key(c)))
+        size = 1
+        while True:
+            open_names -= {n for n in open_names if holding[n]}
+            size += 1
+            if not open_names or size > len(settings):
+                break
+            candidates = list(itertools.combinations(range(len(settings)), size))
+            room = self.max_configs - self.closing
+            if room <= 0:
+                self.stopped = self.stopped or (f"--max-configs {self.max_configs} reached before sets of {size} changes "
+                                f"({len(candidates)} to try)")
+                break
+            batch = candidates[:room]
+            configs = [_combined(self.config, settings, idx) for idx in batch]
+            self._say(f"closing: {len(batch)} sets of {size} changes")
+            sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, False))
+                                 for cfg in configs if cfg is not None], True)
+            results = iter(sweep.results)
+            for idx, cfg in zip(batch, configs):
+                if cfg is not None:
+                    r = next(results)
+                    record(idx, r)
+                    self._note_unsettled(_merged(settings, idx), r)
+            if sweep.interrupted:
+                self.stopped = "interrupted (Ctrl-C)"
+                break
+            if len(batch) < len(candidates):
+                self.stopped = (f"--max-configs {self.max_configs} reached within sets of {size} changes "
+                                f"({len(batch)} of {len(candidates)} tried)")
+                open_names -= {n for n in open_names if holding[n]}
+                break
+        for rep in reports:
+            smallest = min((len(h) for h in holding[rep.name]), default=0)
+            for idx in sorted(h for h in holding[rep.name] if len(h) == smallest):
+                rep.holds_with.append(_merged(settings, idx))
+
+
+def _merged(settings: list[Change], idx: tuple[int, ...]) -> Change:
+    merged: Change = {}
+    for i in idx:
+        merged.update(settings[i])
+    return merged
+
+
+def _key(change: Change) -> tuple:
+    return tuple(sorted(change.items()))
+
+
+def _combined(cfg: Config, settings: list[Change], idx: tuple[int, ...]) -> Config | None:
+    return changed(cfg, _merged(settings, idx))
+

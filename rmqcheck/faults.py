@@ -1,0 +1,88 @@
+"""``rmqcheck faults``: which combinations of failures break each guarantee, through which step, and which
+setting closes each one (see :mod:`rmqcheck.fault_search` for how)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from reports.files import OutputSet, is_standard_output
+
+from .compile_notice import announce_compilation
+from .engines import progress_listener
+from .exit_codes import EXIT_FOR_OUTCOME
+from .options import config_options, json_option, limit_options, property_option, quiet_option, traces_option
+from .output import stdout_console
+from .setup import BadInput, check_outputs, config_name, limits, resolve_config, select_properties
+
+#: configurations the search for what closes each mode may explore in all (``--max-configs``)
+DEFAULT_MAX_CONFIGS = 64
+
+
+@click.command()
+@config_options
+@property_option
+@limit_options
+@json_option
+@click.option("--report", "report_path", metavar="PATH",
+              help="Write a section per property with its modes and every trace: Markdown (.md) or HTML (.html).")
+@traces_option
+@click.option("--jobs", type=int, metavar="N",
+              help="Explorations of the sweeps run in parallel (default: the usable cores).")
+@click.option("--max-configs", type=int, default=DEFAULT_MAX_CONFIGS, show_default=True, metavar="N",
+              help="Configurations the search for what closes each mode may explore in all.")
+@quiet_option
+def faults(preset_name, config_file, assignments, property_names, max_states, max_depth, max_seconds,
+           json_path, report_path, traces, jobs, max_configs, quiet) -> None:
+    """Which failure combinations break each property, through which step, and what closes each mode.
+
+    One exhaustive exploration with the full failure budgets gives, per always property, the minimal
+    combinations of failures that violate it and its failure modes (action kind and combination), each with
+    a shortest trace; the graph property is checked per budget vector; single changes and sets of changes
+    are explored to find what closes each mode. Exit code 0 when no mode is found and the graph property
+    holds for every budget vector, 1 when one is, 3 incomplete (a limit or Ctrl-C), 2 bad input, 4 model
+    error.
+    """
+    announce_compilation()
+    from explore.sweep import usable_cores
+    from invariants.base import SOMETIMES
+    from reports.document import report_format
+
+    from .fault_search import FaultSearch
+
+    cfg = resolve_config(preset_name, config_file, assignments)
+    props = select_properties(property_names)
+    sometimes = [p.name for p in props if p.kind == SOMETIMES]
+    if property_names and sometimes:
+        raise BadInput(f"--property {sometimes[0]}: a sometimes property has no failure modes; "
+                       "faults reports always and graph properties")
+    props = props.without([SOMETIMES])
+    lim = limits(max_states, max_depth, max_seconds)
+    cores = usable_cores()
+    if jobs is None:
+        jobs = cores
+    if not 1 <= jobs <= cores:
+        raise BadInput(f"--jobs {jobs}: must be between 1 and {cores} (the usable cores)")
+    if max_configs < 0:
+        raise BadInput(f"--max-configs {max_configs}: must be >= 0")
+    if report_path:
+        report_format(report_path)
+    check_outputs({"--json": json_path, "--report": report_path})
+
+    say = None if quiet else (lambda text: click.echo(f"faults: {text}", err=True))
+    with progress_listener(quiet) as listener:
+        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say).run()
+    out = stdout_console(stderr=is_standard_output(json_path))
+    name = config_name(preset_name, config_file)
+    from reports.faults import faults_json, faults_report, render_console, summary_line
+    if quiet:
+        out.print(summary_line(report))
+    else:
+        render_console(out, report, cfg.short(), traces)
+    files = OutputSet()   # written all or none, as for check; a report holds every trace (--traces is the console's)
+    if json_path:
+        files.add(json_path, faults_json(report))
+    if report_path:
+        files.add(report_path, faults_report(report_path, report, name, cfg.short()))
+    files.write()
+    sys.exit(EXIT_FOR_OUTCOME[report.outcome])

@@ -406,14 +406,3 @@ def consumer_restart(v, w, c, p):
     refresh_route(w, c, p)
     return ENABLED
 
-
-@kernel
-def fresh_admin_broker(v, p):
-    """The broker a consumer (re)starting now would ask for its offset and pull from first: it fetches the
-    route from the name server, which lists the master only while it is registered, so the master if
-    registered, else slave 1; -1 when there is neither."""
-    if v[F.NS_MASTER] != 0:
-        return 0
-    if p[K_SLAVES] > 0:
-        return 1
-    return -1

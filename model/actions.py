@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from .config import Config
 from .declare import ActionDecl, declarations
 
+
 @dataclass(frozen=True)
 class Action:
     """Base of every action: ``kind`` selects the kernel function; :meth:`code` gives its arguments."""

@@ -22,18 +22,19 @@ compiled once and cached on disk for every model.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba as nb
 import numpy as np
 from numba import types
 
 from model.fingerprint import fingerprint_words, mix64
 from model.native import kernel
-from model.packed import STATE_CHECK_SIG, SUCCESSORS_SIG, TRANSITION_CHECK_SIG
+from model.packed import STATE_CHECK_SIG
 
 from .prefetch import prefetch
-
-ENABLED = 1
-ERROR = 2
+from .step import (ENABLED, ERROR, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less,  # noqa: F401
+                   lowest_bit_index, note_transition_witness, rows_equal)
 
 # io slots
 IO_POS = 0          # next state index to expand
@@ -67,30 +68,20 @@ ST_NEED_ROOM = 2    # grow the arrays or the table, then call again
 ST_LIMIT = 3        # the state limit was reached
 ST_ERROR = 4        # the model flagged an error (IO_ERR_*)
 
-SUCC_T = types.FunctionType(SUCCESSORS_SIG)
 SCHECK_T = types.FunctionType(STATE_CHECK_SIG)
-TCHECK_T = types.FunctionType(TRANSITION_CHECK_SIG)
-U64_2D = types.uint64[:, ::1]
-I64_1D = types.int64[::1]
 
+#: the visited set and what is kept per state, passed to the kernels as one value (a tuple: no reference
+#: counting, no jitclass); ``table`` is replaced when it grows, so the tuple is built again for each call
+Visited = namedtuple("Visited", "states parent via table noexp goal edges row_start")
+#: witness candidates per property bit: a state index, or a transition (source index, action)
+Witnesses = namedtuple("Witnesses", "state src act")
+#: the successor rows of one state and each one's lookup start (slot, tag)
+Rows = namedtuple("Rows", "out oflags homes tags")
 
-@kernel(inline=True)
-def key_less(a, b):
-    """Canonical order of packed states: words as signed 64-bit integers, lexicographically."""
-    for i in range(len(a)):
-        x = np.int64(a[i])
-        y = np.int64(b[i])
-        if x != y:
-            return x < y
-    return False
-
-
-@kernel(inline=True)
-def rows_equal(a, b):
-    for i in range(len(a)):
-        if a[i] != b[i]:
-            return False
-    return True
+VISITED_T = types.NamedTuple((U64_2D, types.int32[::1], types.int16[::1], types.uint64[::1], types.uint8[::1],
+                              types.uint8[::1], types.int32[::1], I64_1D), Visited)
+WITNESSES_T = types.NamedUniTuple(I64_1D, 3, Witnesses)
+ROWS_T = types.NamedTuple((U64_2D, I64_1D, I64_1D, types.uint64[::1]), Rows)
 
 
 LOW32 = np.uint64(0xFFFFFFFF)
@@ -188,16 +179,6 @@ def relink_level(states, table, lo, order, edges, e0, e1):
             edges[e] = new_pos[d - lo]
 
 
-@kernel(inline=True)
-def lowest_bit_index(bits):
-    """Index of the lowest set bit of a non-zero ``uint64``."""
-    b = 0
-    while not bits & np.uint64(1):
-        bits >>= np.uint64(1)
-        b += 1
-    return b
-
-
 @kernel
 def _note_state_witness(wit_state, states, j, hits):
     while hits:
@@ -205,18 +186,6 @@ def _note_state_witness(wit_state, states, j, hits):
         cur = wit_state[b]
         if cur < 0 or key_less(states[j], states[cur]):
             wit_state[b] = j
-        hits &= hits - np.uint64(1)
-
-
-@kernel
-def note_transition_witness(wit_src, wit_act, states, src, a, hits):
-    """Per property bit of ``hits``, keep the transition with the smallest ``(source key, action)``."""
-    while hits:
-        b = lowest_bit_index(hits)
-        cur = wit_src[b]
-        if cur < 0 or key_less(states[src], states[cur]) or (cur == src and a < wit_act[b]):
-            wit_src[b] = src
-            wit_act[b] = a
         hits &= hits - np.uint64(1)
 
 
@@ -236,15 +205,15 @@ def _goal_bits(m, goal_mask):
 
 
 @kernel
-def _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks, wit_state,
-               row, slot, tag, src, a):
+def _store_new(scheck, params, visited, io, masks, wit_state, row, slot, tag, src, a):
     """Store a new state at the next index, check it, and record what its check says."""
+    states = visited.states
     j = io[IO_COUNT]
     for i in range(len(row)):
         states[j, i] = row[i]
-    parent[j] = src
-    via[j] = a
-    _put(table, states.shape[1], slot, tag, j)
+    visited.parent[j] = src
+    visited.via[j] = a
+    _put(visited.table, states.shape[1], slot, tag, j)
     io[IO_COUNT] = j + 1
     state_watch = masks[MK_STATE_WATCH]
     leaf_mask = masks[MK_LEAF]
@@ -255,45 +224,46 @@ def _store_new(scheck, params, states, parent, via, table, noexp, goal, io, mask
         if hits:
             _note_state_witness(wit_state, states, j, hits)
         if io[IO_GRAPH] != 0:
-            goal[j] = _goal_bits(m, goal_mask)
+            visited.goal[j] = _goal_bits(m, goal_mask)
         if io[IO_LEAVES] != 0 and leaf_mask != 0 and (m & leaf_mask) == leaf_mask:
-            noexp[j] = 1
+            visited.noexp[j] = 1
     return j
 
 
-SEED_SIG = types.int64(SCHECK_T, I64_1D, U64_2D, types.int32[::1], types.int16[::1], types.uint64[::1],
-                       types.uint8[::1], types.uint8[::1], I64_1D, types.uint64[::1], I64_1D, U64_2D)
+SEED_SIG = types.int64(SCHECK_T, I64_1D, VISITED_T, I64_1D, types.uint64[::1], I64_1D, U64_2D)
 
 
 @nb.njit(SEED_SIG, cache=True, nogil=True, _nrt=False)
-def seed(scheck, params, states, parent, via, table, noexp, goal, io, masks, wit_state, initial):
+def seed(scheck, params, visited, io, masks, wit_state, initial):
     """Store and check the initial states (level 0); returns how many were new."""
     added = 0
     for i in range(initial.shape[0]):
-        j, slot, tag = _find(states, table, initial[i])
+        j, slot, tag = _find(visited.states, visited.table, initial[i])
         if j >= 0:
             continue
-        _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks, wit_state,
-                   initial[i], slot, tag, -1, -1)
+        _store_new(scheck, params, visited, io, masks, wit_state, initial[i], slot, tag, -1, -1)
         added += 1
     return added
 
 
-EXPAND_SIG = types.int64(
-    SUCC_T, SCHECK_T, TCHECK_T, I64_1D, U64_2D, types.int32[::1], types.int16[::1], types.uint64[::1],
-    types.uint8[::1], types.uint8[::1], types.int32[::1], types.int64[::1], I64_1D, types.uint64[::1],
-    I64_1D, I64_1D, I64_1D, U64_2D, I64_1D, I64_1D, types.uint64[::1], types.int64)
+EXPAND_SIG = types.int64(SUCC_T, SCHECK_T, TCHECK_T, I64_1D, VISITED_T, I64_1D, types.uint64[::1], WITNESSES_T,
+                         ROWS_T, types.int64)
 
 
 @nb.njit(EXPAND_SIG, cache=True, nogil=True, _nrt=False)
-def expand(succ, scheck, tcheck, params, states, parent, via, table, noexp, goal, edges, row_start,
-           io, masks, wit_state, wit_src, wit_act, out, oflags, homes, tags, chunk):
-    """Expand up to ``chunk`` states of the current level ``[io[IO_POS], io[IO_HI])``; returns a status."""
+def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, chunk):
+    """Expand up to ``chunk`` states of the current level ``[io[IO_POS], io[IO_HI])``; returns a status.
+
+    Each state's successors come from the shared step (:func:`explore.step.generate`); inserting them
+    into the visited set is this function's own step."""
+    states = visited.states
+    table = visited.table
+    out = rows.out
+    oflags = rows.oflags
     nact = len(oflags)
     words = states.shape[1]
     hi = io[IO_HI]
     end = min(hi, io[IO_POS] + chunk)
-    trans_watch = masks[MK_TRANS_WATCH]
     graph = io[IO_GRAPH] != 0
     leaves = io[IO_LEAVES] != 0
     while io[IO_POS] < end:
@@ -302,46 +272,42 @@ def expand(succ, scheck, tcheck, params, states, parent, via, table, noexp, goal
                 or (graph and io[IO_EDGES] + nact > io[IO_EDGE_CAP])):
             return ST_NEED_ROOM
         if graph:
-            row_start[src] = io[IO_EDGES]
-        if leaves and noexp[src] != 0:
+            visited.row_start[src] = io[IO_EDGES]
+        if leaves and visited.noexp[src] != 0:
             io[IO_NLEAF] += 1
             io[IO_POS] = src + 1
             continue
-        succ(states[src], params, out, oflags)
+        enabled = generate(succ, tcheck, params, states, src, out, oflags, masks[MK_TRANS_WATCH],
+                           witnesses.src, witnesses.act)
+        if enabled < 0:
+            io[IO_ERR_STATE] = src
+            io[IO_ERR_ACTION] = -1 - enabled
+            io[IO_ERR_FLAGS] = oflags[-1 - enabled]
+            return ST_ERROR
         # start every lookup's cache miss before the first probe (the probes then mostly hit the cache)
         for a in range(nact):
             if oflags[a] & ENABLED:
                 slot, tag = _home(table, out[a])
-                homes[a] = slot
-                tags[a] = tag
+                rows.homes[a] = slot
+                rows.tags[a] = tag
                 _prefetch_home(table, words, slot)
         for a in range(nact):
-            f = oflags[a]
-            if f & ERROR:
-                io[IO_ERR_STATE] = src
-                io[IO_ERR_ACTION] = a
-                io[IO_ERR_FLAGS] = f
-                return ST_ERROR
-            if not f & ENABLED:
+            if not oflags[a] & ENABLED:
                 continue
             io[IO_TRANS] += 1
-            if trans_watch:
-                hits = tcheck(states[src], f, out[a], params) & trans_watch
-                if hits:
-                    note_transition_witness(wit_src, wit_act, states, src, a, hits)
             if rows_equal(out[a], states[src]):
                 j = src  # a self-loop: no lookup needed
             else:
-                j, slot, tag = _probe(states, table, out[a], homes[a], tags[a])
+                j, slot, tag = _probe(states, table, out[a], rows.homes[a], rows.tags[a])
                 if j < 0:
                     if io[IO_COUNT] >= io[IO_MAX_STATES]:
                         return ST_LIMIT
-                    j = _store_new(scheck, params, states, parent, via, table, noexp, goal, io, masks,
-                                   wit_state, out[a], slot, tag, src, a)
+                    j = _store_new(scheck, params, visited, io, masks, witnesses.state, out[a], slot, tag,
+                                   src, a)
             if graph:
-                edges[io[IO_EDGES]] = j
+                visited.edges[io[IO_EDGES]] = j
                 io[IO_EDGES] += 1
         io[IO_POS] = src + 1
     if graph and io[IO_POS] == hi:
-        row_start[hi] = io[IO_EDGES]
+        visited.row_start[hi] = io[IO_EDGES]
     return ST_LEVEL_DONE if io[IO_POS] >= hi else ST_CHUNK

@@ -161,6 +161,11 @@ class LocalExplorer:
         self.homes = np.zeros(max(self.nact, 1), dtype=np.int64)   # scratch: lookup start of each successor
         self.tags = np.zeros(max(self.nact, 1), dtype=np.uint64)
 
+    def _visited(self) -> Any:
+        """The visited set as the kernels take it (built anew: the table and edges grow)."""
+        return K.Visited(self.states, self.parent, self.via, self.table, self.noexp, self.goal, self.edges,
+                         self.row_start)
+
     def _new_table(self, slots: int) -> np.ndarray:
         """An empty hash table of ``slots`` slots (two words per slot for one-word states)."""
         return np.zeros(slots * (2 if self.words == 1 else 1), dtype=np.uint64)
@@ -204,8 +209,8 @@ class LocalExplorer:
             raise ValueError(f"initial_states() must be an (n, {self.words}) array")
         if len(initial) > self.cap:
             raise ValueError("more initial states than the state capacity")
-        K.seed(self.props.state_check, self.model.params, self.states, self.parent, self.via, self.table,
-               self.noexp, self.goal, self.io, self.masks, self.wit_state, initial)
+        K.seed(self.props.state_check, self.model.params, self._visited(), self.io, self.masks, self.wit_state,
+               initial)
         self.level_starts.append(int(self.io[K.IO_COUNT]))
         self._sort_level(0, 0, 0)
         self.level_seconds.append(time.perf_counter() - self.t0)
@@ -252,14 +257,13 @@ class LocalExplorer:
         io = self.io
         io[K.IO_POS], io[K.IO_HI] = lo, hi
         chunk = self.chunk
+        witnesses = K.Witnesses(self.wit_state, self.wit_src, self.wit_act)
+        rows = K.Rows(self.out, self.oflags, self.homes, self.tags)
         while True:
             t_chunk = time.perf_counter()
             try:
                 status = K.expand(self.model.successors, self.props.state_check, self.props.transition_check,
-                                  self.model.params, self.states, self.parent, self.via, self.table,
-                                  self.noexp, self.goal, self.edges, self.row_start, io, self.masks,
-                                  self.wit_state, self.wit_src, self.wit_act, self.out, self.oflags,
-                                  self.homes, self.tags, chunk)
+                                  self.model.params, self._visited(), io, self.masks, witnesses, rows, chunk)
             except Exception as exc:  # an exception raised inside model code
                 self._model_exception(int(io[K.IO_POS]), exc)
                 return False

@@ -2,6 +2,7 @@
 state are started before any of them is probed, so their cache misses overlap instead of queueing."""
 from __future__ import annotations
 
+import numba as nb
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -25,3 +26,8 @@ def prefetch(typingctx, array, index):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+if nb.config.DISABLE_JIT:
+    def prefetch(array, index):  # noqa: F811
+        """Pure-Python mode (NUMBA_DISABLE_JIT=1): a hint with no Python meaning, so nothing."""

@@ -8,10 +8,15 @@ implements the derived methods (enabled actions, next state, fingerprint) on top
 RocketMQ model and for the toy models alike (:mod:`explore.toys`).
 
 Properties travel separately, as an :class:`invariants.base.PropertySet` with compiled checks.
+
+An engine is an :class:`Explorer`: built from a model, a property set, limits, a progress listener and its
+own options, it runs one check. :func:`register_explorer` names a factory for one; the CLI finds engines
+through :func:`explorer_factory` (``--engine NAME``). A factory may import its engine lazily (the Spark
+engine imports pyspark only when it is chosen).
 """
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -50,3 +55,61 @@ class Model(Protocol):
 
     def describe_outcome(self, flags: int) -> str:
         """Readable outcome of a fired action (may be empty)."""
+
+
+@runtime_checkable
+class Explorer(Protocol):
+    """One check on one engine: ``run()`` explores and returns the result (explore/result.py)."""
+
+    engine: str           # the engine's name, as ``--engine`` takes it and results report it
+
+    def run(self) -> Any:
+        """Explore and return a :class:`explore.result.CheckResult`."""
+
+
+#: ``factory(model, properties, limits, listener, **options) -> Explorer``
+ExplorerFactory = Callable[..., Explorer]
+_EXPLORERS: dict[str, ExplorerFactory] = {}
+
+
+def register_explorer(name: str, factory: ExplorerFactory) -> None:
+    """Make ``factory`` the engine ``name``; registering a name twice is a programming error."""
+    if name in _EXPLORERS:
+        raise ValueError(f"engine {name!r} is already registered")
+    _EXPLORERS[name] = factory
+
+
+def explorer_names() -> tuple[str, ...]:
+    return tuple(_EXPLORERS)
+
+
+def explorer_factory(name: str) -> ExplorerFactory:
+    try:
+        return _EXPLORERS[name]
+    except KeyError:
+        raise ValueError(f"unknown engine '{name}'; known: {', '.join(_EXPLORERS)}") from None
+
+
+def _local(model: Any, properties: Any, limits: Any, listener: Any, **options: Any) -> Explorer:
+    from .local import LocalExplorer
+    return LocalExplorer(model, properties, limits, listener, **options)
+
+
+class _OneCall:
+    """An engine whose entry point is one function (``spark_explore.engine.explore_on_spark``)."""
+
+    def __init__(self, engine: str, call: Callable[[], Any]) -> None:
+        self.engine = engine
+        self._call = call
+
+    def run(self) -> Any:
+        return self._call()
+
+
+def _spark(model: Any, properties: Any, limits: Any, listener: Any, **options: Any) -> Explorer:
+    import spark_explore.engine as engine    # imports pyspark: only when this engine is chosen
+    return _OneCall("spark", lambda: engine.explore_on_spark(model, properties, limits, listener, **options))
+
+
+register_explorer("local", _local)
+register_explorer("spark", _spark)

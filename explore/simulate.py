@@ -18,6 +18,7 @@ import numpy as np
 from invariants.base import ALWAYS, GRAPH, SOMETIMES, PropertySet
 from . import stop
 from .local import Progress, peak_rss_bytes
+from .step import generate_one
 from .result import (REACHED, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats,
                      outcome_of)
 from .trace import replay
@@ -46,6 +47,12 @@ def simulate(model: Any, properties: PropertySet, limits: WalkLimits = WalkLimit
     seen: set[tuple[int, ...]] = set()
     error: ModelError | None = None
     reason = ""
+    # the engines' shared generation step, one state at a time (the walk checks only the chosen transition)
+    nact = len(model.actions())
+    rows = np.zeros((1, int(model.words)), dtype=np.uint64)
+    out = np.zeros((max(nact, 1), int(model.words)), dtype=np.uint64)
+    flags = np.zeros(max(nact, 1), dtype=np.int64)
+    no_witness = np.full(64, -1, dtype=np.int64)
 
     def note_state(state: np.ndarray, root: np.ndarray, path: list[int]) -> None:
         bits = int(properties.state_check(state, params))
@@ -66,24 +73,25 @@ def simulate(model: Any, properties: PropertySet, limits: WalkLimits = WalkLimit
         seen.add(tuple(int(x) for x in state))
         note_state(state, root, path)
         for _ in range(limits.depth):
+            rows[0] = state
             try:
-                out, flags = model.expand(tuple(int(x) for x in state))
+                count = generate_one(model.successors, properties.transition_check, params, rows, 0, out, flags,
+                                     np.uint64(0), no_witness, no_witness)
             except Exception as exc:  # model code raised
                 error = ModelError(f"{type(exc).__name__}: {exc}", "?", model.view(tuple(int(x) for x in state)),
                                    replay(model, root, path))
                 break
-            errs = np.flatnonzero(flags & 2)
-            if len(errs):
-                a = int(errs[0])
+            if count < 0:
+                a = -1 - count
                 error = ModelError(model.describe_outcome(int(flags[a])) or "model error",
                                    str(model.actions()[a]), model.view(tuple(int(x) for x in state)),
                                    replay(model, root, path))
                 break
-            enabled = np.flatnonzero(flags & 1)
+            enabled = np.flatnonzero(flags[:nact] & 1)
             if len(enabled) == 0:
                 break
             a = int(enabled[int(rng.integers(len(enabled)))])
-            nxt = np.ascontiguousarray(out[a])
+            nxt = out[a].copy()
             tbits = int(properties.transition_check(state, int(flags[a]), nxt, params))
             path.append(a)
             for name, p in wanted.items():

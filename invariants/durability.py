@@ -3,6 +3,8 @@ from __future__ import annotations
 
 
 from model.native import kernel
+
+from .declare import ALWAYS, check
 from model import fields as F
 from model.params import K_SLAVES
 
@@ -16,6 +18,7 @@ def stored_anywhere(v, p):
     return held
 
 
+@check(kind=ALWAYS, summary="every SEND_OK message is still in some broker's commitlog")
 @kernel
 def acked_message_never_lost(v, p):
     """Every message the producer was told SEND_OK for is still in the commitlog of the master or of some
@@ -25,6 +28,7 @@ def acked_message_never_lost(v, p):
     return v[F.P_ACKED] & ~stored_anywhere(v, p) == 0
 
 
+@check(kind=ALWAYS, summary="every message delivered to a consumer is still stored on some broker")
 @kernel
 def consumed_message_never_lost(v, p):
     """Every message already delivered to a consumer's application is still stored on some broker. A

@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 
-from model.native import kernel
 from model import fields as F
 from model.bits import lowest
-from model.client import fresh_admin_broker
-from model.offsets import query_consumer_offset
+from model.native import kernel
 from model.params import K_QUEUES
-from model.store import consume_queue, up_slot
+
+from .declare import ALWAYS, check
+from .observations import broker_up, committed_offset, queue_entries, restart_broker
 
 
+@check(kind=ALWAYS, summary="a restarting consumer never reads an offset below the highest the group committed")
 @kernel
 def committed_offset_never_regresses(v, p):
     """The committed offset a consumer (re)starting now would read - ``queryConsumerOffset`` on the broker
@@ -20,16 +21,17 @@ def committed_offset_never_regresses(v, p):
     an old consumerOffset.json, when the slave that took commits meanwhile is overwritten by
     ``SlaveSynchronize``, or when an OFFSET_ILLEGAL correction moves the offset back. A broker that is down
     or answers QUERY_NOT_FOUND gives no offset to compare."""
-    b = fresh_admin_broker(v, p)
-    if b < 0 or v[up_slot(b)] == 0:
+    b = restart_broker(v, p)
+    if b < 0 or not broker_up(v, b):
         return True
     for q in range(p[K_QUEUES]):
-        read = query_consumer_offset(v, b, q, p)
+        read = committed_offset(v, b, q, p)
         if read >= 0 and read < v[F.H_HIGH + q]:
             return False
     return True
 
 
+@check(kind=ALWAYS, summary="every queue position the committed offset has passed was delivered at least once")
 @kernel
 def no_message_skipped(v, p):
     """At-least-once delivery: once the group's committed offset has passed a position of the queue, the
@@ -40,15 +42,15 @@ def no_message_skipped(v, p):
     kept while a power loss made the master re-use those queue offsets for new messages. A broker without
     an offset for the group (QUERY_NOT_FOUND) makes no claim: the consumer then starts at the queue's end
     by design (CONSUME_FROM_LAST_OFFSET)."""
-    b = fresh_admin_broker(v, p)
-    if b < 0 or v[up_slot(b)] == 0:
+    b = restart_broker(v, p)
+    if b < 0 or not broker_up(v, b):
         return True
     for q in range(p[K_QUEUES]):
-        start = query_consumer_offset(v, b, q, p)
+        start = committed_offset(v, b, q, p)
         if start < 0:
             continue
-        min_offset, entries = consume_queue(v, b, q, p)
-        passed = lowest(entries, max(start - min_offset, 0))
+        first_offset, entries = queue_entries(v, b, q, p)
+        passed = lowest(entries, max(start - first_offset, 0))
         if passed & ~v[F.H_DELIVERED] != 0:
             return False
     return True

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 
 from model.native import kernel
+
+from .declare import ALWAYS, GRAPH, check
 from model import fields as F
 from model.bits import prefix_related
 from model.params import K_SLAVES
 
 
+@check(kind=ALWAYS, summary="each slave's commitlog and the master's are prefix-related")
 @kernel
 def replicas_agree(v, p):
     """Each slave's commitlog and the master's are prefix-related: one is a prefix of the other, so the
@@ -20,6 +23,8 @@ def replicas_agree(v, p):
     return True
 
 
+@check(kind=GRAPH, name="replication_can_catch_up",
+       summary="from every state, the live slaves can still come to hold exactly the master's log")
 @kernel
 def replication_caught_up(v, p):
     """Goal of ``replication_can_catch_up``: every live slave holds exactly the master's commitlog."""

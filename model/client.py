@@ -13,6 +13,7 @@ that is down fails like any remoting exception and changes nothing.
 from __future__ import annotations
 
 
+from .declare import CONSUMER, QUEUE, action
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -175,15 +176,21 @@ def compute_pull_from_where(w, c, q, p):
     return -1
 
 
+@action("RefreshRoute", kind=13, actor="client", place=(CONSUMER, 0),
+        rocketmq="MQClientInstance#updateTopicRouteInfoFromNameServer")
 @kernel
 def refresh_route_action(v, w, c, p):
-    """The client's periodic route refresh (``pollNameServerInterval``)."""
+    """The client's periodic route refresh (every ``pollNameServerInterval``):
+    ``MQClientInstance#updateTopicRouteInfoFromNameServer`` replaces the broker table by the name server's
+    route, which lists the master only while it is registered."""
     if v[F.C_UP + c] == 0:
         return 0
     refresh_route(w, c, p)
     return ENABLED
 
 
+@action("Rebalance", kind=14, actor="client", place=(CONSUMER, 1),
+        rocketmq="RebalanceImpl#updateProcessQueueTableInRebalance")
 @kernel
 def rebalance(v, w, c, p):
     """``RebalanceImpl#updateProcessQueueTableInRebalance`` for consumer ``c``.
@@ -211,6 +218,8 @@ def rebalance(v, w, c, p):
     return flags
 
 
+@action("Pull", kind=15, actor="client", place=(CONSUMER, 2, QUEUE, 0),
+        rocketmq="PullMessageProcessor#processRequest")
 @kernel
 def pull(v, w, c, q, p):
     """One pull of consumer ``c`` on queue ``q``, from routing to the ``PullCallback``.
@@ -286,12 +295,14 @@ def pull(v, w, c, q, p):
     return flags | note(OUT_NO_MATCHED_MSG, b)
 
 
+@action("Consume", kind=16, actor="client", place=(CONSUMER, 2, QUEUE, 1),
+        rocketmq="ConsumeMessageConcurrentlyService#processConsumeResult")
 @kernel
 def consume(v, w, c, q, p):
-    """``ConsumeMessageConcurrentlyService``: the application consumes the ProcessQueue's messages (one
-    batch), then ``processConsumeResult`` raises the memory offset to ``ProcessQueue#removeMessage``'s
-    result, ``queueOffsetMax + 1``, increase-only - unless the ProcessQueue is dropped, whose in-flight
-    consumption no longer updates the offset."""
+    """``ConsumeMessageConcurrentlyService.ConsumeRequest#run``: the application consumes the ProcessQueue's
+    messages (one batch), then ``ConsumeMessageConcurrentlyService#processConsumeResult`` raises the
+    memory offset to ``ProcessQueue#removeMessage``'s result, ``queueOffsetMax + 1``, increase-only -
+    unless the ProcessQueue is dropped, whose in-flight consumption no longer updates the offset."""
     k = mq(c, q)
     if v[F.C_UP + c] == 0 or v[F.MQ_INFLIGHT + k] == 0:
         return 0
@@ -310,6 +321,8 @@ def deliver(v, w, ids):
     put(w, F.H_DELIVERED, v[F.H_DELIVERED] | ids)
 
 
+@action("ConsumeDropped", kind=27, actor="client", place=(CONSUMER, 2, QUEUE, 2),
+        rocketmq="ConsumeMessageConcurrentlyService.ConsumeRequest#run")
 @kernel
 def consume_dropped(v, w, c, q, p):
     """``ConsumeMessageConcurrentlyService.ConsumeRequest#run`` finishing messages of a ProcessQueue that
@@ -323,6 +336,8 @@ def consume_dropped(v, w, c, q, p):
     return ENABLED | note(OUT_DELIVERED, 0)
 
 
+@action("PersistAllOffsets", kind=17, actor="client", place=(CONSUMER, 3),
+        rocketmq="MQClientInstance#persistAllConsumerOffset")
 @kernel
 def persist_all_offsets(v, w, c, p):
     """``MQClientInstance#persistAllConsumerOffset`` -> ``RemoteBrokerOffsetStore#persistAll`` over the
@@ -336,6 +351,8 @@ def persist_all_offsets(v, w, c, p):
     return flags
 
 
+@action("CorrectIllegalOffset", kind=18, actor="client", place=(CONSUMER, 2, QUEUE, 3),
+        rocketmq="RebalanceImpl#removeProcessQueue")
 @kernel
 def correct_illegal_offset(v, w, c, q, p):
     """The OFFSET_ILLEGAL task, 10 s after the pull, which runs whatever happened to the queue meanwhile:
@@ -355,9 +372,12 @@ def correct_illegal_offset(v, w, c, q, p):
     return flags
 
 
+@action("ConsumerCrash", kind=25, actor="failure", place=(2, CONSUMER, 0),
+        when=lambda cfg: cfg.max_consumer_restarts > 0, rocketmq="RemoteBrokerOffsetStore#load")
 @kernel
 def consumer_crash(v, w, c, p):
-    """A consumer process dies: everything it held in memory is gone."""
+    """A consumer process is killed: its memory offsets, ProcessQueues, pull suggestions and route are
+    lost (``RemoteBrokerOffsetStore#load`` is a no-op, nothing survives a restart)."""
     if v[F.C_UP + c] == 0 or v[F.B_CONSUMER_RESTART] >= p[K_MAX_CONSUMER_RESTARTS]:
         return 0
     put(w, F.C_UP + c, 0)
@@ -373,23 +393,16 @@ def consumer_crash(v, w, c, p):
     return ENABLED
 
 
+@action("ConsumerRestart", kind=26, actor="failure", place=(2, CONSUMER, 1),
+        when=lambda cfg: cfg.max_consumer_restarts > 0,
+        rocketmq="MQClientInstance#updateTopicRouteInfoFromNameServer")
 @kernel
 def consumer_restart(v, w, c, p):
-    """A crashed consumer starts: it fetches the route; its queues come back through ``Rebalance``."""
+    """A crashed consumer starts: it fetches the route from the name server
+    (``MQClientInstance#updateTopicRouteInfoFromNameServer``); its queues come back through ``Rebalance``."""
     if v[F.C_UP + c] != 0:
         return 0
     put(w, F.C_UP + c, 1)
     refresh_route(w, c, p)
     return ENABLED
 
-
-@kernel
-def fresh_admin_broker(v, p):
-    """The broker a consumer (re)starting now would ask for its offset and pull from first: it fetches the
-    route from the name server, which lists the master only while it is registered, so the master if
-    registered, else slave 1; -1 when there is neither."""
-    if v[F.NS_MASTER] != 0:
-        return 0
-    if p[K_SLAVES] > 0:
-        return 1
-    return -1

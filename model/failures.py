@@ -9,6 +9,7 @@ keeps what survived and sets the flushed position at its end; the queues' max of
 from __future__ import annotations
 
 
+from .declare import SLAVE, action
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -45,6 +46,8 @@ def master_down(w, p):
     load_offsets(w, 0, p)           # what the restart will load from consumerOffset.json
 
 
+@action("MasterCrash", kind=19, actor="failure", place=(0, 0), when=lambda cfg: cfg.max_master_crashes > 0,
+        rocketmq="RouteInfoManager#onChannelDestroy")
 @kernel
 def master_crash(v, w, p):
     """kill -9 of the master: the page cache keeps the whole commitlog (recovery will find all of it); the
@@ -61,10 +64,13 @@ def master_crash(v, w, p):
     return ENABLED
 
 
+@action("MasterPowerLoss", kind=20, actor="failure", place=(0, 1),
+        when=lambda cfg: cfg.max_master_power_losses > 0, rocketmq="MappedFileQueue#flush")
 @kernel
 def master_power_loss(v, w, p):
-    """The master machine loses power: the commitlog keeps its flushed prefix (``flushedWhere``); the name
-    server keeps the master until it expires (no socket close reaches it)."""
+    """The master machine loses power: the commitlog keeps the prefix ``MappedFileQueue#flush`` wrote
+    (``flushedWhere``); the name server keeps the master until it expires (no socket close reaches it);
+    consumerOffset.json keeps its last persist."""
     if v[F.M_UP] == 0 or v[F.B_MASTER_POWER] >= p[K_MAX_MASTER_POWER]:
         return 0
     master_down(w, p)
@@ -74,12 +80,16 @@ def master_power_loss(v, w, p):
     return ENABLED
 
 
+@action("MasterRestart", kind=21, actor="failure", place=(0, 2),
+        when=lambda cfg: cfg.max_master_crashes > 0 or cfg.max_master_power_losses > 0,
+        rocketmq="DefaultMessageStore#recover")
 @kernel
 def master_restart(v, w, p):
-    """The master starts again: recovery, consumerOffset.json loaded, ``push2SlaveMaxOffset`` from 0, and
-    ``registerBrokerAll`` at start. V3 (reverse sync) first adopts the offset table of the lowest live
-    slave that holds the group's key - the mechanisms page does not define an offset data version, so
-    "a version at least the master's" is read as "the slave holds the group's offsets at all"."""
+    """The master starts again (``BrokerStartup``): ``DefaultMessageStore#recover``, consumerOffset.json loaded,
+    ``push2SlaveMaxOffset`` from 0, and ``registerBrokerAll`` at start. V3 (reverse sync) first adopts the
+    offset table of the lowest live slave that holds the group's key - the mechanisms page does not define an
+    offset data version, so "a version at least the master's" is read as "the slave holds the group's offsets at
+    all"."""
     if v[F.M_UP] != 0 or p[K_MUTATION] == MU.MASTER_NEVER_RESTARTS:
         return 0
     put(w, F.M_UP, 1)
@@ -104,9 +114,12 @@ def slave_down(w, s, p):
     put(w, F.S_SYNC_ADDR + s, 0)
 
 
+@action("SlaveCrash", kind=22, actor="failure", place=(1, SLAVE, 0), when=lambda cfg: cfg.max_slave_crashes > 0,
+        rocketmq="ConsumerOffsetManager#persist")
 @kernel
 def slave_crash(v, w, s, p):
-    """kill -9 of slave ``s``: the page cache keeps its commitlog."""
+    """kill -9 of slave ``s``: the page cache keeps its commitlog; its memory (the offset table since the
+    last ``ConsumerOffsetManager#persist``, the master addresses it learned, its HA connection) is lost."""
     if v[F.S_UP + s] == 0 or v[F.B_SLAVE_CRASH] >= p[K_MAX_SLAVE_CRASHES]:
         return 0
     slave_down(w, s, p)
@@ -115,9 +128,11 @@ def slave_crash(v, w, s, p):
     return ENABLED
 
 
+@action("SlavePowerLoss", kind=23, actor="failure", place=(1, SLAVE, 1),
+        when=lambda cfg: cfg.max_slave_power_losses > 0, rocketmq="MappedFileQueue#flush")
 @kernel
 def slave_power_loss(v, w, s, p):
-    """Slave ``s``'s machine loses power: its commitlog keeps its flushed prefix."""
+    """Slave ``s``'s machine loses power: its commitlog keeps the prefix ``MappedFileQueue#flush`` wrote."""
     if v[F.S_UP + s] == 0 or v[F.B_SLAVE_POWER] >= p[K_MAX_SLAVE_POWER]:
         return 0
     slave_down(w, s, p)
@@ -127,10 +142,13 @@ def slave_power_loss(v, w, s, p):
     return ENABLED
 
 
+@action("SlaveRestart", kind=24, actor="failure", place=(1, SLAVE, 2),
+        when=lambda cfg: cfg.max_slave_crashes > 0 or cfg.max_slave_power_losses > 0,
+        rocketmq="DefaultMessageStore#recover")
 @kernel
 def slave_restart(v, w, s, p):
-    """Slave ``s`` starts again: recovery, consumerOffset.json loaded, and the registration at start gives
-    both master addresses if the name server holds a live master."""
+    """Slave ``s`` starts again: ``DefaultMessageStore#recover``, consumerOffset.json loaded, and the
+    registration at start gives both master addresses if the name server holds a live master."""
     if v[F.S_UP + s] != 0:
         return 0
     put(w, F.S_UP + s, 1)

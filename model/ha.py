@@ -8,6 +8,7 @@ block is up to 32 KiB, far more than the model's messages.
 from __future__ import annotations
 
 
+from .declare import SLAVE, action
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -25,6 +26,7 @@ def close_link(w, s):
     put(w, F.S_TRANSFER + s, 0)
 
 
+@action("SlaveConnect", kind=5, actor="ha", place=(SLAVE, 0), rocketmq="HAClient#connectMaster")
 @kernel
 def slave_connect(v, w, s, p):
     """``HAClient#connectMaster``: needs the master's HA address and a master process listening on it."""
@@ -34,6 +36,8 @@ def slave_connect(v, w, s, p):
     return ENABLED
 
 
+@action("SlaveReportOffset", kind=6, actor="ha", place=(SLAVE, 1),
+        rocketmq="HAClient#reportSlaveMaxOffset")
 @kernel
 def slave_report_offset(v, w, s, p):
     """``HAClient#reportSlaveMaxOffset`` -> ``HAConnection.ReadSocketService#processReadEvent``.
@@ -59,6 +63,8 @@ def slave_report_offset(v, w, s, p):
     return ENABLED
 
 
+@action("MasterPushData", kind=7, actor="ha", place=(SLAVE, 2),
+        rocketmq="HAConnection.WriteSocketService#run")
 @kernel
 def master_push_data(v, w, s, p):
     """``HAConnection.WriteSocketService#run`` + ``HAClient#dispatchReadRequest``.
@@ -88,9 +94,12 @@ def master_push_data(v, w, s, p):
     return ENABLED
 
 
+@action("HaDisconnect", kind=8, actor="ha", place=(SLAVE, 3), when=lambda cfg: cfg.max_ha_disconnects > 0,
+        rocketmq="HAClient#closeMaster")
 @kernel
 def ha_disconnect(v, w, s, p):
-    """The connection drops: a network fault, or ``haHousekeepingInterval`` (20 s) expiring on either side."""
+    """The HA connection drops (a network fault, or ``haHousekeepingInterval`` (20 s) expiring on either
+    side): both ``HAClient#closeMaster`` and the master's ``HAConnection`` shut down."""
     if v[F.S_LINK + s] == F.LINK_DOWN or v[F.B_HA_DISCONNECT] >= p[K_MAX_HA_DISCONNECTS]:
         return 0
     close_link(w, s)

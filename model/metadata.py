@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 
+from .declare import BROKER, SLAVE, action
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -11,6 +12,8 @@ from .params import K_QUEUES, K_SYNC_OFFSETS_MAX
 from .store import up_slot
 
 
+@action("SlaveRegister", kind=9, actor="metadata", place=(0, SLAVE, 0),
+        rocketmq="BrokerController#registerBrokerAll")
 @kernel
 def slave_register(v, w, s, p):
     """``BrokerController#registerBrokerAll`` -> ``doRegisterBrokerAll`` on slave ``s``.
@@ -27,6 +30,7 @@ def slave_register(v, w, s, p):
     return ENABLED
 
 
+@action("SlaveSyncAll", kind=10, actor="metadata", place=(0, SLAVE, 1), rocketmq="SlaveSynchronize#syncAll")
 @kernel
 def slave_sync_all(v, w, s, p):
     """``SlaveSynchronize#syncAll`` -> ``syncConsumerOffset`` on slave ``s``.
@@ -54,6 +58,8 @@ def slave_sync_all(v, w, s, p):
     return ENABLED | events
 
 
+@action("PersistConsumerOffset", kind=11, actor="metadata", place=(1, BROKER),
+        rocketmq="ConsumerOffsetManager#persist")
 @kernel
 def persist_consumer_offset(v, w, b, p):
     """The broker's scheduled ``ConsumerOffsetManager#persist`` (every 5 s, every role)."""
@@ -63,6 +69,8 @@ def persist_consumer_offset(v, w, b, p):
     return ENABLED
 
 
+@action("NameServerExpireMaster", kind=12, actor="metadata", place=(2,),
+        when=lambda cfg: cfg.max_master_power_losses > 0, rocketmq="RouteInfoManager#scanNotActiveBroker")
 @kernel
 def nameserver_expire_master(v, w, p):
     """``RouteInfoManager#scanNotActiveBroker`` removes a master silent for 120 s (``BROKER_CHANNEL_EXPIRED_TIME``)."""

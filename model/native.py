@@ -11,6 +11,7 @@ two instructions in over half of the samples while ``successors`` still allocate
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -43,3 +44,11 @@ def scratch(typingctx, size):
         return array._getvalue()
 
     return array_type(size), codegen
+
+
+if nb.config.DISABLE_JIT:
+    # pure-Python mode (NUMBA_DISABLE_JIT=1, to step through the model in a debugger): numba leaves every
+    # kernel a plain function, but an intrinsic has no Python body; a heap array does the same job
+    def scratch(size):  # noqa: F811
+        """``scratch(N)`` in pure-Python mode: a fresh ``int64`` array of length ``N``."""
+        return np.empty(size, dtype=np.int64)

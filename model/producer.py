@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 
+from .declare import FLUSH, action
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -23,6 +24,8 @@ def connection_count(v, p):
     return n
 
 
+@action("SendMessage", kind=1, actor="producer", place=(0, FLUSH),
+        rocketmq="DefaultMQProducerImpl#sendDefaultImpl")
 @kernel
 def send_message(v, w, flush_timeout, p):
     """``DefaultMQProducerImpl#sendDefaultImpl`` -> ``CommitLog#putMessage``: append, then
@@ -60,6 +63,8 @@ def send_message(v, w, flush_timeout, p):
     return ENABLED | (status << NOTE_SHIFT)
 
 
+@action("SyncMasterAck", kind=2, actor="producer", place=(1,), when=lambda cfg: cfg.sync_master,
+        rocketmq="GroupTransferService#doWaitTransfer")
 @kernel
 def sync_master_ack(v, w, p):
     """``GroupTransferService#doWaitTransfer`` finds ``push2SlaveMaxOffset >= end`` (the message's end is the
@@ -73,6 +78,8 @@ def sync_master_ack(v, w, p):
     return ENABLED | (OUT_FLUSH_DISK_TIMEOUT << NOTE_SHIFT)
 
 
+@action("SyncMasterTimeout", kind=3, actor="producer", place=(2,), when=lambda cfg: cfg.sync_master,
+        rocketmq="CommitLog#handleHA")
 @kernel
 def sync_master_timeout(v, w, p):
     """The 5 x 1 000 ms wait ends with ``push2SlaveMaxOffset`` still below the message's end:

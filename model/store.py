@@ -8,6 +8,8 @@ first entry a queue ever got had a queue offset above 0.
 from __future__ import annotations
 
 
+from .declare import BROKER, action
+from .events import ENABLED
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -57,6 +59,19 @@ def append_ids(w, b, ids):
 def flush_commitlog(w, b):
     """``MappedFileQueue#flush`` up to the wrote position: everything written so far is on disk."""
     put(w, flushed_slot(b), count(w[log_slot(b)]))
+
+
+@action("FlushCommitLog", kind=4, actor="store", place=(BROKER,), rocketmq="MappedFileQueue#flush")
+@kernel
+def flush_commitlog_action(v, w, b, p):
+    """A broker writes its commitlog back to disk (``MappedFileQueue#flush``): ``FlushRealTimeService``
+    under ASYNC_FLUSH, or the idle pass of ``GroupCommitService`` under SYNC_FLUSH; a slave flushes its
+    HA-appended data on its own schedule. Abstracted as flushing everything written so far; needs the
+    broker up (a flush that changes nothing is no transition)."""
+    if v[up_slot(b)] == 0:
+        return 0
+    flush_commitlog(w, b)
+    return ENABLED
 
 
 @kernel

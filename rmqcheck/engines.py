@@ -1,4 +1,5 @@
-"""Running one check on the chosen engine: the embedded local BFS, or the same BFS on Spark.
+"""Running one check on the chosen engine: the embedded local BFS, or the same BFS on Spark, found by
+name in the engine registry (:mod:`explore.protocol`).
 
 Engines never print; they report progress to a listener. Here the listener is the rich progress bar,
 drawn on stderr only when it is a terminal, so piped output and CI logs stay clean.
@@ -11,12 +12,14 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from rich.console import Console
 
+from explore.protocol import Explorer, explorer_factory, explorer_names
+
 if TYPE_CHECKING:
     from explore.result import CheckResult
 
 from .setup import BadInput, CheckJob
 
-ENGINES = ("local", "spark")
+ENGINES = explorer_names()
 
 
 @dataclass(frozen=True)
@@ -43,34 +46,32 @@ def progress_listener(quiet: bool, label: str = "", unit: str = "") -> Iterator[
         yield bar
 
 
-def explore_local(job: CheckJob, listener: Any) -> tuple[CheckResult, Any]:
-    """The local BFS; returns the explorer too, whose stored states the graph export re-expands."""
-    from explore.local import LocalExplorer
-    explorer = LocalExplorer(job.model(), job.properties, job.limits, listener)
-    return explorer.run(), explorer
+def _options(engine: str, spark: SparkOptions | None) -> dict[str, Any]:
+    """The engine's own constructor options."""
+    if engine != "spark":
+        return {}
+    o = spark or SparkOptions()
+    extra = {} if o.driver_level_limit is None else {"driver_threshold": o.driver_level_limit}
+    return dict(master=o.master, partitions=o.partitions, work_dir=o.work_dir, resume=o.resume, **extra)
 
 
-def explore_spark(job: CheckJob, listener: Any, options: SparkOptions) -> CheckResult:
-    """The Spark BFS (pyspark is imported only inside ``spark_explore``)."""
+def build_explorer(job: CheckJob, engine: str, listener: Any, spark: SparkOptions | None = None) -> Explorer:
+    """The registered engine ``engine`` set up for ``job``; an engine that cannot load is bad input."""
+    factory = explorer_factory(engine)
     try:
-        from spark_explore.engine import explore_on_spark
+        return factory(job.model(), job.properties, job.limits, listener, **_options(engine, spark))
     except ImportError as exc:
-        raise BadInput(f"--engine spark: the Spark engine cannot be loaded ({exc}); "
+        raise BadInput(f"--engine {engine}: the {engine} engine cannot be loaded ({exc}); "
                        "use --engine local") from None
-    extra = {} if options.driver_level_limit is None else {"driver_threshold": options.driver_level_limit}
-    return explore_on_spark(job.model(), job.properties, job.limits, listener, master=options.master,
-                            partitions=options.partitions, work_dir=options.work_dir, resume=options.resume,
-                            **extra)
 
 
 def run_check(job: CheckJob, engine: str = "local", quiet: bool = False,
               spark: SparkOptions | None = None, label: str = "") -> tuple[CheckResult, Any]:
-    """Explore ``job`` on ``engine``: ``(result, local explorer or None)``."""
+    """Explore ``job`` on ``engine``: ``(result, local explorer or None)``; the local explorer's stored
+    states are what the graph export re-expands. ``label`` names the configuration on the progress bar."""
     with progress_listener(quiet, label) as listener:
-        if engine == "spark":
-            result, explorer = explore_spark(job, listener, spark or SparkOptions()), None
-        else:
-            result, explorer = explore_local(job, listener)
+        explorer = build_explorer(job, engine, listener, spark)
+        result = explorer.run()
     if not result.config:
         result.config = job.config.as_dict()
-    return result, explorer
+    return result, (explorer if explorer.engine == "local" else None)

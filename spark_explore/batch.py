@@ -2,7 +2,8 @@
 
 No per-state calls cross between Python and the JVM: Spark hands each Python worker whole Arrow record
 batches of packed states; :func:`expand_batch` (compiled, the same ``successors`` / ``state_check`` /
-``transition_check`` as the local engine) expands them all, removes duplicate successors inside the
+``transition_check`` and the same generation step, :func:`explore.step.generate`, as the local engine)
+expands them all, removes duplicate successors inside the
 batch keeping the canonical parent (smallest parent key, then smallest action), checks each distinct
 successor, and keeps per property bit the smallest witnessing transition. The rows go back as one Arrow
 batch: ``kind`` 0 = a successor (key, parent key, action, check bits), 1 = the batch's transition count,
@@ -19,8 +20,8 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from explore.kernel import (ERROR, ENABLED, I64_1D, SCHECK_T, SUCC_T, TCHECK_T, U64_2D, key_less,
-                            note_transition_witness, rows_equal)
+from explore.kernel import SCHECK_T
+from explore.step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
 from model.fingerprint import fingerprint_words
 
 KIND_CHILD = 0
@@ -54,21 +55,17 @@ def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, act
     trans_watch = masks[1]
     n = 0
     for i in range(states.shape[0]):
-        succ(states[i], params, out, oflags)
+        enabled = generate(succ, tcheck, params, states, i, out, oflags, trans_watch, tw_src, tw_act)
+        if enabled < 0:
+            io[B_ERR_STATE] = i
+            io[B_ERR_ACTION] = -1 - enabled
+            io[B_ERR_FLAGS] = oflags[-1 - enabled]
+            return -1
+        io[B_TRANSITIONS] += enabled
+        # this batch's own step: keep one row per distinct successor, with its canonical parent
         for a in range(nact):
-            f = oflags[a]
-            if f & ERROR:
-                io[B_ERR_STATE] = i
-                io[B_ERR_ACTION] = a
-                io[B_ERR_FLAGS] = f
-                return -1
-            if not f & ENABLED:
+            if not oflags[a] & ENABLED:
                 continue
-            io[B_TRANSITIONS] += 1
-            if trans_watch:
-                hits = tcheck(states[i], f, out[a], params) & trans_watch
-                if hits:
-                    note_transition_witness(tw_src, tw_act, states, i, a, hits)
             slot = np.int64(fingerprint_words(out[a]) & tmask)
             while True:
                 j = table[slot]

@@ -102,7 +102,7 @@ def test_a_toml_naming_two_different_presets_is_refused(tmp_path, no_exploration
     (("--engine", "spark", "--spark-master", ""), ("not a master URL",)),
 ])
 def test_out_of_range_values_are_refused_before_anything_starts(args, words, no_exploration, monkeypatch):
-    monkeypatch.setattr("rmqcheck.engines.explore_spark",
+    monkeypatch.setattr("rmqcheck.engines.build_explorer",
                         lambda *a, **k: (_ for _ in ()).throw(AssertionError("Spark started")))
     assert_bad_input(invoke("check", *TINY, *args), *words)
 

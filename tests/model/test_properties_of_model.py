@@ -2,7 +2,8 @@
 configurations. Along every walk the kernel never reports a model error, its successors are deterministic
 and in the fixed action order, the readable view round-trips, and states stay canonical (strict packing:
 every field fits its width, fields absent from the configuration stay 0). Fingerprints are the same in a
-fresh process.
+fresh process. On every state and transition of the walks, the compiled property checks agree with the
+properties' plain-Python reading over the view (:mod:`invariants.readable`).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from handbuilt import model
+from invariants import PROPERTIES, readable
 from model import Config, RocketMQModel
 from model.actions import actions_for
 from model.config import PRESETS
@@ -37,12 +39,34 @@ def check_state(m: RocketMQModel, s: tuple[int, ...]) -> None:
     assert m.fingerprint(s) == m.fingerprint(tuple(s))
 
 
+def check_properties(m: RocketMQModel, s: tuple[int, ...], step: tuple | None = None) -> None:
+    """The compiled checks of state ``s`` (and of the transition ``step = (source, action, flags)`` that
+    reached it) give what the plain-Python predicates say on the views."""
+    view = m.view(s)
+    state = np.asarray(s, dtype=np.uint64)
+    bits = int(PROPERTIES.state_check(state, m.params))
+    for p in PROPERTIES:
+        if p.on_transitions:
+            continue
+        plain = readable.STATE[p.name](view, m.config)
+        assert bool(bits & p.mask) == (not plain if p.kind == "always" else plain), (p.name, view)
+    if step is None:
+        return
+    source, action, flags = step
+    tbits = int(PROPERTIES.transition_check(np.asarray(source, dtype=np.uint64), flags, state, m.params))
+    for p in PROPERTIES:
+        if p.on_transitions:
+            plain = readable.TRANSITION[p.name](m.view(source), action, m.describe_outcome(flags), view, m.config)
+            assert bool(tbits & p.mask) == plain, (p.name, str(action), m.view(source), view)
+
+
 def walk(m: RocketMQModel, choices: list[int]) -> list[tuple[int, ...]]:
     """Fire one enabled action per choice; check every expansion on the way. Returns the states visited."""
     acts = m.actions()
     s = m.initial()[0]
     visited = [s]
     check_state(m, s)
+    check_properties(m, s)
     for choice in choices:
         out, flags = m.expand(s)
         out2, flags2 = m.expand(s)
@@ -56,8 +80,11 @@ def walk(m: RocketMQModel, choices: list[int]) -> list[tuple[int, ...]]:
             assert m.next_state(s, a) == nxt
         if not enabled:
             break
-        _, s, _ = enabled[choice % len(enabled)]
+        source = s
+        action, s, f = enabled[choice % len(enabled)]
         check_state(m, s)
+        if not m.mutation:
+            check_properties(m, s, (source, action, f))
         visited.append(s)
     return visited
 

@@ -1,0 +1,101 @@
+"""The step every engine shares: generate and check the successors of one frontier state.
+
+:func:`generate` runs the model's compiled ``successors`` on ``states[i]`` into the successor rows
+``out`` / ``oflags`` (one per action), stops at the first model error, counts the enabled transitions and
+checks each against the watched transition properties, keeping per property bit the canonical witness
+(smallest source key, then smallest action). What happens to the rows next is each engine's own step:
+the local engine inserts them into its visited set (:func:`explore.kernel.expand`), the Spark batch kernel
+removes duplicates inside its batch (:func:`spark_explore.batch.expand_batch`), simulation picks one
+(:func:`generate_one`).
+
+It works one state at a time on purpose: the local engine starts the hash lookups of one state's
+successors before probing any of them (README, Performance), which needs the rows of that state only
+while they are still in cache.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from model.native import kernel
+from model.packed import SUCCESSORS_SIG, TRANSITION_CHECK_SIG
+
+ENABLED = 1
+ERROR = 2
+
+SUCC_T = types.FunctionType(SUCCESSORS_SIG)
+TCHECK_T = types.FunctionType(TRANSITION_CHECK_SIG)
+U64_2D = types.uint64[:, ::1]
+I64_1D = types.int64[::1]
+
+
+@kernel(inline=True)
+def key_less(a, b):
+    """Canonical order of packed states: words as signed 64-bit integers, lexicographically."""
+    for i in range(len(a)):
+        x = np.int64(a[i])
+        y = np.int64(b[i])
+        if x != y:
+            return x < y
+    return False
+
+
+@kernel(inline=True)
+def rows_equal(a, b):
+    for i in range(len(a)):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@kernel(inline=True)
+def lowest_bit_index(bits):
+    """Index of the lowest set bit of a non-zero ``uint64``."""
+    b = 0
+    while not bits & np.uint64(1):
+        bits >>= np.uint64(1)
+        b += 1
+    return b
+
+
+@kernel
+def note_transition_witness(wit_src, wit_act, states, src, a, hits):
+    """Per property bit of ``hits``, keep the transition with the smallest ``(source key, action)``."""
+    while hits:
+        b = lowest_bit_index(hits)
+        cur = wit_src[b]
+        if cur < 0 or key_less(states[src], states[cur]) or (cur == src and a < wit_act[b]):
+            wit_src[b] = src
+            wit_act[b] = a
+        hits &= hits - np.uint64(1)
+
+
+@kernel(inline=True)
+def generate(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src, wit_act):
+    """Successors of ``states[i]`` into ``out`` / ``oflags``, transitions checked; returns the number of
+    enabled transitions, or ``-1 - a`` when action ``a`` reports a model error (the first one)."""
+    succ(states[i], params, out, oflags)
+    enabled = 0
+    for a in range(len(oflags)):
+        f = oflags[a]
+        if f & ERROR:
+            return -1 - a
+        if not f & ENABLED:
+            continue
+        enabled += 1
+        if trans_watch:
+            hits = tcheck(states[i], f, out[a], params) & trans_watch
+            if hits:
+                note_transition_witness(wit_src, wit_act, states, i, a, hits)
+    return enabled
+
+
+GENERATE_ONE_SIG = types.int64(SUCC_T, TCHECK_T, I64_1D, U64_2D, types.int64, U64_2D, I64_1D, types.uint64,
+                               I64_1D, I64_1D)
+
+
+@nb.njit(GENERATE_ONE_SIG, cache=True, nogil=True, _nrt=False)
+def generate_one(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src, wit_act):
+    """:func:`generate` callable from Python (simulation takes one step at a time)."""
+    return generate(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src, wit_act)

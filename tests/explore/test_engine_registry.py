@@ -1,0 +1,31 @@
+"""Engines are Explorers found by name in one registry; the CLI lists and builds them from it."""
+from __future__ import annotations
+
+import pytest
+
+from explore import LocalExplorer, explore
+from explore.protocol import Explorer, explorer_factory, explorer_names, register_explorer
+from explore.toys.counter import COUNTER_PROPERTIES, Counter
+from explore.local import Limits
+from rmqcheck.engines import ENGINES
+
+
+def test_the_cli_engines_are_the_registered_ones():
+    assert explorer_names() == ENGINES == ("local", "spark")
+
+
+def test_the_local_factory_builds_an_explorer_that_explores_like_explore():
+    explorer = explorer_factory("local")(Counter(5, k=6), COUNTER_PROPERTIES, Limits(), None)
+    assert isinstance(explorer, Explorer) and isinstance(explorer, LocalExplorer)
+    assert explorer.engine == "local"
+    result = explorer.run()
+    expected = explore(Counter(5, k=6), COUNTER_PROPERTIES)
+    assert (result.stats.distinct_states, result.stats.transitions) == \
+        (expected.stats.distinct_states, expected.stats.transitions) == (6, 10)
+
+
+def test_unknown_and_duplicate_engine_names_are_refused():
+    with pytest.raises(ValueError, match="unknown engine 'ray'; known: local, spark"):
+        explorer_factory("ray")
+    with pytest.raises(ValueError, match="already registered"):
+        register_explorer("local", lambda *args, **options: None)

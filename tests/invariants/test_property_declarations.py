@@ -1,0 +1,36 @@
+"""Each property is declared once (``@check`` above its predicate); its bit, the property set and the
+compiled ``state_check`` / ``transition_check`` are derived from the declarations."""
+from __future__ import annotations
+
+import collections
+
+from invariants import PROPERTIES, readable
+from invariants.declare import CHECKS_PATH, checks_source, declarations
+from model import events
+
+PUBLIC_ORDER = ("acked_message_never_lost", "consumed_message_never_lost", "replicas_agree",
+                "committed_offset_never_regresses", "no_message_skipped", "slave_serves_pull",
+                "offset_committed_to_slave", "master_recovers", "slave_sync_overwrites_offset",
+                "message_redelivered", "replication_can_catch_up")
+
+
+def test_every_property_is_declared_once_in_the_public_order():
+    decls = declarations()
+    assert [n for n, k in collections.Counter(d.name for d in decls).items() if k > 1] == []
+    assert tuple(d.name for d in decls) == PUBLIC_ORDER
+    assert [(p.name, p.bit, p.kind, p.summary, p.doc) for p in PROPERTIES] == \
+        [(d.name, bit, d.kind, d.summary, d.doc) for bit, d in enumerate(decls)]
+
+
+def test_declarations_are_complete():
+    for d in declarations():
+        assert d.doc and d.summary, d.name
+        if d.event:
+            assert isinstance(getattr(events, d.event), int), d.name
+    assert set(readable.STATE) | set(readable.TRANSITION) == set(PUBLIC_ORDER)
+    assert set(readable.TRANSITION) == {d.name for d in declarations() if d.event}
+
+
+def test_the_checked_in_checks_are_generated_from_the_declarations():
+    # after adding or changing a declaration: python -m invariants.declare
+    assert CHECKS_PATH.read_text() == checks_source()

@@ -1,0 +1,76 @@
+"""Each action is declared once (``@action`` beside its kernel function), and everything else about it -
+the classes, the table order, the kernel's dispatch - is derived from that one declaration."""
+from __future__ import annotations
+
+import collections
+
+from model import Config, RocketMQModel
+from model.actions import ACTION_TYPES, actions_for
+from model.declare import DISPATCH_PATH, ROCKETMQ_METHOD, declarations, dispatch_source
+
+
+def test_every_action_has_exactly_one_declaration():
+    decls = declarations()
+    for attribute in ("name", "kind"):
+        counts = collections.Counter(getattr(d, attribute) for d in decls)
+        assert [k for k, n in counts.items() if n > 1] == []
+    functions = collections.Counter((d.module, d.function) for d in decls)
+    assert [f for f, n in functions.items() if n > 1] == []
+    assert [cls.declaration for cls in ACTION_TYPES] == list(decls)
+
+
+def test_every_docstring_names_the_rocketmq_method_the_declaration_cites():
+    for d in declarations():
+        assert ROCKETMQ_METHOD.fullmatch(d.rocketmq), d.name
+        assert d.rocketmq in d.doc, f"{d.name}: docstring does not name {d.rocketmq}"
+        assert type(_instance(d.name)).__doc__ == d.doc
+
+
+def test_the_checked_in_dispatch_is_generated_from_the_declarations():
+    # after adding or changing a declaration: python -m model.declare
+    assert DISPATCH_PATH.read_text() == dispatch_source()
+    text = dispatch_source()
+    for d in declarations():
+        assert text.count(f"    if kind == {d.kind}:  # {d.name}\n") == 1
+        assert f"return {d.call()}\n" in text
+
+
+def test_argument_codes_follow_the_declared_arguments():
+    cfg = Config.from_mapping(dict(slaves=2, consumers=2, queues=2, flush_disk_type="SYNC_FLUSH"))
+    for a in actions_for(cfg):
+        kind, x, y = a.code()
+        args = a.declaration.args
+        assert kind == a.kind
+        assert x == (args[0].code(getattr(a, args[0].name)) if args else 0)
+        assert y == (args[1].code(getattr(a, args[1].name)) if len(args) > 1 else 0)
+
+
+def _instance(name: str):
+    return next(cls for cls in ACTION_TYPES if cls.__name__ == name)()
+
+
+def _enabled_kinds(knobs: dict, limit: int) -> set[str]:
+    """Names of the actions enabled somewhere in the first ``limit`` reachable states (breadth first)."""
+    m = RocketMQModel(Config.from_mapping(knobs), strict=True)
+    seen = set(m.initial())
+    frontier = list(seen)
+    kinds: set[str] = set()
+    while frontier and len(seen) < limit:
+        following = []
+        for state in frontier:
+            for a, target, _ in m.enabled(state):
+                kinds.add(type(a).__name__)
+                if target not in seen:
+                    seen.add(target)
+                    following.append(target)
+        frontier = following
+    return kinds
+
+
+def test_every_declared_action_is_enabled_in_a_small_configuration():
+    sync = _enabled_kinds(dict(messages=1, flush_disk_type="SYNC_FLUSH", broker_role="SYNC_MASTER",
+                               max_ha_disconnects=1), 3000)
+    failures = _enabled_kinds(dict(messages=1, consumers=2, max_master_crashes=1, max_master_power_losses=1,
+                                   max_slave_crashes=1, max_slave_power_losses=1, max_consumer_restarts=1),
+                              20000)
+    assert {d.name for d in declarations()} - sync - failures == set()

@@ -194,8 +194,16 @@ def render_markdown(report: Any, name: str, config_text: str, traces: str) -> st
     return "\n".join(out) + "\n"
 
 
+def _html_trace(trace: Any, title: str) -> list[str]:
+    """A trace as in a check report: its sequence diagram, then one collapsible step per action."""
+    from .html import _steps
+    from .sequence import diagram, svg
+    return [f"<div class='diagram'>{svg(diagram(trace, witness=False), f'sequence diagram of {title}')}</div>",
+            *_steps(trace)]
+
+
 def render_html(report: Any, name: str, config_text: str, traces: str) -> str:
-    from .html import STYLE, _trace
+    from .html import STYLE
     out = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
            f"<title>rmqcheck faults report: {escape(name)}</title>", f"<style>{STYLE}</style></head><body>",
            f"<h1>rmqcheck faults report: {escape(name)}</h1>",
@@ -211,7 +219,8 @@ def render_html(report: Any, name: str, config_text: str, traces: str) -> str:
             out.append("</table>")
             for v in rep.vectors:
                 if v.trace is not None and traces != "none":
-                    out += [f"<h3>Budgets {escape(combination_text(v.vector))}</h3>"] + _trace(v.trace)
+                    title = f"Budgets {combination_text(v.vector)}"
+                    out += [f"<h3>{escape(title)}</h3>"] + _html_trace(v.trace, title)
             continue
         out.append(f"<p>{escape(rep.summary)}</p>")
         if rep.modes:
@@ -226,11 +235,12 @@ def render_html(report: Any, name: str, config_text: str, traces: str) -> str:
             out.append(f"<p>Holds with: {escape(holds)}</p>")
         if traces == "all":
             for c in rep.combinations:
-                out += [f"<h3>Shortest with {escape(combination_text(c.vector))}</h3>"] + _trace(c.trace)
+                title = f"Shortest with {combination_text(c.vector)}"
+                out += [f"<h3>{escape(title)}</h3>"] + _html_trace(c.trace, title)
         if traces != "none":
             for m in rep.modes:
-                out += [f"<h3>{escape(m.kind)} with {escape(combination_text(m.vector))}</h3>",
-                        f"<p>{escape(m.meaning)}</p>"] + _trace(m.trace)
+                title = f"{m.kind} with {combination_text(m.vector)}"
+                out += [f"<h3>{escape(title)}</h3>", f"<p>{escape(m.meaning)}</p>"] + _html_trace(m.trace, title)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 

@@ -105,7 +105,7 @@ def test_a_limit_makes_it_incomplete():
 ])
 def test_bad_input(args, words, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("rmqcheck.faults.FaultSearch", None)   # nothing may start exploring
+    monkeypatch.setattr("rmqcheck.fault_search.FaultSearch", None)   # nothing may start exploring
     r = invoke("faults", *SMALL, "--json", "out.json", *args)
     assert_bad_input(r, *words)
     assert not (tmp_path / "out.json").exists()

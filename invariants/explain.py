@@ -4,10 +4,10 @@ and the steps at which those values last changed.
 Each always property (and the goal of the graph property) is written here as a list of conditions whose
 conjunction is the property: ``acked_message_never_lost`` has one condition per message the producer was
 told SEND_OK ("message 1 got SEND_OK at step 1; it is still in some commitlog"). A condition reads the
-readable view (:mod:`model.view`), and for the broker-side decisions it cites (``fresh_admin_broker``,
-``ConsumerManageProcessor#queryConsumerOffset``, the consume queue) it calls the kernel's own functions on
-the encoded state, so an explanation cannot disagree with the compiled check: the tests compare the two on
-every state of an exploration.
+readable view (:mod:`model.view`), and for the broker-side decisions it cites (the broker a restarting
+consumer asks, ``ConsumerManageProcessor#queryConsumerOffset``, the consume queue) it calls the properties'
+own observations (:mod:`invariants.observations`) on the encoded state, so an explanation cannot disagree
+with the compiled check: the tests compare the two on every state of an exploration.
 
 The explanation of a violation keeps every condition (``holds`` says which failed), and names the fields of
 the failed ones with the step at which each last changed (0: never since the initial state).
@@ -22,9 +22,7 @@ import numpy as np
 
 from model import Config, RocketMQModel
 from model.bits import lowest
-from model.client import fresh_admin_broker
-from model.offsets import query_consumer_offset
-from model.store import consume_queue
+from .observations import committed_offset, queue_entries, restart_broker
 from model.view import encode_vector
 
 
@@ -144,14 +142,14 @@ class Reading:
         return ["master.commitlog"] + [f"slave{s}.commitlog" for s in range(1, self.cfg.slaves + 1)]
 
     def admin_broker(self) -> int:
-        return int(fresh_admin_broker(self.v, self.p))
+        return int(restart_broker(self.v, self.p))
 
     def offset_read(self, b: int, q: int) -> int:
-        return int(query_consumer_offset(self.v, b, q, self.p))
+        return int(committed_offset(self.v, b, q, self.p))
 
     def passed_messages(self, b: int, q: int, start: int) -> list[int]:
         """The messages of broker ``b``'s queue ``q`` at positions below ``start``."""
-        min_offset, entries = consume_queue(self.v, b, q, self.p)
+        min_offset, entries = queue_entries(self.v, b, q, self.p)
         mask = int(lowest(int(entries), max(start - int(min_offset), 0)))
         return [m for m in range(1, 64) if mask >> (m - 1) & 1]
 
@@ -210,7 +208,7 @@ def replicas_agree(r: Reading) -> list[Condition]:
 
 
 def _asks(r: Reading, b: int) -> str:
-    """Which broker a consumer (re)starting now asks, and why (``fresh_admin_broker``)."""
+    """Which broker a consumer (re)starting now asks, and why (``observations.restart_broker``)."""
     how = r.history.origin("nameserver.masterRegistered")
     how = f", {how}" if how else ""
     if b == 0:

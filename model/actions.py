@@ -39,10 +39,10 @@ class Action:
     def __str__(self) -> str:
         return self.label
 
-    def code(self) -> tuple[int, int, int]:
-        """``(kind, x, y)`` for the kernel's action table, with 0-based slave and consumer indices."""
-        xy = [arg.code(getattr(self, arg.name)) for arg in self.declaration.args]
-        return (self.kind, *xy, *[0] * (2 - len(xy)))
+    def code(self) -> tuple[int, int, int, int]:
+        """``(kind, x, y, z)`` for the kernel's action table, with 0-based slave and consumer indices."""
+        xyz = [arg.code(getattr(self, arg.name)) for arg in self.declaration.args]
+        return (self.kind, *xyz, *[0] * (3 - len(xyz)))
 
 
 def _action_class(decl: ActionDecl) -> type[Action]:

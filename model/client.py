@@ -19,7 +19,8 @@ from .writes import put
 from . import fields as F
 from .events import (DISCARD, ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, NOTE_SHIFT, OUT_COMMITTED,
                      OUT_DELIVERED, OUT_FOUND, OUT_NO_MATCHED_MSG, OUT_NO_NEW_MSG, OUT_OFFSET_ILLEGAL,
-                     OUT_ONEWAY_LOST, OUT_PULL_FAILED)
+                     OUT_ONEWAY_LOST, OUT_PULL_FAILED, PRUNED, PRUNE_REASON_SHIFT,
+                     PRUNE_THIRD_CORRECTION)
 from .offsets import QUERY_NOT_FOUND, commit_offset, query_consumer_offset
 from . import mutations as MU
 from .params import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_MUTATION,
@@ -281,7 +282,7 @@ def pull(v, w, c, q, p):
             # two correction tasks already wait for this queue: a third one within their 10 s (the queue
             # dropped, given away and taken back twice meanwhile) is beyond the model's bounds, so this
             # one outcome of the pull is left out
-            return DISCARD
+            return DISCARD | PRUNED | (PRUNE_THIRD_CORRECTION << PRUNE_REASON_SHIFT)
         put(w, F.MQ_DROPPED + k, 1)
         if w[F.MQ_CORRECTION + k] == 0:
             put(w, F.MQ_CORRECTION + k, next_begin + 1)

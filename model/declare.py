@@ -15,7 +15,7 @@ with ``python -m model.declare`` after adding or changing a declaration; a test 
 items of ``place``, where an :class:`Arg` stands for the argument's value. So ``place=(CONSUMER, 2, QUEUE,
 0)`` puts ``Pull(consumer=c, queue=q)`` after consumer ``c``'s items 0 and 1 and first among its four
 per-queue actions. The arguments of an action are the :class:`Arg` items of its place, in order; the first
-is the kernel's ``x``, the second its ``y``.
+is the kernel's ``x``, the second its ``y``, the third its ``z``.
 """
 from __future__ import annotations
 
@@ -83,8 +83,8 @@ class ActionDecl:
             values[item.name] if isinstance(item, Arg) else item for item in self.place)
 
     def call(self) -> str:
-        """The kernel call in the dispatch: ``fn(v, w, [x, [y, ]] p)``."""
-        xy = ("x", "y")[:len(self.args)]
+        """The kernel call in the dispatch: ``fn(v, w, [x, [y, [z, ]]] p)``."""
+        xy = ("x", "y", "z")[:len(self.args)]
         return f"{self.module.rsplit('.', 1)[-1]}.{self.function}({', '.join(('v', 'w') + xy + ('p',))})"
 
 
@@ -96,8 +96,8 @@ def action(name: str, *, kind: int, actor: str, rocketmq: str, place: tuple[Any,
     """Declare the kernel function below as action ``name`` (see the module docstring)."""
     if actor not in ACTORS:
         raise ValueError(f"action {name}: actor {actor!r} not in {ACTORS}")
-    if len([a for a in place if isinstance(a, Arg)]) > 2:
-        raise ValueError(f"action {name}: the kernel's action table holds two arguments")
+    if len([a for a in place if isinstance(a, Arg)]) > 3:
+        raise ValueError(f"action {name}: the kernel's action table holds three arguments")
 
     def register(fn: Any) -> Any:
         py = getattr(fn, "py_func", fn)
@@ -132,8 +132,8 @@ def dispatch_source() -> str:
         "",
         "",
         "@kernel(inline=True)",
-        "def apply(kind, x, y, v, w, p):",
-        '    """Fire the action ``(kind, x, y)`` on ``w``; 0 for an unknown kind."""',
+        "def apply(kind, x, y, z, v, w, p):",
+        '    """Fire the action ``(kind, x, y, z)`` on ``w``; 0 for an unknown kind."""',
     ]
     for d in decls:
         lines += [f"    if kind == {d.kind}:  # {d.name}", f"        return {d.call()}"]

@@ -8,8 +8,8 @@ from .native import kernel
 
 
 @kernel(inline=True)
-def apply(kind, x, y, v, w, p):
-    """Fire the action ``(kind, x, y)`` on ``w``; 0 for an unknown kind."""
+def apply(kind, x, y, z, v, w, p):
+    """Fire the action ``(kind, x, y, z)`` on ``w``; 0 for an unknown kind."""
     if kind == 1:  # SendMessage
         return producer.send_message(v, w, x, p)
     if kind == 2:  # SyncMasterAck

@@ -10,6 +10,12 @@ from __future__ import annotations
 ENABLED = 1
 ERROR = 2
 DISCARD = 1 << 40   # not a transition after all (the action may have written scratch fields first)
+# a step the real system could take that a bound of the model leaves out: DISCARD | PRUNED | reason
+# << PRUNE_REASON_SHIFT. The successor row keeps PRUNED and the reason (not ENABLED), so the engines count
+# it (``stats.pruned_transitions``) without exploring it.
+PRUNED = 1 << 41
+PRUNE_REASON_SHIFT = 42
+PRUNE_REASON_MASK = 0xFF << PRUNE_REASON_SHIFT
 EV_SLAVE_SERVED_PULL = 4
 EV_OFFSET_COMMITTED_TO_SLAVE = 8
 EV_MASTER_RECOVERED = 16
@@ -66,6 +72,22 @@ ERROR_TEXT = {
     ERR_LOG_ORDER: "an append would break the increasing order of a commitlog",
     ERR_WRITE_WHEN_DISABLED: "an action changed the state but reported itself not enabled",
 }
+
+
+# why a transition was pruned (``stats.pruned_reasons`` keys)
+PRUNE_THIRD_CORRECTION = 1   # a third pending OFFSET_ILLEGAL correction task for one queue
+
+PRUNE_REASON_TEXT = {
+    PRUNE_THIRD_CORRECTION: "third_pending_offset_correction",
+}
+
+
+def prune_reason(flags: int) -> str:
+    """The ``stats.pruned_reasons`` key of a pruned successor row's flags, or "" for a row not pruned."""
+    if not flags & PRUNED:
+        return ""
+    code = (flags & PRUNE_REASON_MASK) >> PRUNE_REASON_SHIFT
+    return PRUNE_REASON_TEXT.get(code, f"reason {code}")
 
 
 def note(outcome: int, broker: int = 0) -> int:

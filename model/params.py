@@ -5,7 +5,7 @@ once); everything that varies by configuration travels in this ``int64`` vector.
 ``LAYOUT_BASE`` are the knobs (``K_*``); the layout section follows (:mod:`model.layout`), then the same
 layout indexed by field (``params[K_FIELDS_AT]``: ``(word, shift, width)`` per field slot, width 0 for a
 field this configuration lacks); the action table sits at ``params[K_ACTIONS_AT]``: the number of
-actions, then ``(kind, x, y)`` per action.
+actions, then ``(kind, x, y, z)`` per action.
 """
 from __future__ import annotations
 
@@ -46,11 +46,11 @@ K_STRICT = 25
 K_MUTATION = 26
 K_FIELDS_AT = 27    # where the per-field table starts: (word, shift, width) for every field slot
 
-ACTION_STRIDE = 3
+ACTION_STRIDE = 4
 FIELD_STRIDE = 3
 
 
-def build_params(cfg: Config, layout: Layout, action_codes: Sequence[tuple[int, int, int]],
+def build_params(cfg: Config, layout: Layout, action_codes: Sequence[tuple[int, int, int, int]],
                  strict: bool = False, mutation: int = 0) -> np.ndarray:
     """Encode a configuration, its layout and its action table into one ``int64`` vector."""
     layout_part = layout.encode()

@@ -3,7 +3,8 @@
 ``successors(state, params, out, flags)`` unpacks ``state`` once, then for each action ``a`` of the
 configuration's action table copies the field vector, applies the action (guard and effect, through
 :func:`model.dispatch.apply`, generated from the ``@action`` declarations), packs the result into ``out[a]``
-and sets ``flags[a]`` (:mod:`model.events`): 0 when the action is disabled or would change nothing. It has
+and sets ``flags[a]`` (:mod:`model.events`): 0 when the action is disabled or would change nothing, only
+``PRUNED`` and its reason when a bound of the model leaves the step out. It has
 one fixed signature for every configuration (:data:`SUCCESSORS_SIG`), so the engines call it as a compiled
 function pointer and numba caches it on disk once.
 """
@@ -12,7 +13,8 @@ from __future__ import annotations
 import numba as nb
 
 from .dispatch import apply
-from .events import DISCARD, ERR_FIELD_RANGE, ERR_WRITE_WHEN_DISABLED, ERROR, NOTE_SHIFT
+from .events import (DISCARD, ERR_FIELD_RANGE, ERR_WRITE_WHEN_DISABLED, ERROR, NOTE_SHIFT, PRUNED,
+                     PRUNE_REASON_MASK)
 from .fields import NFIELDS
 from .layout import repack, unpack
 from .native import scratch
@@ -37,7 +39,7 @@ def successors(state, params, out, flags):
     # and puts w back to v for the next action
     for a in range(n):
         base = at + 1 + ACTION_STRIDE * a
-        f = apply(params[base], params[base + 1], params[base + 2], v, w, params)
+        f = apply(params[base], params[base + 1], params[base + 2], params[base + 3], v, w, params)
         if f == 0 and w[DIRTY_COUNT] != 0:
             repack(v, w, state, params, out[a])
             if strict:
@@ -47,7 +49,7 @@ def successors(state, params, out, flags):
             if f & ERROR:
                 pass
             elif f & DISCARD:
-                f = 0
+                f = f & (PRUNED | PRUNE_REASON_MASK)   # not a transition; a pruned one stays counted
             elif changed < 0:
                 f = ERROR | (ERR_FIELD_RANGE << NOTE_SHIFT)
             elif changed == 0:

@@ -33,7 +33,7 @@ def test_each_queue_of_a_consumer_has_pull_consume_consume_dropped_correct_in_th
             assert labels[i:i + 4] == [f"{kind}(consumer={c}, queue={q})" for kind in
                                        ("Pull", "Consume", "ConsumeDropped", "CorrectIllegalOffset")]
     assert str(A.ConsumeDropped(consumer=2, queue=1)) == "ConsumeDropped(consumer=2, queue=1)"
-    assert A.ConsumeDropped(consumer=2, queue=1).code() == (A.ConsumeDropped.kind, 1, 1)
+    assert A.ConsumeDropped(consumer=2, queue=1).code() == (A.ConsumeDropped.kind, 1, 1, 0)
 
 
 def test_labels_are_the_trace_text():
@@ -46,11 +46,11 @@ def test_labels_are_the_trace_text():
 
 
 def test_codes_use_zero_based_slaves_and_consumers():
-    assert Pull(consumer=2, queue=1).code() == (Pull.kind, 1, 1)
-    assert SlaveReportOffset(slave=3).code() == (SlaveReportOffset.kind, 2, 0)
-    assert FlushCommitLog(broker=2).code() == (FlushCommitLog.kind, 2, 0)
-    assert SendMessage(flush="timeout").code() == (SendMessage.kind, 1, 0)
-    assert SendMessage(flush="ok").code() == SendMessage().code() == (SendMessage.kind, 0, 0)
+    assert Pull(consumer=2, queue=1).code() == (Pull.kind, 1, 1, 0)
+    assert SlaveReportOffset(slave=3).code() == (SlaveReportOffset.kind, 2, 0, 0)
+    assert FlushCommitLog(broker=2).code() == (FlushCommitLog.kind, 2, 0, 0)
+    assert SendMessage(flush="timeout").code() == (SendMessage.kind, 1, 0, 0)
+    assert SendMessage(flush="ok").code() == SendMessage().code() == (SendMessage.kind, 0, 0, 0)
 
 
 def test_fixed_order_producer_store_ha_metadata_clients_failures():

@@ -38,11 +38,10 @@ def test_the_checked_in_dispatch_is_generated_from_the_declarations():
 def test_argument_codes_follow_the_declared_arguments():
     cfg = Config.from_mapping(dict(slaves=2, consumers=2, queues=2, flush_disk_type="SYNC_FLUSH"))
     for a in actions_for(cfg):
-        kind, x, y = a.code()
+        kind, *xyz = a.code()
         args = a.declaration.args
         assert kind == a.kind
-        assert x == (args[0].code(getattr(a, args[0].name)) if args else 0)
-        assert y == (args[1].code(getattr(a, args[1].name)) if len(args) > 1 else 0)
+        assert xyz == [args[i].code(getattr(a, args[i].name)) if i < len(args) else 0 for i in range(3)]
 
 
 def _instance(name: str):

@@ -209,12 +209,16 @@ def replicas_agree(r: Reading) -> list[Condition]:
 
 def _asks(r: Reading, b: int) -> str:
     """Which broker a consumer (re)starting now asks, and why (``observations.restart_broker``)."""
-    how = r.history.origin("nameserver.masterRegistered")
+    how = r.history.origin("nameserver.route")
     how = f", {how}" if how else ""
+    route = r.view["nameserver.route"]
     if b == 0:
         return f"asks the master (the name server lists it{how})"
-    why = f"the name server no longer lists the master{how}"
-    return f"asks {r.broker(b)} ({why})" if b > 0 else f"has no broker to ask ({why}, and there is no slave)"
+    if b > 0:
+        return f"asks {r.broker(b)} (the name server's route is {route}{how}: no master)"
+    if not r.view["nameserver.topicRoute"]:
+        return f"has no broker to ask (the topic has no route: its queue data went with the group's last broker{how})"
+    return f"has no broker to ask (the name server's route is empty{how})"
 
 
 def _offset_source(r: Reading, b: int, q: int, read: int) -> str:
@@ -232,7 +236,8 @@ def _queue_conditions(r: Reading, check: Callable[[int, int, int, str, dict[str,
     """The offset properties' frame: the broker a restarting consumer asks (none or down: no claim), then one
     condition per queue from ``check(b, q, offset read, "queue q: a consumer ... asks ...", fields)``."""
     b = r.admin_broker()
-    fields: dict[str, Any] = {"nameserver.masterRegistered": r.view["nameserver.masterRegistered"]}
+    fields: dict[str, Any] = {"nameserver.route": r.view["nameserver.route"],
+                              "nameserver.topicRoute": r.view["nameserver.topicRoute"]}
     if b < 0:
         return [Condition(f"a consumer restarting now {_asks(r, b)}: no offset to compare", True, fields)]
     up = f"{r.broker(b)}.up"

@@ -19,12 +19,17 @@ NOT_FOUND = -1      # ConsumerManageProcessor's QUERY_NOT_FOUND
 
 @kernel
 def restart_broker(v, p):
-    """The brokerId a consumer starting now asks for its offset: its fresh route from the name server lists
-    the master only while it is registered, and ``MQClientInstance#findBrokerAddressInAdmin`` takes the
-    lowest listed id (the master, else slave 1); -1 when neither exists."""
-    if v[F.NS_MASTER] != 0:
-        return 0
-    return 1 if p[K_SLAVES] > 0 else NO_BROKER
+    """The brokerId a consumer starting now asks for its offset: its fresh route is the name server's (the
+    registered brokers; none when the topic has no queue data left), and
+    ``MQClientInstance#findBrokerAddressInAdmin`` takes the lowest listed id (the master, else the lowest
+    slave); -1 when the route lists none."""
+    if v[F.NS_TOPIC] == 0:
+        return NO_BROKER
+    route = v[F.NS_ROUTE]
+    for b in range(p[K_SLAVES] + 1):
+        if route >> b & 1:
+            return b
+    return NO_BROKER
 
 
 @kernel

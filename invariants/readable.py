@@ -51,10 +51,12 @@ def message_redelivered(view: View, cfg: Any) -> bool:
 
 
 def restart_broker(view: View, cfg: Any) -> str | None:
-    """The broker a consumer starting now asks: the master if registered, else slave 1."""
-    if view["nameserver.masterRegistered"]:
-        return "master"
-    return "slave1" if cfg.slaves else None
+    """The broker a consumer starting now asks: the lowest brokerId of the name server's route (the master
+    if registered, else the lowest registered slave); none when the topic has no route."""
+    route = view["nameserver.route"] if view["nameserver.topicRoute"] else []
+    if not route:
+        return None
+    return "master" if route[0] == 0 else f"slave{route[0]}"
 
 
 def consume_queue(view: View, broker: str, q: int, cfg: Any) -> tuple[int, list[int]]:
@@ -129,7 +131,8 @@ def offset_committed_to_slave(before: View, action: Any, outcome: str, after: Vi
     if type(action).__name__ not in ("PersistAllOffsets", "Rebalance", "CorrectIllegalOffset"):
         return False
     c = f"consumer{action.consumer}"
-    if after[f"{c}.routeHasMaster"] or not cfg.slaves or not before["slave1.up"]:
+    route = after[f"{c}.route"]
+    if not route or route[0] == 0 or not before[f"slave{route[0]}.up"]:
         return False
     if type(action).__name__ == "CorrectIllegalOffset":
         return True

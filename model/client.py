@@ -1,14 +1,13 @@
 """The push consumers (``client/impl/consumer``, ``client/consumer/store/RemoteBrokerOffsetStore``).
 
-Consumer ``c`` holds its route (is the master listed?), and per queue ``q`` (``k = c * MAX_QUEUES + q``):
+Consumer ``c`` holds its cached route (:mod:`model.routes`), and per queue ``q`` (``k = c * MAX_QUEUES + q``):
 ownership, the ProcessQueue's dropped flag (set by OFFSET_ILLEGAL: no more pulls, consumption no longer
 updates the offset), the pull position ``nextOffset``, the memory offset (``offset + 1``; 0 = no entry), the
 messages pulled but not yet consumed, ``queueOffsetMax + 1``, the stored pull suggestion, the pending
 OFFSET_ILLEGAL correction tasks (each the ``nextOffset + 1`` it will write; 0 = none; up to two, oldest
 first), which live on whatever happens to the queue, and the messages of a ProcessQueue that was dropped
-and removed, which the consume service still holds and delivers without updating any offset. Slaves are always listed in a
-client's route (model-scope: the route abstracts only whether the master is present); a call to a broker
-that is down fails like any remoting exception and changes nothing.
+and removed, which the consume service still holds and delivers without updating any offset. A call to a
+broker that is down (listed in a stale route) fails like any remoting exception and changes nothing.
 """
 from __future__ import annotations
 
@@ -22,9 +21,10 @@ from .events import (DISCARD, ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, 
                      OUT_ONEWAY_LOST, OUT_PULL_FAILED, PRUNED, PRUNE_REASON_SHIFT,
                      PRUNE_THIRD_CORRECTION)
 from .offsets import QUERY_NOT_FOUND, commit_offset, query_consumer_offset
+from .routes import admin_broker, publish_broker_listed, refresh_route, subscribe_broker
 from . import mutations as MU
 from .params import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_MUTATION,
-                     K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVES, K_SLAVE_READ, K_WHICH_BROKER)
+                     K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVE_READ, K_WHICH_BROKER)
 from .store import GET_FOUND, GET_NO_MESSAGE_IN_QUEUE, GET_OFFSET_OVERFLOW_ONE, get_message, queue_max, up_slot
 
 # PullMessageProcessor response codes
@@ -42,48 +42,6 @@ def mq(c, q):
 @kernel(inline=True)
 def note(outcome, broker):
     return (outcome | (broker << NOTE_BROKER_SHIFT)) << NOTE_SHIFT
-
-
-@kernel
-def refresh_route(w, c, p):
-    """``MQClientInstance#updateTopicRouteInfoFromNameServer``: the broker table becomes the name server's
-    route. With no slaves and no registered master the name server has no route for the topic and the
-    client keeps its old one."""
-    if w[F.NS_MASTER] != 0 or p[K_SLAVES] > 0:
-        put(w, F.C_ROUTE_MASTER + c, w[F.NS_MASTER])
-
-
-@kernel
-def admin_broker(w, c, p):
-    """``MQClientInstance#findBrokerAddressInAdmin`` (offset fetch and commit): the first entry of the
-    group's ``HashMap<Long,String>`` (ascending ids: the master if listed, else slave 1); if none, refresh
-    the route once and look again; -1 is "broker not exist"."""
-    for attempt in range(2):
-        if w[F.C_ROUTE_MASTER + c] != 0:
-            return 0
-        if p[K_SLAVES] > 0 and p[K_MUTATION] != MU.ADMIN_NEVER_SLAVE:
-            return 1
-        if attempt == 0:
-            refresh_route(w, c, p)
-    return -1
-
-
-@kernel
-def subscribe_broker(w, c, suggestion, p):
-    """``MQClientInstance#findBrokerAddressInSubscribe(brokerName, suggestion, false)`` as
-    ``PullAPIWrapper#pullKernelImpl`` calls it: exactly the suggested brokerId if listed, else the first
-    entry (master if listed, else slave 1); when nothing is found the route is refreshed and the lookup
-    repeated once; -1 is "broker not exist"."""
-    for attempt in range(2):
-        if suggestion > 0:
-            return suggestion
-        if w[F.C_ROUTE_MASTER + c] != 0:
-            return 0
-        if p[K_SLAVES] > 0:
-            return 1
-        if attempt == 0:
-            refresh_route(w, c, p)
-    return -1
 
 
 @kernel
@@ -170,9 +128,7 @@ def compute_pull_from_where(w, c, q, p):
         put(w, F.MQ_MEM + mq(c, q), read + 1)
         return read
     if read == QUERY_NOT_FOUND:
-        if w[F.C_ROUTE_MASTER + c] == 0:
-            refresh_route(w, c, p)
-        if w[F.C_ROUTE_MASTER + c] != 0 and w[F.M_UP] != 0:
+        if publish_broker_listed(w, c, p) and w[F.M_UP] != 0:
             return queue_max(w, 0, q, p)
     return -1
 
@@ -183,7 +139,7 @@ def compute_pull_from_where(w, c, q, p):
 def refresh_route_action(v, w, c, p):
     """The client's periodic route refresh (every ``pollNameServerInterval``):
     ``MQClientInstance#updateTopicRouteInfoFromNameServer`` replaces the broker table by the name server's
-    route, which lists the master only while it is registered."""
+    route, which lists each broker only while it is registered."""
     if v[F.C_UP + c] == 0:
         return 0
     refresh_route(w, c, p)
@@ -382,7 +338,7 @@ def consumer_crash(v, w, c, p):
     if v[F.C_UP + c] == 0 or v[F.B_CONSUMER_RESTART] >= p[K_MAX_CONSUMER_RESTARTS]:
         return 0
     put(w, F.C_UP + c, 0)
-    put(w, F.C_ROUTE_MASTER + c, 0)
+    put(w, F.C_ROUTE + c, 0)
     for q in range(p[K_QUEUES]):
         forget_queue(w, c, q)
         k = mq(c, q)

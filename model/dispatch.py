@@ -64,4 +64,6 @@ def apply(kind, x, y, z, v, w, p):
         return client.consumer_restart(v, w, x, p)
     if kind == 27:  # ConsumeDropped
         return client.consume_dropped(v, w, x, y, p)
+    if kind == 28:  # NameServerExpireSlave
+        return metadata.nameserver_expire_slave(v, w, x, p)
     return 0

@@ -18,6 +18,7 @@ from .events import ENABLED, EV_MASTER_RECOVERED
 from .ha import close_link
 from .offsets import has_group_key, load_offsets, offset_slot
 from . import mutations as MU
+from .routes import nameserver_register, nameserver_remove
 from .params import (K_MAX_MASTER_CRASHES, K_MAX_MASTER_POWER, K_MAX_SLAVE_CRASHES, K_MAX_SLAVE_POWER,
                      K_MESSAGES, K_MUTATION, K_QUEUES, K_REVERSE_OFFSET_SYNC, K_SLAVES)
 
@@ -59,7 +60,7 @@ def master_crash(v, w, p):
         put(w, F.M_LOG, lowest(v[F.M_LOG], v[F.M_FLUSHED]))
         forget_lost_queue_offsets(w, p)
     put(w, F.M_FLUSHED, count(w[F.M_LOG]))
-    put(w, F.NS_MASTER, 0)
+    nameserver_remove(w, 0)
     put(w, F.B_MASTER_CRASH, w[F.B_MASTER_CRASH] + 1)
     return ENABLED
 
@@ -94,7 +95,7 @@ def master_restart(v, w, p):
         return 0
     put(w, F.M_UP, 1)
     put(w, F.M_FLUSHED, count(v[F.M_LOG]))
-    put(w, F.NS_MASTER, 1)
+    nameserver_register(w, 0)
     if p[K_REVERSE_OFFSET_SYNC] != 0:
         for s in range(p[K_SLAVES]):
             if v[F.S_UP + s] != 0 and has_group_key(v, s + 1, p):
@@ -119,11 +120,13 @@ def slave_down(w, s, p):
 @kernel
 def slave_crash(v, w, s, p):
     """kill -9 of slave ``s``: the page cache keeps its commitlog; its memory (the offset table since the
-    last ``ConsumerOffsetManager#persist``, the master addresses it learned, its HA connection) is lost."""
+    last ``ConsumerOffsetManager#persist``, the master addresses it learned, its HA connection) is lost; the
+    socket close removes it from the name server at once (``RouteInfoManager#onChannelDestroy``)."""
     if v[F.S_UP + s] == 0 or v[F.B_SLAVE_CRASH] >= p[K_MAX_SLAVE_CRASHES]:
         return 0
     slave_down(w, s, p)
     put(w, F.S_FLUSHED + s, count(v[F.S_LOG + s]))
+    nameserver_remove(w, s + 1)
     put(w, F.B_SLAVE_CRASH, w[F.B_SLAVE_CRASH] + 1)
     return ENABLED
 
@@ -132,7 +135,8 @@ def slave_crash(v, w, s, p):
         when=lambda cfg: cfg.max_slave_power_losses > 0, rocketmq="MappedFileQueue#flush")
 @kernel
 def slave_power_loss(v, w, s, p):
-    """Slave ``s``'s machine loses power: its commitlog keeps the prefix ``MappedFileQueue#flush`` wrote."""
+    """Slave ``s``'s machine loses power: its commitlog keeps the prefix ``MappedFileQueue#flush`` wrote; the
+    name server keeps listing it until the expiry scan (``NameServerExpireSlave``)."""
     if v[F.S_UP + s] == 0 or v[F.B_SLAVE_POWER] >= p[K_MAX_SLAVE_POWER]:
         return 0
     slave_down(w, s, p)
@@ -148,11 +152,14 @@ def slave_power_loss(v, w, s, p):
 @kernel
 def slave_restart(v, w, s, p):
     """Slave ``s`` starts again: ``DefaultMessageStore#recover``, consumerOffset.json loaded, and the
-    registration at start gives both master addresses if the name server holds a live master."""
+    registration at start (``BrokerController#registerBrokerAll``) lists it with the name server again and
+    gives both master addresses if the name server holds a live master."""
     if v[F.S_UP + s] != 0:
         return 0
     put(w, F.S_UP + s, 1)
     put(w, F.S_FLUSHED + s, count(v[F.S_LOG + s]))
-    put(w, F.S_HA_ADDR + s, v[F.NS_MASTER])
-    put(w, F.S_SYNC_ADDR + s, v[F.NS_MASTER])
+    master_listed = v[F.NS_ROUTE] & 1
+    put(w, F.S_HA_ADDR + s, master_listed)
+    put(w, F.S_SYNC_ADDR + s, master_listed)
+    nameserver_register(w, s + 1)
     return ENABLED

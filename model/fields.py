@@ -33,6 +33,7 @@ KIND_QOFF = 6        # 0..queue capacity (a queue offset)
 KIND_QOFF1 = 7       # 0..queue capacity+1 (a stored consumer offset + 1; 0 = absent)
 KIND_BROKER = 8      # 0..slaves (a brokerId)
 KIND_BUDGET = 9      # 0..the budget knob named by the field
+KIND_BROKERS = 10    # a set of brokerIds 0..slaves, one bit per broker (a route)
 
 # which configuration dimension an indexed family runs over
 DIM_ONE = 0
@@ -81,7 +82,9 @@ M_FLUSHED = _family("master.flushed", DIM_ONE, KIND_COUNT)
 P2S = _family("master.push2slave_max_offset", DIM_ONE, KIND_COUNT)
 M_OFF_MEM = _family("master.consumer_offset", DIM_QUEUE, KIND_QOFF1)
 M_OFF_DISK = _family("master.consumer_offset_json", DIM_QUEUE, KIND_QOFF1)
-NS_MASTER = _family("nameserver.master_registered", DIM_ONE, KIND_BOOL)
+# the name server's view of the group: the registered brokerIds, and whether the topic's queue data exists
+NS_ROUTE = _family("nameserver.route", DIM_ONE, KIND_BROKERS)
+NS_TOPIC = _family("nameserver.topic_route", DIM_ONE, KIND_BOOL)
 
 # --- slaves ------------------------------------------------------------------------------------------
 S_UP = _family("slave.up", DIM_SLAVE, KIND_BOOL)
@@ -102,7 +105,7 @@ MSG_QO = _family("message.queue_offset", DIM_MESSAGE, KIND_QOFF)
 
 # --- consumers -----------------------------------------------------------------------------------------
 C_UP = _family("consumer.up", DIM_CONSUMER, KIND_BOOL)
-C_ROUTE_MASTER = _family("consumer.route_has_master", DIM_CONSUMER, KIND_BOOL)
+C_ROUTE = _family("consumer.route", DIM_CONSUMER, KIND_BROKERS)
 MQ_OWNED = _family("consumer.queue.owned", DIM_MQ, KIND_BOOL)
 MQ_DROPPED = _family("consumer.queue.dropped", DIM_MQ, KIND_BOOL)
 MQ_NEXT = _family("consumer.queue.next_offset", DIM_MQ, KIND_QOFF)

@@ -74,6 +74,8 @@ def _width(family: F.FieldFamily, cfg: Config) -> int:
         return (cap + 1).bit_length()
     if kind == F.KIND_BROKER:
         return cfg.slaves.bit_length()
+    if kind == F.KIND_BROKERS:
+        return cfg.slaves + 1
     if kind == F.KIND_BUDGET:
         return getattr(cfg, family.budget_knob).bit_length()
     raise AssertionError(kind)

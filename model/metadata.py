@@ -9,6 +9,7 @@ from . import fields as F
 from .events import ENABLED, EV_SLAVE_SYNC_LOWERED_OFFSET
 from .offsets import has_group_key, offset_slot, persist_offsets
 from .params import K_QUEUES, K_SYNC_OFFSETS_MAX
+from .routes import nameserver_remove, nameserver_register
 from .store import up_slot
 
 
@@ -24,9 +25,11 @@ def slave_register(v, w, s, p):
     """
     if v[F.S_UP + s] == 0:
         return 0
-    if v[F.NS_MASTER] != 0:
+    master_listed = v[F.NS_ROUTE] & 1
+    if master_listed != 0:
         put(w, F.S_HA_ADDR + s, 1)
-    put(w, F.S_SYNC_ADDR + s, v[F.NS_MASTER])
+    put(w, F.S_SYNC_ADDR + s, master_listed)
+    nameserver_register(w, s + 1)
     return ENABLED
 
 
@@ -74,7 +77,20 @@ def persist_consumer_offset(v, w, b, p):
 @kernel
 def nameserver_expire_master(v, w, p):
     """``RouteInfoManager#scanNotActiveBroker`` removes a master silent for 120 s (``BROKER_CHANNEL_EXPIRED_TIME``)."""
-    if v[F.NS_MASTER] == 0 or v[F.M_UP] != 0:
+    if v[F.NS_ROUTE] & 1 == 0 or v[F.M_UP] != 0:
         return 0
-    put(w, F.NS_MASTER, 0)
+    nameserver_remove(w, 0)
+    return ENABLED
+
+
+@action("NameServerExpireSlave", kind=28, actor="metadata", place=(3, SLAVE),
+        when=lambda cfg: cfg.max_slave_power_losses > 0, rocketmq="RouteInfoManager#scanNotActiveBroker")
+@kernel
+def nameserver_expire_slave(v, w, s, p):
+    """``RouteInfoManager#scanNotActiveBroker`` removes slave ``s`` once it has been silent for 120 s (a
+    power loss: no socket close told the name server); the topic's queue data goes with the last broker."""
+    b = s + 1
+    if v[F.NS_ROUTE] & (1 << b) == 0 or v[F.S_UP + s] != 0:
+        return 0
+    nameserver_remove(w, b)
     return ENABLED

@@ -43,12 +43,13 @@ class RocketMQModel(PackedModel):
 
     def started_vector(self) -> np.ndarray:
         """Every process started: the master registered with the name server, each slave's registration
-        has given it the master's addresses, each consumer holds a route listing the master; HA links not
+        has given it the master's addresses, each consumer holds a route listing every broker; HA links not
         connected yet, no queue taken yet."""
         cfg = self.config
         v = np.zeros(F.NFIELDS, dtype=np.int64)
         v[F.M_UP] = 1
-        v[F.NS_MASTER] = 1
+        v[F.NS_ROUTE] = (1 << (cfg.slaves + 1)) - 1
+        v[F.NS_TOPIC] = 1
         for s in range(cfg.slaves):
             v[F.S_UP + s] = 1
             v[F.S_HA_ADDR + s] = 1
@@ -56,7 +57,7 @@ class RocketMQModel(PackedModel):
         v[F.P_NEXT] = 1
         for c in range(cfg.consumers):
             v[F.C_UP + c] = 1
-            v[F.C_ROUTE_MASTER + c] = 1
+            v[F.C_ROUTE + c] = v[F.NS_ROUTE]
         return v
 
     def initial_states(self) -> np.ndarray:

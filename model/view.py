@@ -2,7 +2,7 @@
 
 The view is a flat, ordered mapping from a dotted name (``slave1.nextTransferFromWhere``,
 ``consumer1.q0.nextOffset``) to a JSON value: booleans, ints, ``null`` for "no entry", lists of message ids
-for commitlogs and message sets, and words for enumerations (``STREAMING``). :func:`encode` turns a view
+for commitlogs and message sets, lists of brokerIds for routes, and words for enumerations (``STREAMING``). :func:`encode` turns a view
 back into the same packed state, so a trace written as JSON can be replayed exactly.
 """
 from __future__ import annotations
@@ -31,6 +31,21 @@ def _mask(ids: Any) -> int:
         if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= F.MAX_MESSAGES:
             raise ValueError(f"bad message id {m!r}")
         mask |= 1 << (m - 1)
+    return mask
+
+
+def _broker_ids(mask: int) -> list[int]:
+    return [b for b in range(F.MAX_SLAVES + 1) if mask >> b & 1]
+
+
+def _broker_mask(ids: Any) -> int:
+    if not isinstance(ids, (list, tuple)):
+        raise ValueError(f"expected a list of brokerIds, got {ids!r}")
+    mask = 0
+    for b in ids:
+        if not isinstance(b, int) or isinstance(b, bool) or not 0 <= b <= F.MAX_SLAVES:
+            raise ValueError(f"bad brokerId {b!r}")
+        mask |= 1 << b
     return mask
 
 
@@ -67,6 +82,7 @@ class _Codec:
 BOOL = _Codec(bool, _bool)
 INT = _Codec(int, _int)
 IDS = _Codec(_ids, _mask)
+BROKERS = _Codec(_broker_ids, _broker_mask)   # a route: the listed brokerIds
 OPTIONAL = _Codec(lambda x: None if x == 0 else x - 1, _opt)   # offset + 1, 0 = absent
 LINK = _Codec(lambda x: LINK_NAMES[x], _name(LINK_NAMES))
 WAIT = _Codec(lambda x: WAIT_NAMES[x], _name(WAIT_NAMES))
@@ -80,7 +96,7 @@ def view_fields(cfg: Config) -> list[tuple[str, int, _Codec]]:
             ("master.flushed", F.M_FLUSHED, INT), ("master.push2SlaveMaxOffset", F.P2S, INT)]
     out += [(f"master.consumerOffset[{q}]", F.M_OFF_MEM + q, OPTIONAL) for q in qs]
     out += [(f"master.consumerOffsetJson[{q}]", F.M_OFF_DISK + q, OPTIONAL) for q in qs]
-    out.append(("nameserver.masterRegistered", F.NS_MASTER, BOOL))
+    out += [("nameserver.route", F.NS_ROUTE, BROKERS), ("nameserver.topicRoute", F.NS_TOPIC, BOOL)]
     for s in range(cfg.slaves):
         n = f"slave{s + 1}"
         out += [(f"{n}.up", F.S_UP + s, BOOL), (f"{n}.commitlog", F.S_LOG + s, IDS),
@@ -97,7 +113,7 @@ def view_fields(cfg: Config) -> list[tuple[str, int, _Codec]]:
         out += [(f"message{m}.queueOffset", F.MSG_QO + m - 1, INT) for m in range(1, cfg.messages + 1)]
     for c in range(cfg.consumers):
         n = f"consumer{c + 1}"
-        out += [(f"{n}.up", F.C_UP + c, BOOL), (f"{n}.routeHasMaster", F.C_ROUTE_MASTER + c, BOOL)]
+        out += [(f"{n}.up", F.C_UP + c, BOOL), (f"{n}.route", F.C_ROUTE + c, BROKERS)]
         for q in qs:
             k = c * F.MAX_QUEUES + q
             out += [(f"{n}.q{q}.owned", F.MQ_OWNED + k, BOOL), (f"{n}.q{q}.dropped", F.MQ_DROPPED + k, BOOL),

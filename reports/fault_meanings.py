@@ -27,6 +27,7 @@ ACTION_PHRASES: dict[str, str] = {
     "SlaveSyncAll": "the slave's syncAll copies the master's consumer offsets over its own",
     "PersistConsumerOffset": "a broker writes consumerOffset.json",
     "NameServerExpireMaster": "the name server drops the master from the route",
+    "NameServerExpireSlave": "the name server drops a powered-off slave from the route",
     "RefreshRoute": "a consumer refreshes its route from the name server",
     "Rebalance": "a consumer rebalances its queues",
     "Pull": "a consumer pulls",
@@ -49,7 +50,7 @@ DECIDING_FIELDS: dict[str, str] = {
     "acked_message_never_lost": r"\.commitlog$|^producer\.sendOk$",
     "consumed_message_never_lost": r"\.commitlog$|^history\.delivered$",
     "replicas_agree": r"\.commitlog$",
-    "committed_offset_never_regresses": r"consumerOffset\[|^history\.highestCommitted|routeHasMaster$|"
+    "committed_offset_never_regresses": r"consumerOffset\[|^history\.highestCommitted|"
                                         r"^nameserver\.|\.up$|\.route$",
     "no_message_skipped": r"consumerOffset\[|^history\.delivered$|^history\.highestCommitted|\.commitlog$",
 }

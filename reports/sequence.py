@@ -158,8 +158,10 @@ def interactions(step: Any, before: dict[str, Any]) -> list[Event]:
         return [Mark(broker_name(args.get("broker", 0)), "persist offsets")]
     if name == "NameServerExpireMaster":
         return [Mark(NAMESERVER, "expires the master")]
+    if name == "NameServerExpireSlave":
+        return [Mark(NAMESERVER, f"expires {slave}")]
     if name == "RefreshRoute":
-        route = "route: master" if after.get(f"{consumer}.routeHasMaster") else "route: no master"
+        route = f"route: {after.get(f'{consumer}.route', [])}"
         return [Message(consumer, NAMESERVER, "get route"), Message(NAMESERVER, consumer, route, reply=True)]
     if name == "Rebalance":
         return [Mark(consumer, "rebalance")]

@@ -51,13 +51,13 @@ def test_query_not_found_makes_no_claim():
 def test_a_down_master_still_registered_gives_no_offset_to_compare():
     m = model()
     # a power loss: the name server keeps the dead master until it expires
-    assert not flagged(m, REGRESS, {**LOG_12, "master.up": False, "nameserver.masterRegistered": True,
+    assert not flagged(m, REGRESS, {**LOG_12, "master.up": False, "nameserver.route": [0, 1],
                                     "master.consumerOffset[0]": 0, "history.highestCommitted[0]": 2})
 
 
 def test_without_a_registered_master_the_slave_is_read():
     m = model()
-    unregistered = {**LOG_12, "master.up": False, "nameserver.masterRegistered": False,
+    unregistered = {**LOG_12, "master.up": False, "nameserver.route": [1],
                     "slave1.commitlog": [1, 2], "history.highestCommitted[0]": 2}
     assert flagged(m, REGRESS, {**unregistered, "slave1.consumerOffset[0]": 1, "master.consumerOffset[0]": 2})
     assert not flagged(m, REGRESS, {**unregistered, "slave1.consumerOffset[0]": 2,
@@ -67,21 +67,21 @@ def test_without_a_registered_master_the_slave_is_read():
 def test_a_live_master_the_name_server_dropped_is_not_read():
     m = model()
     # the route a fresh consumer fetches lists no master, even though the master process is up
-    assert not flagged(m, REGRESS, {**LOG_12, "nameserver.masterRegistered": False, "master.consumerOffset[0]": 0,
+    assert not flagged(m, REGRESS, {**LOG_12, "nameserver.route": [1], "master.consumerOffset[0]": 0,
                                     "slave1.consumerOffset[0]": 2, "history.highestCommitted[0]": 2})
 
 
 def test_a_down_slave_gives_no_offset_to_compare():
     m = model()
-    assert not flagged(m, REGRESS, {**LOG_12, "master.up": False, "nameserver.masterRegistered": False,
+    assert not flagged(m, REGRESS, {**LOG_12, "master.up": False, "nameserver.route": [1],
                                     "slave1.up": False, "slave1.consumerOffset[0]": 0,
                                     "history.highestCommitted[0]": 2})
 
 
 def test_no_broker_at_all_gives_no_offset_to_compare():
     m = model(slaves=0, which_broker_when_consume_slowly=0)
-    assert not flagged(m, REGRESS, {**LOG_12, "master.up": False, "nameserver.masterRegistered": False,
-                                    "master.consumerOffset[0]": 0, "history.highestCommitted[0]": 2})
+    assert not flagged(m, REGRESS, {**LOG_12, "master.up": False, "nameserver.route": [],
+                                    "nameserver.topicRoute": False, "master.consumerOffset[0]": 0, "history.highestCommitted[0]": 2})
 
 
 def test_every_queue_is_compared():
@@ -114,7 +114,7 @@ def test_positions_are_those_of_the_broker_asked():
               "history.delivered": [1]}
     assert flagged(m, SKIPPED, reused)
     # the same offset read from a slave that still holds [1, 2] passes message 1 only
-    assert not flagged(m, SKIPPED, {**reused, "master.up": False, "nameserver.masterRegistered": False,
+    assert not flagged(m, SKIPPED, {**reused, "master.up": False, "nameserver.route": [1],
                                     "slave1.commitlog": [1, 2], "slave1.consumerOffset[0]": 1})
 
 
@@ -128,14 +128,14 @@ def test_no_stored_offset_makes_no_claim():
 def test_a_down_broker_makes_no_claim():
     m = model()
     assert not flagged(m, SKIPPED, {**LOG_12, "master.up": False, "master.consumerOffset[0]": 2})
-    assert not flagged(m, SKIPPED, {**LOG_12, "master.up": False, "nameserver.masterRegistered": False,
+    assert not flagged(m, SKIPPED, {**LOG_12, "master.up": False, "nameserver.route": [1],
                                     "slave1.up": False, "slave1.commitlog": [1, 2],
                                     "slave1.consumerOffset[0]": 2})
 
 
 def test_a_slave_offset_past_undelivered_messages_skips_them():
     m = model()
-    assert flagged(m, SKIPPED, {**LOG_12, "master.up": False, "nameserver.masterRegistered": False,
+    assert flagged(m, SKIPPED, {**LOG_12, "master.up": False, "nameserver.route": [1],
                                 "slave1.commitlog": [1, 2], "slave1.consumerOffset[0]": 1,
                                 "history.delivered": []})
 

@@ -21,7 +21,7 @@ PERSIST_ALL = "PersistAllOffsets(consumer=1)"
 SYNC_ALL = "SlaveSyncAll(slave=1)"
 
 BOTH_HOLD_1 = {"master.commitlog": [1], "slave1.commitlog": [1], "producer.nextMessage": 2}
-NO_MASTER_ROUTE = {"consumer1.routeHasMaster": False}
+NO_MASTER_ROUTE = {"consumer1.route": [1]}
 
 
 def test_transition_properties_are_marked_and_the_state_one_is_not():
@@ -81,7 +81,7 @@ def test_oneway_commit_to_a_dead_slave_is_no_witness():
 
 def test_admin_lookup_that_never_falls_back_to_a_slave_is_no_witness():
     # the master is gone from the name server: only the slave could take the commit
-    changes = {**NO_MASTER_ROUTE, "consumer1.q0.offset": 1, "nameserver.masterRegistered": False,
+    changes = {**NO_MASTER_ROUTE, "consumer1.q0.offset": 1, "nameserver.route": [1],
                "master.up": False}
     assert witnessing_actions(model(), COMMIT_SLAVE, changes) == [PERSIST_ALL]
     assert witnessing_actions(model(mutation="admin_never_slave"), COMMIT_SLAVE, changes) == []
@@ -105,7 +105,7 @@ def test_offset_illegal_correction_of_a_queue_given_away_commits_to_the_slave():
 
 
 # -- master_recovers ---------------------------------------------------------------------------------
-CRASHED = {"master.up": False, "nameserver.masterRegistered": False, "failures.masterCrashes": 1}
+CRASHED = {"master.up": False, "nameserver.route": [1], "failures.masterCrashes": 1}
 
 
 def test_master_restart_after_a_failure_is_the_only_witness():

@@ -18,10 +18,11 @@ BIG = Config.from_mapping(dict(slaves=2, consumers=2, queues=2, messages=3, flus
                                max_ha_disconnects=1))
 
 
-def test_twenty_seven_action_kinds_with_distinct_codes():
-    # 26 before ConsumeDropped (a removed ProcessQueue's messages delivered by their own action)
-    assert len(ACTION_TYPES) == 27
-    assert sorted(t.kind for t in ACTION_TYPES) == list(range(1, 28))
+def test_twenty_eight_action_kinds_with_distinct_codes():
+    # 26 before ConsumeDropped (a removed ProcessQueue's messages delivered by their own action), 27 before
+    # NameServerExpireSlave (routes per broker)
+    assert len(ACTION_TYPES) == 28
+    assert sorted(t.kind for t in ACTION_TYPES) == list(range(1, 29))
     assert {type(a) for a in actions_for(BIG)} == set(ACTION_TYPES)
 
 

@@ -36,23 +36,24 @@ def state(m=M, master=(1, 2, 3), slave=(1, 2, 3), **fields):
 
 # --- RefreshRoute ------------------------------------------------------------------------------------------
 def test_refresh_drops_a_master_the_name_server_no_longer_lists():
-    s = state(**{"nameserver.masterRegistered": False})
-    assert_effect(M, s, RefreshRoute(consumer=1), {"consumer1.routeHasMaster": False}, outcome="")
+    s = state(**{"nameserver.route": [1]})
+    assert_effect(M, s, RefreshRoute(consumer=1), {"consumer1.route": [1]}, outcome="")
 
 
 def test_refresh_learns_a_registered_master():
-    s = state(**{"consumer1.routeHasMaster": False})
-    assert_effect(M, s, RefreshRoute(consumer=1), {"consumer1.routeHasMaster": True})
+    s = state(**{"consumer1.route": [1]})
+    assert_effect(M, s, RefreshRoute(consumer=1), {"consumer1.route": [0, 1]})
 
 
 def test_refresh_without_any_route_keeps_the_old_one():
     """No slaves and no master: the name server has no route; the client keeps its table."""
-    assert_disabled(NOSLAVE, state(NOSLAVE, **{"nameserver.masterRegistered": False}), RefreshRoute(consumer=1))
+    assert_disabled(NOSLAVE, state(NOSLAVE, **{"nameserver.route": [], "nameserver.topicRoute": False}),
+                    RefreshRoute(consumer=1))
 
 
 def test_refresh_guards():
     assert_disabled(M, state(), RefreshRoute(consumer=1))
-    assert_disabled(M, state(**{"consumer1.up": False, "consumer1.routeHasMaster": False, **UNOWNED}),
+    assert_disabled(M, state(**{"consumer1.up": False, "consumer1.route": [1], **UNOWNED}),
                     RefreshRoute(consumer=1))
 
 
@@ -86,20 +87,20 @@ def test_rebalance_query_not_found_takes_the_master_max_offset():
 
 
 def test_rebalance_asks_the_slave_when_the_route_lacks_the_master():
-    s = state(**{"consumer1.routeHasMaster": False, "slave1.consumerOffset[0]": 1,
+    s = state(**{"consumer1.route": [1], "slave1.consumerOffset[0]": 1,
                  "master.consumerOffset[0]": 3, **UNOWNED})
     assert_effect(M, s, REBALANCE, q0(owned=True, nextOffset=1, offset=1))
 
 
 def test_rebalance_slave_query_not_found_asks_the_master_after_a_route_refresh():
     """maxOffset asks only the master (findBrokerAddressInPublish), refreshing the route once."""
-    s = state(**{"consumer1.routeHasMaster": False, **UNOWNED})
-    assert_effect(M, s, REBALANCE, {"consumer1.routeHasMaster": True, **q0(owned=True, nextOffset=3)})
+    s = state(**{"consumer1.route": [1], **UNOWNED})
+    assert_effect(M, s, REBALANCE, {"consumer1.route": [0, 1], **q0(owned=True, nextOffset=3)})
 
 
 def test_rebalance_slave_query_not_found_without_master_is_not_taken():
     """No master anywhere: maxOffset throws -> -1: the queue is not taken this round."""
-    s = state(**{"consumer1.routeHasMaster": False, "nameserver.masterRegistered": False, **UNOWNED})
+    s = state(**{"consumer1.route": [1], "nameserver.route": [1], **UNOWNED})
     assert_disabled(M, s, REBALANCE)
 
 
@@ -180,7 +181,7 @@ def test_initial_rebalance_splits_the_queues():
 
 
 def test_a_lone_consumer_takes_every_queue():
-    s = build(Q2, **{"consumer2.up": False, "consumer2.routeHasMaster": False, "consumer2.q1.owned": False,
+    s = build(Q2, **{"consumer2.up": False, "consumer2.route": [1], "consumer2.q1.owned": False,
                      "consumer2.q1.offset": None})
     assert_effect(Q2, s, REBALANCE, {"consumer1.q1.owned": True, "consumer1.q1.offset": 0})
 
@@ -254,7 +255,7 @@ def test_consume_dropped_marks_a_redelivery_exactly_when_a_message_was_delivered
     {},
     q0(nextOffset=1, inFlight=[1], queueOffsetMax=0),
     {**UNOWNED},
-    {"consumer1.up": False, "consumer1.routeHasMaster": False, **UNOWNED, **q0(droppedInFlight=[1])},
+    {"consumer1.up": False, "consumer1.route": [1], **UNOWNED, **q0(droppedInFlight=[1])},
 ], ids=["nothing held", "only the current ProcessQueue's batch", "not owned", "consumer down"])
 def test_consume_dropped_guards(fields):
     assert_disabled(M, state(**fields), CONSUME_DROPPED)
@@ -270,7 +271,7 @@ def test_persist_all_goes_to_the_master_when_the_route_lists_it():
 
 
 def test_persist_all_goes_to_the_lowest_slave_otherwise():
-    s = state(**{"consumer1.routeHasMaster": False, **q0(offset=2)})
+    s = state(**{"consumer1.route": [1], **q0(offset=2)})
     assert_effect(M, s, PERSIST, {"slave1.consumerOffset[0]": 2, "history.highestCommitted[0]": 2},
                   outcome="committed (broker 1)")
     assert fire(M, s, PERSIST)[1] & EV_OFFSET_COMMITTED_TO_SLAVE
@@ -287,8 +288,8 @@ def test_persist_all_oneway_to_a_dead_broker_is_lost():
 
 
 def test_persist_all_without_route_refreshes_once():
-    s = state(NOSLAVE, **{"consumer1.routeHasMaster": False, **q0(offset=2)})
-    assert_effect(NOSLAVE, s, PERSIST, {"consumer1.routeHasMaster": True, "master.consumerOffset[0]": 2,
+    s = state(NOSLAVE, **{"consumer1.route": [], **q0(offset=2)})
+    assert_effect(NOSLAVE, s, PERSIST, {"consumer1.route": [0], "master.consumerOffset[0]": 2,
                                         "history.highestCommitted[0]": 2})
 
 
@@ -298,7 +299,7 @@ def test_persist_all_includes_a_dropped_queue_still_in_the_table():
 
 
 def test_persist_all_every_owned_queue():
-    s = build(Q2, **{"consumer2.up": False, "consumer2.routeHasMaster": False, "consumer2.q1.owned": False,
+    s = build(Q2, **{"consumer2.up": False, "consumer2.route": [1], "consumer2.q1.owned": False,
                      "consumer2.q1.offset": None, "consumer1.q1.owned": True, "consumer1.q1.offset": 1,
                      "consumer1.q0.offset": 2})
     assert_effect(Q2, s, PERSIST, {"master.consumerOffset[0]": 2, "master.consumerOffset[1]": 1,
@@ -330,7 +331,7 @@ def test_correction_upward():
 
 
 def test_correction_to_a_slave_when_the_route_lacks_the_master():
-    s = state(**{"consumer1.routeHasMaster": False, **q0(dropped=True, nextOffset=1, offset=0, pendingCorrection=1)})
+    s = state(**{"consumer1.route": [1], **q0(dropped=True, nextOffset=1, offset=0, pendingCorrection=1)})
     assert_effect(M, s, CORRECT, {"slave1.consumerOffset[0]": 1, "history.highestCommitted[0]": 1,
                                   **q0(owned=False, dropped=False, nextOffset=0, offset=None,
                                        pendingCorrection=None)},
@@ -365,7 +366,7 @@ def test_correction_without_a_process_queue_commits_and_leaves_no_memory_offset(
 
 
 def test_correction_without_a_process_queue_keeps_the_orphan_messages():
-    s = state(**{"consumer1.routeHasMaster": False, **UNOWNED, **q0(droppedInFlight=[2], pendingCorrection=2)})
+    s = state(**{"consumer1.route": [1], **UNOWNED, **q0(droppedInFlight=[2], pendingCorrection=2)})
     assert_effect(M, s, CORRECT, {"slave1.consumerOffset[0]": 2, "history.highestCommitted[0]": 2,
                                   **q0(pendingCorrection=None)}, outcome="committed (broker 1)")
 
@@ -522,7 +523,7 @@ def test_a_second_offset_illegal_does_not_cancel_the_first_task():
 def test_the_older_task_removes_the_new_dropped_process_queue_and_the_later_one_finds_none():
     """removeProcessQueue in the older task removes the ProcessQueue the second OFFSET_ILLEGAL dropped (its
     batch goes to droppedInFlight); the later task then only writes and persists its own nextOffset."""
-    s = state(**{"consumer1.routeHasMaster": False,
+    s = state(**{"consumer1.route": [1],
                  **q0(dropped=True, nextOffset=1, offset=2, inFlight=[2], queueOffsetMax=1, pendingCorrection=3,
                       laterCorrection=1)})
     s = assert_effect(M, s, CORRECT, {"slave1.consumerOffset[0]": 3, "history.highestCommitted[0]": 3,
@@ -552,7 +553,7 @@ def test_consumer_crash_clears_both_tasks_and_the_dropped_messages():
     s = state(CRASH, **q0(dropped=True, nextOffset=0, offset=1, inFlight=[3], queueOffsetMax=2,
                           pendingCorrection=1, laterCorrection=0, droppedInFlight=[1, 2]))
     assert_effect(CRASH, s, ConsumerCrash(consumer=1), {
-        "consumer1.up": False, "consumer1.routeHasMaster": False, "failures.consumerRestarts": 1,
+        "consumer1.up": False, "consumer1.route": [], "failures.consumerRestarts": 1,
         **q0(owned=False, dropped=False, offset=None, inFlight=[], queueOffsetMax=None, pendingCorrection=None,
              laterCorrection=None, droppedInFlight=[])})
 

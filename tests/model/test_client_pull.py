@@ -54,7 +54,7 @@ def test_found_from_the_master_by_default():
 
 def test_route_without_master_falls_back_to_the_lowest_slave():
     """findBrokerAddressInSubscribe: brokerId 0 absent -> the first HashMap entry, slave 1."""
-    s = state(TWO, **{"consumer1.routeHasMaster": False, "slave2.commitlog": [1]})
+    s = state(TWO, **{"consumer1.route": [1], "slave2.commitlog": [1]})
     assert_effect(TWO, s, PULL, q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1), outcome="FOUND from broker 1")
     assert fire(TWO, s, PULL)[1] & EV_SLAVE_SERVED_PULL
 
@@ -68,13 +68,13 @@ def test_suggestion_routes_to_exactly_that_slave(slave):
 
 
 def test_no_broker_in_the_route_refreshes_it_once():
-    s = state(NOSLAVE, **{"consumer1.routeHasMaster": False})
-    assert_effect(NOSLAVE, s, PULL, {"consumer1.routeHasMaster": True,
+    s = state(NOSLAVE, **{"consumer1.route": []})
+    assert_effect(NOSLAVE, s, PULL, {"consumer1.route": [0],
                                      **q0(nextOffset=3, inFlight=[1, 2, 3], queueOffsetMax=2)})
 
 
 def test_broker_not_exist_changes_nothing():
-    s = state(NOSLAVE, **{"consumer1.routeHasMaster": False, "nameserver.masterRegistered": False})
+    s = state(NOSLAVE, **{"consumer1.route": [], "nameserver.route": [], "nameserver.topicRoute": False})
     assert_disabled(NOSLAVE, s, PULL)
 
 
@@ -121,7 +121,7 @@ def test_no_commit_flag_unless_memory_offset_is_positive(offset):
 
 def test_no_commit_when_the_target_is_a_slave():
     """PullAPIWrapper clears the commit flag for a slave; a slave never commits on pull (role check)."""
-    s = state(**{"consumer1.routeHasMaster": False, **q0(nextOffset=1, offset=1)})
+    s = state(**{"consumer1.route": [1], **q0(nextOffset=1, offset=1)})
     assert_effect(M, s, PULL, q0(nextOffset=2, inFlight=[2], queueOffsetMax=1), outcome="FOUND from broker 1")
 
 
@@ -206,7 +206,7 @@ def test_found_above_min_returns_the_queue_offsets_of_the_messages():
 
 
 # --- getMessage on a slave: corr(x) = off unless offsetCheckInSlave (§7.2, §7.3, V6) -------------------------
-SLAVE_ROUTE = {"consumer1.routeHasMaster": False}
+SLAVE_ROUTE = {"consumer1.route": [1]}
 
 
 def test_slave_serves_found_even_without_slave_read_enable():

@@ -33,7 +33,7 @@ def test_master_crash_keeps_the_page_cache_and_loses_memory():
     back to the last persist, push2SlaveMaxOffset and the HA connections vanish; §1 the socket close
     removes the master from the name server at once; the waiting producer gets an exception."""
     s = build(M, **BUSY_MASTER)
-    assert_effect(M, s, MasterCrash(), {**MEMORY_LOST, "master.flushed": 3, "nameserver.masterRegistered": False,
+    assert_effect(M, s, MasterCrash(), {**MEMORY_LOST, "master.flushed": 3, "nameserver.route": [1],
                                         "failures.masterCrashes": 1})
 
 
@@ -46,16 +46,16 @@ def test_master_power_loss_keeps_the_flushed_prefix():
 
 @pytest.mark.parametrize("action", [MasterCrash(), MasterPowerLoss()])
 def test_master_failure_guards(action):
-    assert_disabled(M, build(M, **{"master.up": False, "nameserver.masterRegistered": False}), action)
+    assert_disabled(M, build(M, **{"master.up": False, "nameserver.route": [1]}), action)
     budget = "failures.masterCrashes" if isinstance(action, MasterCrash) else "failures.masterPowerLosses"
     assert_disabled(M, build(M, **{budget: 1}), action)
 
 
 def test_master_restart_recovers_and_registers():
     """§3.5 recovery keeps what survived; push2SlaveMaxOffset restarts from 0; registerBrokerAll at start."""
-    s = build(M, **{**BUSY_MASTER, **MEMORY_LOST, "master.flushed": 3, "nameserver.masterRegistered": False,
+    s = build(M, **{**BUSY_MASTER, **MEMORY_LOST, "master.flushed": 3, "nameserver.route": [1],
                     "failures.masterCrashes": 1})
-    nxt = assert_effect(M, s, MasterRestart(), {"master.up": True, "nameserver.masterRegistered": True})
+    nxt = assert_effect(M, s, MasterRestart(), {"master.up": True, "nameserver.route": [0, 1]})
     assert fire(M, s, MasterRestart())[1] & EV_MASTER_RECOVERED
     v = M.view(nxt)
     assert (v["master.commitlog"], v["master.push2SlaveMaxOffset"], v["master.consumerOffset[0]"]) == ([1, 2, 3], 0, 1)
@@ -88,20 +88,20 @@ def test_restart_recomputes_queue_offsets_from_what_survived():
 
 
 def test_v3_restart_adopts_the_lowest_live_slave_table_holding_the_group():
-    s = build(V3, **{"master.up": False, "nameserver.masterRegistered": False, "failures.masterCrashes": 1,
+    s = build(V3, **{"master.up": False, "nameserver.route": [1], "failures.masterCrashes": 1,
                      "master.consumerOffset[0]": 1, "master.consumerOffsetJson[0]": 1,
                      "slave1.up": False, "slave1.consumerOffset[0]": 3, "slave1.consumerOffsetJson[0]": 3,
                      "slave1.haMasterAddress": False, "slave1.syncMasterAddress": False,
                      "slave2.consumerOffset[0]": 2, "master.commitlog": [1, 2], "master.flushed": 2,
                      "producer.nextMessage": 3})
-    assert_effect(V3, s, MasterRestart(), {"master.up": True, "nameserver.masterRegistered": True,
+    assert_effect(V3, s, MasterRestart(), {"master.up": True, "nameserver.route": [0, 1],
                                            "master.consumerOffset[0]": 2})
 
 
 def test_v3_restart_without_a_slave_table_loads_its_own_file():
-    s = build(V3, **{"master.up": False, "nameserver.masterRegistered": False, "failures.masterCrashes": 1,
+    s = build(V3, **{"master.up": False, "nameserver.route": [1], "failures.masterCrashes": 1,
                      "master.consumerOffset[0]": 1, "master.consumerOffsetJson[0]": 1})
-    assert_effect(V3, s, MasterRestart(), {"master.up": True, "nameserver.masterRegistered": True})
+    assert_effect(V3, s, MasterRestart(), {"master.up": True, "nameserver.route": [0, 1]})
 
 
 # --- slaves ------------------------------------------------------------------------------------------------
@@ -118,6 +118,7 @@ SLAVE_MEMORY_LOST = {"slave2.up": False, "slave2.haLink": "DOWN", "slave2.nextTr
 def test_slave_crash_keeps_its_page_cache():
     s = build(SLAVES, **BUSY_SLAVE)
     assert_effect(SLAVES, s, SlaveCrash(slave=2), {**SLAVE_MEMORY_LOST, "slave2.flushed": 3,
+                                                   "nameserver.route": [0, 1],   # onChannelDestroy
                                                    "failures.slaveCrashes": 1})
 
 
@@ -139,8 +140,9 @@ def test_slave_failure_guards(action, budget):
 @pytest.mark.parametrize("registered", [True, False])
 def test_slave_restart_registers_and_learns_the_master_if_live(registered):
     s = build(SLAVES, **{**BUSY_SLAVE, **SLAVE_MEMORY_LOST, "slave2.commitlog": [1, 2], "slave2.flushed": 1,
-                         "nameserver.masterRegistered": registered, "failures.slaveCrashes": 1})
-    expected = {"slave2.up": True, "slave2.flushed": 2}
+                         "nameserver.route": [0, 1] if registered else [1], "failures.slaveCrashes": 1})
+    expected = {"slave2.up": True, "slave2.flushed": 2,
+                "nameserver.route": [0, 1, 2] if registered else [1, 2]}   # its registration lists it again
     if registered:
         expected.update({"slave2.haMasterAddress": True, "slave2.syncMasterAddress": True})
     assert_effect(SLAVES, s, SlaveRestart(slave=2), expected)
@@ -169,7 +171,7 @@ def test_consumer_crash_loses_everything_in_memory():
                             "consumer2.q1.nextOffset": 1, "consumer2.q1.offset": 1, "consumer2.q1.inFlight": [2],
                             "consumer2.q1.queueOffsetMax": 0, "consumer2.q1.suggestWhichBrokerId": 1})
     assert_effect(CONSUMERS, s, ConsumerCrash(consumer=2), {
-        "consumer2.up": False, "consumer2.routeHasMaster": False, "consumer2.q1.owned": False,
+        "consumer2.up": False, "consumer2.route": [], "consumer2.q1.owned": False,
         "consumer2.q1.nextOffset": 0, "consumer2.q1.offset": None, "consumer2.q1.inFlight": [],
         "consumer2.q1.queueOffsetMax": None, "consumer2.q1.suggestWhichBrokerId": 0,
         "failures.consumerRestarts": 1})
@@ -184,7 +186,7 @@ def test_consumer_crash_loses_pending_corrections_and_orphan_messages():
                             "consumer2.q1.pendingCorrection": 1, "consumer2.q1.laterCorrection": 0,
                             "consumer2.q0.droppedInFlight": [1], "consumer2.q0.pendingCorrection": 1})
     assert_effect(CONSUMERS, s, ConsumerCrash(consumer=2), {
-        "consumer2.up": False, "consumer2.routeHasMaster": False, "consumer2.q1.owned": False,
+        "consumer2.up": False, "consumer2.route": [], "consumer2.q1.owned": False,
         "consumer2.q1.dropped": False, "consumer2.q1.offset": None, "consumer2.q1.pendingCorrection": None,
         "consumer2.q1.laterCorrection": None, "consumer2.q0.droppedInFlight": [],
         "consumer2.q0.pendingCorrection": None, "failures.consumerRestarts": 1})
@@ -192,19 +194,17 @@ def test_consumer_crash_loses_pending_corrections_and_orphan_messages():
 
 def test_consumer_crash_guards():
     assert_disabled(CONSUMERS, build(CONSUMERS, **{"failures.consumerRestarts": 1}), ConsumerCrash(consumer=1))
-    down = {"consumer1.up": False, "consumer1.routeHasMaster": False, "consumer1.q0.owned": False,
+    down = {"consumer1.up": False, "consumer1.route": [1], "consumer1.q0.owned": False,
             "consumer1.q0.offset": None}
     assert_disabled(CONSUMERS, build(CONSUMERS, **down), ConsumerCrash(consumer=1))
 
 
 @pytest.mark.parametrize("registered", [True, False])
 def test_consumer_restart_fetches_the_route(registered):
-    down = {"consumer1.up": False, "consumer1.routeHasMaster": False, "consumer1.q0.owned": False,
+    down = {"consumer1.up": False, "consumer1.route": [], "consumer1.q0.owned": False,
             "consumer1.q0.offset": None, "failures.consumerRestarts": 1,
-            "nameserver.masterRegistered": registered}
-    expected = {"consumer1.up": True}
-    if registered:
-        expected["consumer1.routeHasMaster"] = True
+            "nameserver.route": [0, 1] if registered else [1]}
+    expected = {"consumer1.up": True, "consumer1.route": [0, 1] if registered else [1]}
     assert_effect(CONSUMERS, build(CONSUMERS, **down), ConsumerRestart(consumer=1), expected)
 
 

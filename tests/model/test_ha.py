@@ -41,7 +41,7 @@ def test_connect_guards(fields):
 
 def test_connect_uses_the_ha_address_even_when_the_name_server_lost_the_master():
     """§2.1: the HA address is never cleared; the slave keeps connecting to the last address."""
-    s = state(**{"nameserver.masterRegistered": False, "slave1.syncMasterAddress": False})
+    s = state(**{"nameserver.route": [1], "slave1.syncMasterAddress": False})
     assert_effect(M, s, CONNECT, {"slave1.haLink": "CONNECTED"})
 
 

@@ -25,7 +25,7 @@ def test_register_learns_both_master_addresses_from_a_live_master():
 def test_register_without_a_registered_master_loses_only_the_sync_address():
     """§1/§4: the reply's masterAddr is null -> SlaveSynchronize.masterAddr := null; §2.1: the HA address
     is updated only from a non-null haServerAddr, never cleared."""
-    s = build(M, **{"nameserver.masterRegistered": False})
+    s = build(M, **{"nameserver.route": [1]})
     assert_effect(M, s, REGISTER, {"slave1.syncMasterAddress": False})
 
 
@@ -38,7 +38,7 @@ def test_register_learns_the_addresses_of_a_dead_but_still_registered_master():
 def test_register_guards():
     assert_disabled(M, build(M), REGISTER)  # nothing would change
     assert_disabled(M, build(M, **{"slave1.up": False, "slave1.haMasterAddress": False}), REGISTER)
-    gone = build(M, **{"nameserver.masterRegistered": False, "slave1.haMasterAddress": False,
+    gone = build(M, **{"nameserver.route": [1], "slave1.haMasterAddress": False,
                        "slave1.syncMasterAddress": False})
     assert_disabled(M, gone, REGISTER)
 
@@ -124,12 +124,12 @@ def test_persist_guards():
 # --- NameServerExpireMaster --------------------------------------------------------------------------------
 def test_name_server_expires_a_silent_master():
     s = build(POWER, **{"master.up": False})
-    assert_effect(POWER, s, NameServerExpireMaster(), {"nameserver.masterRegistered": False})
+    assert_effect(POWER, s, NameServerExpireMaster(), {"nameserver.route": [1]})
 
 
 def test_name_server_expiry_guards():
     assert_disabled(POWER, build(POWER), NameServerExpireMaster())
-    assert_disabled(POWER, build(POWER, **{"master.up": False, "nameserver.masterRegistered": False}),
+    assert_disabled(POWER, build(POWER, **{"master.up": False, "nameserver.route": [1]}),
                     NameServerExpireMaster())
     # only a power loss leaves a dead master registered (a crash closes the channel at once)
     assert NameServerExpireMaster() not in model(max_master_power_losses=0).actions()

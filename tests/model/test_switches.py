@@ -107,7 +107,7 @@ def test_v5_validate_slave_ack():
 def test_v6_offset_check_in_slave():
     off, on = pair("offset_check_in_slave")
     s = build(off, **{"master.commitlog": [1, 2], "producer.nextMessage": 3, "slave1.commitlog": [1],
-                      "consumer1.routeHasMaster": False, "consumer1.q0.nextOffset": 2,
+                      "consumer1.route": [1], "consumer1.q0.nextOffset": 2,
                       "consumer1.q0.offset": 2})
     assert differing(off, on, s) == ["Pull(consumer=1, queue=0)"]
     # off: PULL_RETRY_IMMEDIATELY at the requested offset, which changes nothing here (not a step)
@@ -155,7 +155,7 @@ def check_difference(switch, off, on, s, action):
         assert w_on["slave1.haLink"] == "DOWN" and w_off["slave1.haLink"] == "STREAMING"
         assert w_on["master.push2SlaveMaxOffset"] == v["master.push2SlaveMaxOffset"]
     elif switch == "offset_check_in_slave":
-        target = v["consumer1.q0.suggestWhichBrokerId"] or (0 if v["consumer1.routeHasMaster"] else 1)
+        target = v["consumer1.q0.suggestWhichBrokerId"] or v["consumer1.route"][0]
         assert target == 1
         assert w_on["consumer1.q0.dropped"] and not w_off["consumer1.q0.dropped"]
 

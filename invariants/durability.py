@@ -18,14 +18,23 @@ def stored_anywhere(v, p):
     return held
 
 
+@kernel
+def kept_or_expired(v, p):
+    """What a durability property accepts as not lost: stored somewhere, or removed by retention
+    (``DeleteExpiredFiles``). Deletion is by age (``fileReservedTime``): the copy one broker expired is as
+    old on every other broker, so a message retention removed anywhere is gone by design, not lost."""
+    return stored_anywhere(v, p) | v[F.H_EXPIRED]
+
+
 @check(kind=ALWAYS, summary="every SEND_OK message is still in some broker's commitlog")
 @kernel
 def acked_message_never_lost(v, p):
     """Every message the producer was told SEND_OK for is still in the commitlog of the master or of some
     slave - counting what survived on disk or in the page cache after the failures so far. Under
     ASYNC_FLUSH and ASYNC_MASTER, SEND_OK only means "appended to the master's page cache", so a master
-    power loss before the flush and before a slave copied the message breaks it."""
-    return v[F.P_ACKED] & ~stored_anywhere(v, p) == 0
+    power loss before the flush and before a slave copied the message breaks it. A message that retention
+    deleted (``DeleteExpiredFiles``) is not counted: deletion by age is by design."""
+    return v[F.P_ACKED] & ~kept_or_expired(v, p) == 0
 
 
 @check(kind=ALWAYS, summary="every message delivered to a consumer is still stored on some broker")
@@ -33,5 +42,6 @@ def acked_message_never_lost(v, p):
 def consumed_message_never_lost(v, p):
     """Every message already delivered to a consumer's application is still stored on some broker. A
     consumer reads the master's page cache, so it can see a message that a power loss then erases
-    everywhere: the application acted on a message the cluster no longer has."""
-    return v[F.H_DELIVERED] & ~stored_anywhere(v, p) == 0
+    everywhere: the application acted on a message the cluster no longer has. A message retention deleted
+    is not counted."""
+    return v[F.H_DELIVERED] & ~kept_or_expired(v, p) == 0

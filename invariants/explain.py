@@ -23,6 +23,7 @@ import numpy as np
 from model import Config, RocketMQModel
 from model.bits import lowest
 from .observations import committed_offset, queue_entries, restart_broker
+from .readable import by_offset, expired, log_end, min_offset
 from model.view import encode_vector
 
 
@@ -149,8 +150,8 @@ class Reading:
 
     def passed_messages(self, b: int, q: int, start: int) -> list[int]:
         """The messages of broker ``b``'s queue ``q`` at positions below ``start``."""
-        min_offset, entries = queue_entries(self.v, b, q, self.p)
-        mask = int(lowest(int(entries), max(start - int(min_offset), 0)))
+        first, entries = queue_entries(self.v, b, q, self.p)
+        mask = int(lowest(int(entries), max(start - int(first), 0)))
         return [m for m in range(1, 64) if mask >> (m - 1) & 1]
 
 
@@ -159,16 +160,23 @@ def _stored_somewhere(r: Reading, id_field: str, what: str) -> list[Condition]:
     """One condition per message of ``id_field``: it is still in the commitlog of some broker."""
     out = []
     logs = {name: r.view[name] for name in r.logs()}
+    gone_by_age = expired(r.view)
     for m in r.view[id_field]:
         where = [name.split(".")[0] for name, log in logs.items() if m in log]
         when = r.history.first_gain(id_field, m)
         head = f"message {m} {what}" + (f" at step {when}" if when else "")
         if where:
             said = f"{head}; it is in the commitlog of {', '.join(where)}"
+        elif m in gone_by_age:
+            said = f"{head}; retention deleted it (DeleteExpiredFiles, history.expired): by design, not a loss"
+            where = ["retention"]
         else:
             said = f"{head}; it is in no commitlog: " + ", ".join(
                 f"{name.split('.')[0]} {r.history.annotated(name, log)}" for name, log in logs.items())
-        out.append(Condition(said, bool(where), {id_field: r.view[id_field], **logs}))
+        fields = {id_field: r.view[id_field], **logs}
+        if "history.expired" in r.view:
+            fields["history.expired"] = r.view["history.expired"]
+        out.append(Condition(said, bool(where), fields))
     return out
 
 
@@ -180,9 +188,15 @@ def consumed_message_never_lost(r: Reading) -> list[Condition]:
     return _stored_somewhere(r, "history.delivered", "was delivered to the application")
 
 
-def _prefix_related(a: list[int], b: list[int]) -> bool:
-    n = min(len(a), len(b))
-    return a[:n] == b[:n]
+def _diverged_at(r: Reading, slave: str) -> int | None:
+    """The first offset both the master and ``slave`` hold with different messages, or None."""
+    master, log = by_offset(r.view, "master"), by_offset(r.view, slave)
+    return next((o for o in sorted(master.keys() & log.keys()) if master[o] != log[o]), None)
+
+
+def _from_offset(r: Reading, broker: str) -> str:
+    first = min_offset(r.view, broker)
+    return f" from offset {first}" if first else ""
 
 
 def _slave_logs(r: Reading) -> Iterator[tuple[int, str, list[int], list[int]]]:
@@ -195,15 +209,17 @@ def replicas_agree(r: Reading) -> list[Condition]:
     out = []
     for s, name, log, master in _slave_logs(r):
         fields = {name: log, "master.commitlog": master}
-        if _prefix_related(log, master):
-            out.append(Condition(f"slave{s}'s commitlog {ids(log)} and the master's {ids(master)} are "
-                                 "prefix-related", True, fields))
+        at = _diverged_at(r, f"slave{s}")
+        if at is None:
+            out.append(Condition(f"slave{s}'s commitlog {ids(log)}{_from_offset(r, f'slave{s}')} and the master's "
+                                 f"{ids(master)}{_from_offset(r, 'master')} agree on every offset both hold",
+                                 True, fields))
             continue
-        at = next(i for i, (x, y) in enumerate(zip(log, master)) if x != y)
         out.append(Condition(
             f"slave{s}'s commitlog {r.history.annotated(name, log)} and the master's "
-            f"{r.history.annotated('master.commitlog', master)} have diverged: at position {at} the slave "
-            f"holds message {log[at]}, the master message {master[at]}", False, fields))
+            f"{r.history.annotated('master.commitlog', master)} have diverged: at offset {at} the slave "
+            f"holds message {by_offset(r.view, f'slave{s}')[at]}, the master message "
+            f"{by_offset(r.view, 'master')[at]}", False, fields))
     return out
 
 
@@ -274,14 +290,17 @@ def no_message_skipped(r: Reading) -> list[Condition]:
         fields = {**fields, offset_name: r.view[offset_name], log_name: r.view[log_name],
                   "history.delivered": delivered}
         if read < 0:
-            return Condition(f"{head}, which answers QUERY_NOT_FOUND: the consumer starts at the queue's end "
-                             "by design", True, fields)
+            return Condition(f"{head}, which answers QUERY_NOT_FOUND: no offset to compare yet (the consumer "
+                             "starts at the queue's end, CONSUME_FROM_LAST_OFFSET)", True, fields)
         passed = r.passed_messages(b, q, read)
-        missed = [m for m in passed if m not in delivered]
+        gone_by_age = expired(r.view)
+        missed = [m for m in passed if m not in delivered and m not in gone_by_age]
         said = (f"{head} and starts at offset {read} ({_offset_source(r, b, q, read)}), past messages "
                 f"{ids(passed)} of {log_name} {r.history.annotated(log_name, r.view[log_name])}")
         if not missed:
-            return Condition(f"{said}; all were delivered (history.delivered {ids(delivered)})", True, fields)
+            also = f", or deleted by retention (history.expired {ids(sorted(gone_by_age))})" if gone_by_age else ""
+            return Condition(f"{said}; all were delivered (history.delivered {ids(delivered)}){also}", True,
+                             fields)
         return Condition(f"{said}; never delivered: {ids(missed)} (history.delivered {ids(delivered)})",
                          False, fields)
     return _queue_conditions(r, check)
@@ -292,13 +311,19 @@ def replication_can_catch_up(r: Reading) -> list[Condition]:
     out = []
     for s, name, log, master in _slave_logs(r):
         fields = {f"slave{s}.up": r.view[f"slave{s}.up"], name: log, "master.commitlog": master}
+        slave = f"slave{s}"
+        caught_up = min_offset(r.view, slave) <= min_offset(r.view, "master") and \
+            log_end(r.view, slave) == log_end(r.view, "master") and \
+            all(by_offset(r.view, slave).get(o) == m for o, m in by_offset(r.view, "master").items())
         if not r.view[f"slave{s}.up"]:
             out.append(Condition(f"slave{s} is down: the goal does not count it", True, fields))
-        elif log == master:
-            out.append(Condition(f"slave{s} holds exactly the master's commitlog {ids(master)}", True, fields))
+        elif caught_up:
+            out.append(Condition(f"slave{s} holds exactly the master's commitlog {ids(master)}"
+                                 f"{_from_offset(r, 'master')}", True, fields))
         else:
-            why = ("; they have diverged, and 4.4 never truncates a slave" if not _prefix_related(log, master)
-                   else "")
+            why = ("; they have diverged, and 4.4 never truncates a slave" if _diverged_at(r, slave) is not None
+                   else f"; it holds nothing below offset {min_offset(r.view, slave)}, and HA pushes only forward"
+                   if min_offset(r.view, slave) > min_offset(r.view, "master") else "")
             out.append(Condition(
                 f"slave{s} holds {r.history.annotated(name, log)}, not the master's "
                 f"{r.history.annotated('master.commitlog', master)}{why}", False, fields))

@@ -43,11 +43,12 @@ def queue_entries(v, b, q, p):
     """Broker ``b``'s consume queue ``q`` as ``(min offset, message ids in queue order)``: the messages of
     queue ``q`` in its commitlog, in log order, as ``ConsumeQueue#putMessagePositionInfo`` files them (the
     first entry fixes the min offset at its queue offset; later ones below the queue's end are dropped as
-    repeats). With one queue a message's queue offset is its log position."""
+    repeats). With one queue a message's queue offset is its commitlog offset: the queue starts at the
+    log's min offset (what retention deleted left the queue with it)."""
     log = v[F.M_LOG] if b == 0 else v[F.S_LOG + b - 1]
     queues = p[K_QUEUES]
     if queues == 1:
-        return 0, log
+        return (v[F.M_MIN] if b == 0 else v[F.S_MIN + b - 1]), log
     ids = 0
     lowest = -1
     end = 0

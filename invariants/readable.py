@@ -23,27 +23,56 @@ def stored_anywhere(view: View, cfg: Any) -> set[int]:
     return {m for b in brokers(cfg) for m in view[f"{b}.commitlog"]}
 
 
+def expired(view: View) -> set[int]:
+    """Messages retention deleted somewhere (``history.expired``; none without retention)."""
+    return set(view.get("history.expired", []))
+
+
 def acked_message_never_lost(view: View, cfg: Any) -> bool:
-    return set(view["producer.sendOk"]) <= stored_anywhere(view, cfg)
+    return set(view["producer.sendOk"]) <= stored_anywhere(view, cfg) | expired(view)
 
 
 def consumed_message_never_lost(view: View, cfg: Any) -> bool:
-    return set(view["history.delivered"]) <= stored_anywhere(view, cfg)
+    return set(view["history.delivered"]) <= stored_anywhere(view, cfg) | expired(view)
+
+
+def min_offset(view: View, broker: str) -> int:
+    """The offset of the first entry ``broker``'s commitlog holds (0 with one unbounded file)."""
+    return view.get(f"{broker}.minOffset", 0)
+
+
+def by_offset(view: View, broker: str) -> dict[int, int]:
+    """``{offset: message id}`` of what ``broker``'s commitlog holds."""
+    first = min_offset(view, broker)
+    return {first + i: m for i, m in enumerate(view[f"{broker}.commitlog"])}
 
 
 def replicas_agree(view: View, cfg: Any) -> bool:
-    master = view["master.commitlog"]
+    master = by_offset(view, "master")
     for b in brokers(cfg)[1:]:
-        slave = view[f"{b}.commitlog"]
-        shorter, longer = sorted((master, slave), key=len)
-        if longer[:len(shorter)] != shorter:
+        slave = by_offset(view, b)
+        if any(master[o] != slave[o] for o in master.keys() & slave.keys()):
             return False
     return True
 
 
+def log_end(view: View, broker: str) -> int:
+    """``broker``'s max offset: its min offset plus the entries it holds."""
+    return min_offset(view, broker) + len(view[f"{broker}.commitlog"])
+
+
 def replication_can_catch_up(view: View, cfg: Any) -> bool:
-    """The goal: every live slave holds exactly the master's commitlog."""
-    return all(view[f"{b}.commitlog"] == view["master.commitlog"] for b in brokers(cfg)[1:] if view[f"{b}.up"])
+    """The goal: every live slave holds exactly the master's commitlog from the master's min offset on."""
+    master = by_offset(view, "master")
+    for b in brokers(cfg)[1:]:
+        if not view[f"{b}.up"]:
+            continue
+        if min_offset(view, b) > min_offset(view, "master") or log_end(view, b) != log_end(view, "master"):
+            return False
+        slave = by_offset(view, b)
+        if any(slave[o] != m for o, m in master.items()):
+            return False
+    return True
 
 
 def message_redelivered(view: View, cfg: Any) -> bool:
@@ -63,7 +92,7 @@ def consume_queue(view: View, broker: str, q: int, cfg: Any) -> tuple[int, list[
     """``(min offset, message ids from it)`` of ``broker``'s queue ``q``: its messages in log order, a
     repeated queue offset dropped."""
     if cfg.queues == 1:
-        return 0, list(view[f"{broker}.commitlog"])
+        return min_offset(view, broker), list(view[f"{broker}.commitlog"])
     entries: list[int] = []
     first = 0
     for m in view[f"{broker}.commitlog"]:
@@ -108,7 +137,7 @@ def no_message_skipped(view: View, cfg: Any) -> bool:
     broker = restart_broker(view, cfg)
     if broker is None or not view[f"{broker}.up"]:
         return True
-    delivered = set(view["history.delivered"])
+    delivered = set(view["history.delivered"]) | expired(view)
     for q in range(cfg.queues):
         start = query_consumer_offset(view, broker, q, cfg)
         if start is None:

@@ -6,19 +6,34 @@ from model.native import kernel
 
 from .declare import ALWAYS, GRAPH, check
 from model import fields as F
-from model.bits import prefix_related
+from model.bits import count, from_position, lowest
 from model.params import K_SLAVES
 
 
-@check(kind=ALWAYS, summary="each slave's commitlog and the master's are prefix-related")
+@kernel
+def held_between(log, first, start, end):
+    """The ids a commitlog holding ``log`` from offset ``first`` on has at offsets ``[start, end)``."""
+    return lowest(from_position(log, start - first), end - start)
+
+
+@check(kind=ALWAYS, summary="each slave's commitlog and the master's agree on every offset both hold")
 @kernel
 def replicas_agree(v, p):
-    """Each slave's commitlog and the master's are prefix-related: one is a prefix of the other, so the
-    slave holds the master's history (or the master holds the slave's). 4.4 never truncates a slave:
-    after a master power loss the master re-uses offsets the slave already filled with other messages,
-    and the slave's offset report makes the master push from there, so the two logs diverge for good."""
+    """Each slave's commitlog and the master's hold the same message at every offset both still hold
+    (without retention: one log is a prefix of the other), so the slave holds the master's history (or
+    the master holds the slave's). 4.4 never truncates a slave: after a master power loss the master
+    re-uses offsets the slave already filled with other messages, and the slave's offset report makes the
+    master push from there, so the two logs diverge for good. Offsets below a broker's min offset (files
+    retention deleted, or never copied to a slave that started at the master's last file) are not compared."""
+    m_first = v[F.M_MIN]
+    m_end = m_first + count(v[F.M_LOG])
     for s in range(p[K_SLAVES]):
-        if not prefix_related(v[F.S_LOG + s], v[F.M_LOG]):
+        s_first = v[F.S_MIN + s]
+        s_end = s_first + count(v[F.S_LOG + s])
+        start = max(m_first, s_first)
+        end = min(m_end, s_end)
+        if start < end and held_between(v[F.M_LOG], m_first, start, end) != \
+                held_between(v[F.S_LOG + s], s_first, start, end):
             return False
     return True
 
@@ -27,8 +42,16 @@ def replicas_agree(v, p):
        summary="from every state, the live slaves can still come to hold exactly the master's log")
 @kernel
 def replication_caught_up(v, p):
-    """Goal of ``replication_can_catch_up``: every live slave holds exactly the master's commitlog."""
+    """Goal of ``replication_can_catch_up``: every live slave holds exactly the master's commitlog from the
+    master's min offset on (what retention deleted on the master is not asked of a slave)."""
+    m_first = v[F.M_MIN]
+    m_end = m_first + count(v[F.M_LOG])
     for s in range(p[K_SLAVES]):
-        if v[F.S_UP + s] != 0 and v[F.S_LOG + s] != v[F.M_LOG]:
+        if v[F.S_UP + s] == 0:
+            continue
+        s_first = v[F.S_MIN + s]
+        if s_first > m_first or s_first + count(v[F.S_LOG + s]) != m_end:
+            return False
+        if held_between(v[F.S_LOG + s], s_first, m_first, m_end) != v[F.M_LOG]:
             return False
     return True

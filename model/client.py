@@ -12,7 +12,7 @@ broker that is down (listed in a stale route) fails like any remoting exception 
 from __future__ import annotations
 
 
-from .declare import CONSUMER, QUEUE, action
+from .declare import BATCH, CONSUMER, QUEUE, action
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -25,7 +25,8 @@ from .routes import admin_broker, publish_broker_listed, refresh_route, subscrib
 from . import mutations as MU
 from .params import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_MUTATION,
                      K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVE_READ, K_WHICH_BROKER)
-from .store import GET_FOUND, GET_NO_MESSAGE_IN_QUEUE, GET_OFFSET_OVERFLOW_ONE, get_message, queue_max, up_slot
+from .store import (GET_FOUND, GET_NO_MESSAGE_IN_QUEUE, GET_NOT_THIS_BATCH, GET_OFFSET_OVERFLOW_ONE, get_message,
+                    queue_max, up_slot)
 
 # PullMessageProcessor response codes
 RESP_SUCCESS = 0
@@ -175,11 +176,15 @@ def rebalance(v, w, c, p):
     return flags
 
 
-@action("Pull", kind=15, actor="client", place=(CONSUMER, 2, QUEUE, 0),
+@action("Pull", kind=15, actor="client", place=(CONSUMER, 2, QUEUE, 0, BATCH),
         rocketmq="PullMessageProcessor#processRequest")
 @kernel
-def pull(v, w, c, q, p):
+def pull(v, w, c, q, batch, p):
     """One pull of consumer ``c`` on queue ``q``, from routing to the ``PullCallback``.
+
+    A FOUND pull returns a non-empty prefix of the queue from the pull offset (``getMessage``'s batch
+    limits, :func:`model.store.batch_may_end`): ``Pull(consumer=c, queue=q)`` takes all of it (or finds
+    nothing), ``Pull(consumer=c, queue=q, batch=k)`` exactly its first ``k`` messages.
 
     Client: the target is ``findBrokerAddressInSubscribe(suggestion)``; the commit flag is set when the
     memory offset is > 0 and the target is the master. Broker (``PullMessageProcessor#processRequest``):
@@ -198,10 +203,14 @@ def pull(v, w, c, q, p):
         return 0
     b = subscribe_broker(w, c, v[F.MQ_SUGGEST + k], p)
     if b < 0 or v[up_slot(b)] == 0 or (b > 0 and p[K_MUTATION] == MU.SLAVE_REFUSES_PULL):
+        if batch > 0:
+            return DISCARD      # the lookup's route refresh may have been written: not this variant
         return ENABLED | note(OUT_PULL_FAILED, max(b, 0))
     off = v[F.MQ_NEXT + k]
     memory_offset = v[F.MQ_MEM + k] - 1
-    status, next_begin, ids, slow, pq_max = get_message(v, b, q, off, p)
+    status, next_begin, ids, slow, pq_max = get_message(v, b, q, off, batch, p)
+    if status == GET_NOT_THIS_BATCH:
+        return DISCARD
     suggestion = 0
     if p[K_SLAVE_READ] != 0:
         suggestion = p[K_WHICH_BROKER] if slow else p[K_GROUP_BROKER_ID]

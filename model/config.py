@@ -115,6 +115,21 @@ KNOBS: tuple[Knob, ...] = (
          "Consumer process crashes (each followed by a possible restart), all consumers together."),
     Knob("max_ha_disconnects", "int", 0, _BUDGET, "HA connection drop",
          "HA connection drops (network or housekeeping timeouts), all slaves together."),
+    Knob("pull_batch_in_memory", "int", 0, (0, 8),
+         "maxTransferCountOnMessageInMemory / pullBatchSize / maxTransferBytesOnMessageInMemory",
+         "A FOUND pull returns a non-empty prefix of at most this many messages (0 = any prefix length: "
+         "message sizes are abstract, so the byte limits can end a batch anywhere)."),
+    Knob("pull_batch_in_disk", "int", 0, (0, 8), "maxTransferCountOnMessageInDisk / maxTransferBytesOnMessageInDisk",
+         "The same limit for a message the 40 % rule says is in disk (0 = any prefix length)."),
+    Knob("commitlog_file_messages", "int", 0, (0, 8), "mapedFileSizeCommitLog",
+         "Messages per commitlog file (0 = one unbounded file): file boundaries bound an HA push, and an "
+         "empty slave's first push starts at the master's last file."),
+    Knob("max_file_deletions", "int", 0, (0, 3), "CleanCommitLogService / fileReservedTime",
+         "DeleteExpiredFiles actions, all brokers together: each deletes a broker's oldest non-last "
+         "commitlog file (a bound, not a failure kind)."),
+    Knob("ha_fallbehind_max", "int", 0, (0, 8), "haSlaveFallbehindMax",
+         "HAService#isSlaveOK needs the slaves' acknowledged offset within this many messages of the new "
+         "message's end (0 = no threshold: 256 MiB is beyond the model's sizes)."),
     Knob("monotonic_commit", "bool", False, (), "V1",
          "ConsumerOffsetManager#commitOffset ignores a commit lower than the stored offset."),
     Knob("sync_offsets_max", "bool", False, (), "V2",
@@ -151,6 +166,11 @@ class Config:
     max_slave_power_losses: int = 0
     max_consumer_restarts: int = 0
     max_ha_disconnects: int = 0
+    pull_batch_in_memory: int = 0
+    pull_batch_in_disk: int = 0
+    commitlog_file_messages: int = 0
+    max_file_deletions: int = 0
+    ha_fallbehind_max: int = 0
     monotonic_commit: bool = False
     sync_offsets_max: bool = False
     reverse_offset_sync: bool = False
@@ -173,6 +193,17 @@ class Config:
                     f"knob '{key}': value {value} names broker {value}, but slaves={self.slaves}; "
                     f"allowed: 0..{self.slaves}"
                 )
+        if self.max_file_deletions > 0 and self.commitlog_file_messages == 0:
+            raise ConfigError(
+                f"knob 'max_file_deletions': value {self.max_file_deletions} needs commitlog files: with "
+                "commitlog_file_messages=0 the one file is always the last, which is never deleted; "
+                "set commitlog_file_messages=1..8 or max_file_deletions=0"
+            )
+        if self.max_file_deletions > 0 and self.queues > 1:
+            raise ConfigError(
+                f"knob 'max_file_deletions': value {self.max_file_deletions} is modelled with queues=1 only "
+                f"(queues={self.queues}); allowed with two queues: 0"
+            )
         if self.consume_slowly_backlog > self.messages:
             raise ConfigError(
                 f"knob 'consume_slowly_backlog': value {self.consume_slowly_backlog} exceeds "
@@ -244,10 +275,13 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "sync-flush": "default with flushDiskType=SYNC_FLUSH",
     "sync-all": "SYNC_MASTER and SYNC_FLUSH together, the most durable 4.4 setting",
     "read-from-slave": "slaveReadEnable=true and the group reads from slave 1 (SubscriptionGroupConfig.brokerId=1); "
-                       "a pull leaving any message behind counts as slow",
+                       "a pull leaving any message behind counts as slow (then the master suggests slave 1 too)",
+    "retention": "commitlog files of 2 messages, 3 messages, one DeleteExpiredFiles, a slave that can crash; "
+                 "one master crash, no power loss",
+    "two-slaves": "SYNC_MASTER with 2 slaves and 1 message (about 2.3 million states)",
     "all-switches": "every alternative behaviour V1-V6 switched on",
-    "bench": "a larger space for benchmarks (about 14 million states, under a minute locally): "
-             "default with 3 messages and 2 consumers",
+    "bench": "a larger space for benchmarks (about 45 million states, about a minute locally): "
+             "default with 3 messages, 2 consumers and one HA disconnect",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -259,7 +293,10 @@ PRESETS: dict[str, dict[str, Any]] = {
                         "which_broker_when_consume_slowly": 1, "consume_slowly_backlog": 0},
     "all-switches": {"monotonic_commit": True, "sync_offsets_max": True, "reverse_offset_sync": True,
                      "overflow_to_max": True, "validate_slave_ack": True, "offset_check_in_slave": True},
-    "bench": {"messages": 3, "consumers": 2},
+    "retention": {"messages": 3, "commitlog_file_messages": 2, "max_file_deletions": 1, "max_slave_crashes": 1,
+                  "max_master_power_losses": 0},
+    "two-slaves": {"broker_role": "SYNC_MASTER", "slaves": 2, "messages": 1},
+    "bench": {"messages": 3, "consumers": 2, "max_ha_disconnects": 1},
 }
 
 

@@ -50,6 +50,9 @@ SLAVE = Arg("slave", lambda cfg: range(1, cfg.slaves + 1), lambda s: s - 1, 1)
 CONSUMER = Arg("consumer", lambda cfg: range(1, cfg.consumers + 1), lambda c: c - 1, 1)
 #: queueId from 0
 QUEUE = Arg("queue", lambda cfg: range(cfg.queues), int, 0)
+#: how many messages a FOUND pull returns when fewer than all the queue holds from the pull offset (0 = all
+#: of them, or a pull that finds none); 1..capacity-1
+BATCH = Arg("batch", lambda cfg: range(cfg.queue_capacity), int, 0, hidden=0)
 #: the SYNC_FLUSH wait's outcome ("ok" or "timeout"; "none" under ASYNC_FLUSH); the kernel takes 1 for timeout
 FLUSH = Arg("flush", lambda cfg: ("ok", "timeout") if cfg.sync_flush else ("none",),
             lambda f: 1 if f == "timeout" else 0, "none", hidden="none")

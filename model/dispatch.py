@@ -39,7 +39,7 @@ def apply(kind, x, y, z, v, w, p):
     if kind == 14:  # Rebalance
         return client.rebalance(v, w, x, p)
     if kind == 15:  # Pull
-        return client.pull(v, w, x, y, p)
+        return client.pull(v, w, x, y, z, p)
     if kind == 16:  # Consume
         return client.consume(v, w, x, y, p)
     if kind == 17:  # PersistAllOffsets
@@ -66,4 +66,6 @@ def apply(kind, x, y, z, v, w, p):
         return client.consume_dropped(v, w, x, y, p)
     if kind == 28:  # NameServerExpireSlave
         return metadata.nameserver_expire_slave(v, w, x, p)
+    if kind == 29:  # DeleteExpiredFiles
+        return store.delete_expired_files(v, w, x, p)
     return 0

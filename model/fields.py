@@ -34,6 +34,8 @@ KIND_QOFF1 = 7       # 0..queue capacity+1 (a stored consumer offset + 1; 0 = ab
 KIND_BROKER = 8      # 0..slaves (a brokerId)
 KIND_BUDGET = 9      # 0..the budget knob named by the field
 KIND_BROKERS = 10    # a set of brokerIds 0..slaves, one bit per broker (a route)
+KIND_FILE_OFFSET = 11   # 0..messages with commitlog files (a file start offset); absent with one unbounded file
+KIND_EXPIRED = 12    # a set of message ids, only when retention can delete files
 
 # which configuration dimension an indexed family runs over
 DIM_ONE = 0
@@ -79,6 +81,7 @@ def _family(name: str, dim: int, kind: int, budget_knob: str = "") -> int:
 M_UP = _family("master.up", DIM_ONE, KIND_BOOL)
 M_LOG = _family("master.commitlog", DIM_ONE, KIND_MSGSET)
 M_FLUSHED = _family("master.flushed", DIM_ONE, KIND_COUNT)
+M_MIN = _family("master.min_offset", DIM_ONE, KIND_FILE_OFFSET)
 P2S = _family("master.push2slave_max_offset", DIM_ONE, KIND_COUNT)
 M_OFF_MEM = _family("master.consumer_offset", DIM_QUEUE, KIND_QOFF1)
 M_OFF_DISK = _family("master.consumer_offset_json", DIM_QUEUE, KIND_QOFF1)
@@ -90,6 +93,7 @@ NS_TOPIC = _family("nameserver.topic_route", DIM_ONE, KIND_BOOL)
 S_UP = _family("slave.up", DIM_SLAVE, KIND_BOOL)
 S_LOG = _family("slave.commitlog", DIM_SLAVE, KIND_MSGSET)
 S_FLUSHED = _family("slave.flushed", DIM_SLAVE, KIND_COUNT)
+S_MIN = _family("slave.min_offset", DIM_SLAVE, KIND_FILE_OFFSET)
 S_LINK = _family("slave.ha_link", DIM_SLAVE, KIND_LINK)
 S_TRANSFER = _family("slave.next_transfer_from_where", DIM_SLAVE, KIND_COUNT)
 S_HA_ADDR = _family("slave.ha_master_address", DIM_SLAVE, KIND_BOOL)
@@ -121,6 +125,7 @@ MQ_ORPHANS = _family("consumer.queue.dropped_in_flight", DIM_MQ, KIND_MSGSET)
 H_DELIVERED = _family("history.delivered", DIM_ONE, KIND_MSGSET)
 H_REDELIVERED = _family("history.redelivered", DIM_ONE, KIND_BOOL)
 H_HIGH = _family("history.highest_committed", DIM_QUEUE, KIND_QOFF)
+H_EXPIRED = _family("history.expired", DIM_ONE, KIND_EXPIRED)
 
 # --- failure budgets used so far -------------------------------------------------------------------
 B_MASTER_CRASH = _family("failures.master_crashes", DIM_ONE, KIND_BUDGET, "max_master_crashes")
@@ -129,6 +134,8 @@ B_SLAVE_CRASH = _family("failures.slave_crashes", DIM_ONE, KIND_BUDGET, "max_sla
 B_SLAVE_POWER = _family("failures.slave_power_losses", DIM_ONE, KIND_BUDGET, "max_slave_power_losses")
 B_CONSUMER_RESTART = _family("failures.consumer_restarts", DIM_ONE, KIND_BUDGET, "max_consumer_restarts")
 B_HA_DISCONNECT = _family("failures.ha_disconnects", DIM_ONE, KIND_BUDGET, "max_ha_disconnects")
+# not a failure: the bound on CleanCommitLogService's file deletions
+B_FILE_DELETIONS = _family("retention.file_deletions", DIM_ONE, KIND_BUDGET, "max_file_deletions")
 
 NFIELDS = FAMILIES[-1].base + FAMILIES[-1].count
 

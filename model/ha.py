@@ -2,8 +2,9 @@
 
 The link of slave ``s`` is one field seen from both sides: down, connected (the master waits for the
 first report, ``slaveRequestOffset == -1``), or streaming (the master pushes from
-``nextTransferFromWhere``). A push moves every entry the master has from the transfer position on: a
-block is up to 32 KiB, far more than the model's messages.
+``nextTransferFromWhere``). A push moves every entry the master has from the transfer position to the end
+of that commitlog file: a block is up to 32 KiB, far more than the model's messages, but never spans two
+files.
 """
 from __future__ import annotations
 
@@ -12,11 +13,10 @@ from .declare import SLAVE, action
 from .native import kernel
 from .writes import put
 from . import fields as F
-from .bits import count, from_position
 from .events import ENABLED, ERR_LOG_ORDER, ERROR, NOTE_SHIFT, OUT_MISMATCH_CLOSE, OUT_REPORT_REJECTED
 from . import mutations as MU
 from .params import K_MAX_HA_DISCONNECTS, K_MUTATION, K_VALIDATE_SLAVE_ACK
-from .store import append_ids
+from .store import append_ids, entries_between, file_end, file_start, log_max
 
 
 @kernel
@@ -44,20 +44,20 @@ def slave_report_offset(v, w, s, p):
 
     The report is the slave's commitlog max (``getMaxPhyOffset``, flushed or not), taken without checking
     it against the master's range. The first report starts streaming at the reported offset, or at the
-    start of the master's last commitlog file (0 here) when it is 0. ``HAService#notifyTransferSome``
-    raises the one shared ``push2SlaveMaxOffset``. V5 closes the connection on a report beyond the
+    start of the master's last commitlog file (``masterMax - masterMax % mapedFileSize``) when it is 0.
+    ``HAService#notifyTransferSome`` raises the one shared ``push2SlaveMaxOffset``. V5 closes the connection on a report beyond the
     master's max, without notifying. A repeated report of the same value changes nothing and is omitted.
     """
     link = v[F.S_LINK + s]
     if link == F.LINK_DOWN:
         return 0
-    reported = count(v[F.S_LOG + s])
-    if p[K_VALIDATE_SLAVE_ACK] != 0 and reported > count(v[F.M_LOG]):
+    reported = log_max(v, s + 1)
+    if p[K_VALIDATE_SLAVE_ACK] != 0 and reported > log_max(v, 0):
         close_link(w, s)
         return ENABLED | (OUT_REPORT_REJECTED << NOTE_SHIFT)
     if link == F.LINK_CONNECTED:
         put(w, F.S_LINK + s, F.LINK_STREAMING)
-        put(w, F.S_TRANSFER + s, reported)
+        put(w, F.S_TRANSFER + s, reported if reported != 0 else file_start(log_max(v, 0), p))
     if reported > v[F.P2S]:
         put(w, F.P2S, reported)
     return ENABLED
@@ -69,28 +69,35 @@ def slave_report_offset(v, w, s, p):
 def master_push_data(v, w, s, p):
     """``HAConnection.WriteSocketService#run`` + ``HAClient#dispatchReadRequest``.
 
-    The master sends its entries from ``nextTransferFromWhere`` to its max (the open loop: the position
-    only advances by what was sent), or a header-only heartbeat carrying the position when it has nothing
-    there. The slave checks the header offset against its own max: a non-empty slave whose max differs
+    The master sends its entries from ``nextTransferFromWhere`` to its max or to the end of the file
+    holding the position, whichever comes first (``getCommitLogData`` reads one mapped file; the open
+    loop: the position only advances by what was sent), or a header-only heartbeat carrying the position
+    when it has nothing there (beyond its max, or below its min offset: ``findMappedFileByOffset`` finds no
+    file). The slave checks the header offset against its own max: a non-empty slave whose max differs
     closes the connection ("master pushed offset not equal the max phy offset in slave"); an empty slave
     accepts any offset. A heartbeat that passes the check changes nothing and is omitted.
     """
     if v[F.S_LINK + s] != F.LINK_STREAMING:
         return 0
-    slave_max = count(v[F.S_LOG + s])
+    slave_max = log_max(v, s + 1)
     position = v[F.S_TRANSFER + s]
     if slave_max != 0 and slave_max != position:
         close_link(w, s)
         return ENABLED | (OUT_MISMATCH_CLOSE << NOTE_SHIFT)
-    master_max = count(v[F.M_LOG])
-    if position >= master_max:
+    master_max = log_max(v, 0)
+    if position >= master_max or position < v[F.M_MIN]:
         return 0
-    block = from_position(v[F.M_LOG], position)
+    end = min(master_max, file_end(position, p))
+    block = entries_between(v, 0, position, end)
     if p[K_MUTATION] == MU.REPLICA_SKIPS_ENTRY:
         block &= block - 1
+    if slave_max == 0:
+        # an empty slave takes any offset: CommitLog#appendData creates its first file at the start of the
+        # file holding the position and appends at that file's write position, its start
+        put(w, F.S_MIN + s, file_start(position, p))
     if not append_ids(w, s + 1, block):
         return ERROR | (ERR_LOG_ORDER << NOTE_SHIFT)
-    put(w, F.S_TRANSFER + s, master_max)
+    put(w, F.S_TRANSFER + s, end)
     return ENABLED
 
 

@@ -76,6 +76,10 @@ def _width(family: F.FieldFamily, cfg: Config) -> int:
         return cfg.slaves.bit_length()
     if kind == F.KIND_BROKERS:
         return cfg.slaves + 1
+    if kind == F.KIND_FILE_OFFSET:
+        return n.bit_length() if cfg.commitlog_file_messages else 0
+    if kind == F.KIND_EXPIRED:
+        return n if cfg.max_file_deletions else 0
     if kind == F.KIND_BUDGET:
         return getattr(cfg, family.budget_knob).bit_length()
     raise AssertionError(kind)

@@ -45,6 +45,11 @@ K_VALIDATE_SLAVE_ACK = 24
 K_STRICT = 25
 K_MUTATION = 26
 K_FIELDS_AT = 27    # where the per-field table starts: (word, shift, width) for every field slot
+K_PULL_BATCH_MEMORY = 28
+K_PULL_BATCH_DISK = 29
+K_FILE_MESSAGES = 30
+K_MAX_FILE_DELETIONS = 31
+K_HA_FALLBEHIND = 32
 
 ACTION_STRIDE = 4
 FIELD_STRIDE = 3
@@ -86,6 +91,11 @@ def build_params(cfg: Config, layout: Layout, action_codes: Sequence[tuple[int, 
     params[K_REVERSE_OFFSET_SYNC] = cfg.reverse_offset_sync
     params[K_OVERFLOW_TO_MAX] = cfg.overflow_to_max
     params[K_VALIDATE_SLAVE_ACK] = cfg.validate_slave_ack
+    params[K_PULL_BATCH_MEMORY] = cfg.pull_batch_in_memory
+    params[K_PULL_BATCH_DISK] = cfg.pull_batch_in_disk
+    params[K_FILE_MESSAGES] = cfg.commitlog_file_messages
+    params[K_MAX_FILE_DELETIONS] = cfg.max_file_deletions
+    params[K_HA_FALLBEHIND] = cfg.ha_fallbehind_max
     params[K_STRICT] = strict
     params[K_MUTATION] = mutation
     params[LAYOUT_BASE:fields_at] = layout_part

@@ -6,12 +6,12 @@ from .declare import FLUSH, action
 from .native import kernel
 from .writes import put
 from . import fields as F
-from .bits import bit, count
+from .bits import bit
 from .events import (ENABLED, ERR_LOG_ORDER, ERROR, OUT_FLUSH_DISK_TIMEOUT, OUT_FLUSH_SLAVE_TIMEOUT,
                      OUT_SEND_FAILED, OUT_SEND_OK, OUT_SLAVE_NOT_AVAILABLE, OUT_WAIT_FOR_SLAVE, NOTE_SHIFT)
 from . import mutations as MU
-from .params import K_MESSAGES, K_MUTATION, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_SYNC_MASTER
-from .store import append_ids, flush_commitlog, queue_max, queue_of
+from .params import K_HA_FALLBEHIND, K_MESSAGES, K_MUTATION, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_SYNC_MASTER
+from .store import append_ids, flush_commitlog, log_max, queue_max, queue_of
 
 
 @kernel
@@ -24,14 +24,26 @@ def connection_count(v, p):
     return n
 
 
+@kernel
+def slave_ok(w, p):
+    """``HAService#isSlaveOK(end)`` right after the append, ``end`` being the master's new max: an HA
+    connection exists (reported or not) and the slaves' acknowledged offset ``push2SlaveMaxOffset`` is
+    less than ``haSlaveFallbehindMax`` behind ``end`` (``ha_fallbehind_max`` messages; 0 = the 256 MiB
+    default, which no run of the model's sizes reaches)."""
+    if connection_count(w, p) == 0:
+        return False
+    limit = p[K_HA_FALLBEHIND]
+    return limit == 0 or log_max(w, 0) - w[F.P2S] < limit
+
+
 @action("SendMessage", kind=1, actor="producer", place=(0, FLUSH),
         rocketmq="DefaultMQProducerImpl#sendDefaultImpl")
 @kernel
 def send_message(v, w, flush_timeout, p):
     """``DefaultMQProducerImpl#sendDefaultImpl`` -> ``CommitLog#putMessage``: append, then
     ``handleDiskFlush`` (SYNC_FLUSH: flushed, or FLUSH_DISK_TIMEOUT when ``flush_timeout``), then
-    ``handleHA`` (SYNC_MASTER: SLAVE_NOT_AVAILABLE at once when ``HAService#isSlaveOK`` fails, i.e. no HA
-    connection - the 256 MiB fall-behind bound never binds within the model's sizes - else wait).
+    ``handleHA`` (SYNC_MASTER: SLAVE_NOT_AVAILABLE at once when ``HAService#isSlaveOK`` fails - no HA
+    connection, or the slaves ``ha_fallbehind_max`` or more behind - else wait).
     No status removes the appended message. With the master down the send fails and the producer moves on
     (its retries reach the same dead master); that is one transition, not one per flush outcome."""
     if v[F.P_NEXT] > p[K_MESSAGES] or v[F.P_WAIT] != F.WAIT_NONE:
@@ -54,7 +66,7 @@ def send_message(v, w, flush_timeout, p):
         elif p[K_MUTATION] != MU.ACK_WITHOUT_FLUSH:
             flush_commitlog(w, 0)
     if p[K_SYNC_MASTER] != 0:
-        if connection_count(v, p) > 0:
+        if slave_ok(w, p):
             put(w, F.P_WAIT, F.WAIT_HA_PUT_OK if status == OUT_SEND_OK else F.WAIT_HA_FLUSH_TIMEOUT)
             return ENABLED | (OUT_WAIT_FOR_SLAVE << NOTE_SHIFT)
         status = OUT_SLAVE_NOT_AVAILABLE
@@ -69,7 +81,7 @@ def send_message(v, w, flush_timeout, p):
 def sync_master_ack(v, w, p):
     """``GroupTransferService#doWaitTransfer`` finds ``push2SlaveMaxOffset >= end`` (the message's end is the
     master's max: nothing else is appended while the single producer waits) -> ``wakeupCustomer(true)``."""
-    if v[F.P_WAIT] == F.WAIT_NONE or v[F.M_UP] == 0 or v[F.P2S] < count(v[F.M_LOG]):
+    if v[F.P_WAIT] == F.WAIT_NONE or v[F.M_UP] == 0 or v[F.P2S] < log_max(v, 0):
         return 0
     put(w, F.P_WAIT, F.WAIT_NONE)
     if v[F.P_WAIT] == F.WAIT_HA_PUT_OK:
@@ -84,7 +96,7 @@ def sync_master_ack(v, w, p):
 def sync_master_timeout(v, w, p):
     """The 5 x 1 000 ms wait ends with ``push2SlaveMaxOffset`` still below the message's end:
     ``CommitLog#handleHA`` reports FLUSH_SLAVE_TIMEOUT."""
-    if v[F.P_WAIT] == F.WAIT_NONE or v[F.M_UP] == 0 or v[F.P2S] >= count(v[F.M_LOG]):
+    if v[F.P_WAIT] == F.WAIT_NONE or v[F.M_UP] == 0 or v[F.P2S] >= log_max(v, 0):
         return 0
     put(w, F.P_WAIT, F.WAIT_NONE)
     return ENABLED | (OUT_FLUSH_SLAVE_TIMEOUT << NOTE_SHIFT)

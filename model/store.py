@@ -1,9 +1,12 @@
 """The message store of one broker: commitlog, flush, consume queues and ``getMessage``.
 
 Broker ``b`` is the master for ``b == 0`` and slave ``b`` (field index ``b - 1``) otherwise. Offsets are in
-messages. Commitlog files are never deleted within the model's bounds (``fileReservedTime`` is 72 h), so
-every commitlog starts at 0, its last file starts at 0, and consume queues keep their minimum unless the
-first entry a queue ever got had a queue offset above 0.
+messages. A commitlog is the ids it still holds (``commitlog``, in offset order) from its min offset on
+(``min_offset``: the start of its oldest retained file), so its max offset (``getMaxPhyOffset``) is the min
+plus the entries held. With ``commitlog_file_messages = 0`` it is one unbounded file: the min stays 0.
+With files of ``F`` messages, file ``k`` holds offsets ``[kF, (k+1)F)``; ``DeleteExpiredFiles`` removes
+the oldest file that is not the last (the min rises by ``F``), and an empty slave's first HA push starts
+at the master's last file, so a slave's min can start above 0.
 """
 from __future__ import annotations
 
@@ -13,8 +16,9 @@ from .events import ENABLED
 from .native import kernel
 from .writes import put
 from . import fields as F
-from .bits import bit, count, from_position, highest_id
-from .params import K_BACKLOG, K_OFFSET_CHECK_IN_SLAVE, K_OVERFLOW_TO_MAX, K_QUEUES
+from .bits import bit, count, from_position, highest_id, lowest
+from .params import (K_BACKLOG, K_FILE_MESSAGES, K_MAX_FILE_DELETIONS, K_OFFSET_CHECK_IN_SLAVE,
+                     K_OVERFLOW_TO_MAX, K_PULL_BATCH_DISK, K_PULL_BATCH_MEMORY, K_QUEUES)
 
 # DefaultMessageStore#getMessage statuses that the model can reach
 GET_FOUND = 0
@@ -22,6 +26,7 @@ GET_NO_MESSAGE_IN_QUEUE = 1
 GET_OFFSET_TOO_SMALL = 2
 GET_OFFSET_OVERFLOW_ONE = 3
 GET_OFFSET_OVERFLOW_BADLY = 4
+GET_NOT_THIS_BATCH = 5      # not a status: this batch length is not one the pull can return here
 
 
 @kernel(inline=True)
@@ -37,6 +42,39 @@ def flushed_slot(b):
 @kernel(inline=True)
 def up_slot(b):
     return F.M_UP if b == 0 else F.S_UP + b - 1
+
+
+@kernel(inline=True)
+def min_slot(b):
+    return F.M_MIN if b == 0 else F.S_MIN + b - 1
+
+
+@kernel
+def log_max(v, b):
+    """``DefaultMessageStore#getMaxPhyOffset`` of broker ``b``, in messages (flushed or not)."""
+    return v[min_slot(b)] + count(v[log_slot(b)])
+
+
+@kernel
+def file_start(offset, p):
+    """Start offset of the commitlog file holding ``offset`` (``offset - offset % mapedFileSize``); 0 with
+    one unbounded file."""
+    size = p[K_FILE_MESSAGES]
+    return 0 if size == 0 else offset - offset % size
+
+
+@kernel
+def file_end(offset, p):
+    """End offset of the commitlog file holding ``offset``: an HA block never spans two files."""
+    size = p[K_FILE_MESSAGES]
+    return (1 << 30) if size == 0 else file_start(offset, p) + size
+
+
+@kernel
+def entries_between(v, b, start, end):
+    """The ids broker ``b`` holds at offsets ``[start, end)`` (within what it holds)."""
+    first = v[min_slot(b)]
+    return lowest(from_position(v[log_slot(b)], start - first), end - start)
 
 
 @kernel
@@ -59,6 +97,33 @@ def append_ids(w, b, ids):
 def flush_commitlog(w, b):
     """``MappedFileQueue#flush`` up to the wrote position: everything written so far is on disk."""
     put(w, flushed_slot(b), count(w[log_slot(b)]))
+
+
+@action("DeleteExpiredFiles", kind=29, actor="store", place=(BROKER, 1),
+        when=lambda cfg: cfg.max_file_deletions > 0, rocketmq="MappedFileQueue#deleteExpiredFileByTime")
+@kernel
+def delete_expired_files(v, w, b, p):
+    """``DefaultMessageStore.CleanCommitLogService`` -> ``MappedFileQueue#deleteExpiredFileByTime`` on
+    broker ``b``: the oldest commitlog file goes once it is older than ``fileReservedTime`` (72 h), never
+    the last file (the loop stops before it). Abstracted as: any broker that runs, whose oldest file is
+    not its last, may delete it, within ``max_file_deletions`` for all brokers together. 72 h after it
+    was written the file has long been flushed (``flushCommitLogThoroughInterval`` is 10 s), so only a
+    flushed file is deleted. The min offset rises to the next file; the consume queues' min offsets
+    follow (``CleanConsumeQueueService``, ``ConsumeQueue#correctMinOffset``, which run every 10 s: long
+    before the next file expires); the deleted messages are noted as expired for the properties."""
+    size = p[K_FILE_MESSAGES]
+    first = v[min_slot(b)]
+    if v[up_slot(b)] == 0 or v[F.B_FILE_DELETIONS] >= p[K_MAX_FILE_DELETIONS] or size == 0:
+        return 0
+    if log_max(v, b) <= first + size or v[flushed_slot(b)] < size:
+        return 0
+    gone = lowest(v[log_slot(b)], size)
+    put(w, log_slot(b), v[log_slot(b)] ^ gone)
+    put(w, min_slot(b), first + size)
+    put(w, flushed_slot(b), v[flushed_slot(b)] - size)
+    put(w, F.H_EXPIRED, v[F.H_EXPIRED] | gone)
+    put(w, F.B_FILE_DELETIONS, v[F.B_FILE_DELETIONS] + 1)
+    return ENABLED
 
 
 @action("FlushCommitLog", kind=4, actor="store", place=(BROKER,), rocketmq="MappedFileQueue#flush")
@@ -90,12 +155,14 @@ def consume_queue(v, b, q, p):
     with queue offset > 0 pre-fills blanks and sets the min offset there; an entry below the queue's end is
     ignored ("Build consume queue repeatedly"); one above the end is stored at the end ("[BUG]logic queue
     order maybe wrong"). A message's queue offset is the one the master gave it at put time: with one
-    queue that is its position in every log holding it; with two queues it is recorded per message.
+    queue that is its commitlog offset in every log holding it (the queue starts at the log's min offset:
+    entries whose messages retention deleted are gone with them); with two queues it is recorded per
+    message (retention is modelled with one queue only).
     """
     log = v[log_slot(b)]
     queues = p[K_QUEUES]
     if queues == 1:
-        return 0, log
+        return v[min_slot(b)], log
     entries = 0
     min_offset = 0
     end = 0
@@ -120,10 +187,9 @@ def consume_queue(v, b, q, p):
 
 @kernel
 def queue_max(v, b, q, p):
-    """``ConsumeQueue#getMaxOffsetInQueue``: 0 for a queue with no entries."""
+    """``ConsumeQueue#getMaxOffsetInQueue``: 0 for a queue that never had an entry; a queue whose entries
+    all expired keeps its end."""
     min_offset, entries = consume_queue(v, b, q, p)
-    if entries == 0:
-        return 0
     return min_offset + count(entries)
 
 
@@ -143,18 +209,50 @@ def queue_offset_of(v, m, position, p):
 
 
 @kernel
-def get_message(v, b, q, off, p):
+def in_disk(v, b, m, p):
+    """``DefaultMessageStore#checkInDiskByCommitOffset`` for message ``m`` of broker ``b``'s commitlog: the
+    40 % rule, as "more than ``consume_slowly_backlog`` messages lie after it in the log"."""
+    return messages_behind(v, b, m) > p[K_BACKLOG]
+
+
+@kernel
+def batch_may_end(v, b, ids, k, p):
+    """Whether a pull may return exactly the first ``k`` of ``ids`` (``DefaultMessageStore#getMessage``'s
+    loop with ``isTheBatchFull``): it takes the first message always, and each next one unless the count
+    limit of that message's kind (in disk or in memory) is already reached; a limit of 0 never binds. Any
+    batch may also end early on the byte limits, message sizes being abstract."""
+    mask = ids
+    taken = 0
+    m = 1
+    while mask and taken < k:
+        if mask & 1:
+            if taken > 0:
+                limit = p[K_PULL_BATCH_DISK] if in_disk(v, b, m, p) else p[K_PULL_BATCH_MEMORY]
+                if limit != 0 and taken >= limit:
+                    return False
+            taken += 1
+        mask >>= 1
+        m += 1
+    return True
+
+
+@kernel
+def get_message(v, b, q, off, batch, p):
     """``DefaultMessageStore#getMessage`` on broker ``b``: ``(status, next_begin, ids, slow, pq_max)``.
 
-    ``ids`` are the messages returned (every entry from ``off`` to the queue's end: the per-pull limits of
-    32 in memory / 8 on disk exceed the model's messages), ``slow`` is ``suggestPullingFromSlave`` (the
-    40 % rule, as "more than ``consume_slowly_backlog`` messages after the last one returned"), and
-    ``pq_max`` is one past the highest queue offset returned. ``nextOffsetCorrection`` keeps ``off`` on a
-    slave unless ``offsetCheckInSlave``; V4 corrects an overflow to the max whatever the min.
+    A FOUND pull returns a non-empty prefix of the entries from ``off`` on: ``batch`` is the number of
+    messages taken when fewer than all (0 = all of them); GET_NOT_THIS_BATCH says that this length is not
+    one the pull can return here (the count limits of :func:`batch_may_end`), or that the pull does not
+    find messages at all while a partial batch was asked for. ``slow`` is ``suggestPullingFromSlave``
+    (the 40 % rule on the last message returned), and ``pq_max`` is one past the highest queue offset
+    returned. ``nextOffsetCorrection`` keeps ``off`` on a slave unless ``offsetCheckInSlave``; V4
+    corrects an overflow to the max whatever the min.
     """
     correct = b == 0 or p[K_OFFSET_CHECK_IN_SLAVE] != 0
     min_offset, entries = consume_queue(v, b, q, p)
-    max_offset = min_offset + count(entries) if entries else 0
+    max_offset = min_offset + count(entries)
+    if batch > 0 and (off < min_offset or off >= max_offset):
+        return GET_NOT_THIS_BATCH, off, 0, False, 0
     if max_offset == 0:
         return GET_NO_MESSAGE_IN_QUEUE, (0 if correct else off), 0, False, 0
     if off < min_offset:
@@ -165,8 +263,13 @@ def get_message(v, b, q, off, p):
         target = max_offset if (min_offset > 0 or p[K_OVERFLOW_TO_MAX] != 0) else 0
         return GET_OFFSET_OVERFLOW_BADLY, (target if correct else off), 0, False, 0
     ids = from_position(entries, off - min_offset)
+    available = count(ids)
+    taken = available if batch == 0 else batch
+    if taken > available or (batch > 0 and taken == available) or not batch_may_end(v, b, ids, taken, p):
+        return GET_NOT_THIS_BATCH, off, 0, False, 0
+    ids = lowest(ids, taken)
     last = highest_id(ids)
-    slow = messages_behind(v, b, last) > p[K_BACKLOG]
+    slow = in_disk(v, b, last, p)
     pq_max = 0
     position = off
     mask = ids
@@ -179,7 +282,7 @@ def get_message(v, b, q, off, p):
             position += 1
         mask >>= 1
         m += 1
-    return GET_FOUND, max_offset, ids, slow, pq_max
+    return GET_FOUND, off + taken, ids, slow, pq_max
 
 
 @kernel
@@ -190,4 +293,4 @@ def entry_zero_in_disk(v, b, q, p):
     if entries == 0 or min_offset > 0:
         return False
     first = entries & -entries
-    return messages_behind(v, b, highest_id(first)) > p[K_BACKLOG]
+    return in_disk(v, b, highest_id(first), p)

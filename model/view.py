@@ -92,15 +92,20 @@ def view_fields(cfg: Config) -> list[tuple[str, int, _Codec]]:
     """``(name, field slot, codec)`` for every field of ``cfg``'s states, in display order."""
     out: list[tuple[str, int, _Codec]] = []
     qs = range(cfg.queues)
-    out += [("master.up", F.M_UP, BOOL), ("master.commitlog", F.M_LOG, IDS),
-            ("master.flushed", F.M_FLUSHED, INT), ("master.push2SlaveMaxOffset", F.P2S, INT)]
+    files = cfg.commitlog_file_messages > 0
+    out += [("master.up", F.M_UP, BOOL), ("master.commitlog", F.M_LOG, IDS)]
+    if files:
+        out.append(("master.minOffset", F.M_MIN, INT))
+    out += [("master.flushed", F.M_FLUSHED, INT), ("master.push2SlaveMaxOffset", F.P2S, INT)]
     out += [(f"master.consumerOffset[{q}]", F.M_OFF_MEM + q, OPTIONAL) for q in qs]
     out += [(f"master.consumerOffsetJson[{q}]", F.M_OFF_DISK + q, OPTIONAL) for q in qs]
     out += [("nameserver.route", F.NS_ROUTE, BROKERS), ("nameserver.topicRoute", F.NS_TOPIC, BOOL)]
     for s in range(cfg.slaves):
         n = f"slave{s + 1}"
-        out += [(f"{n}.up", F.S_UP + s, BOOL), (f"{n}.commitlog", F.S_LOG + s, IDS),
-                (f"{n}.flushed", F.S_FLUSHED + s, INT), (f"{n}.haLink", F.S_LINK + s, LINK),
+        out += [(f"{n}.up", F.S_UP + s, BOOL), (f"{n}.commitlog", F.S_LOG + s, IDS)]
+        if files:
+            out.append((f"{n}.minOffset", F.S_MIN + s, INT))
+        out += [(f"{n}.flushed", F.S_FLUSHED + s, INT), (f"{n}.haLink", F.S_LINK + s, LINK),
                 (f"{n}.nextTransferFromWhere", F.S_TRANSFER + s, INT),
                 (f"{n}.haMasterAddress", F.S_HA_ADDR + s, BOOL),
                 (f"{n}.syncMasterAddress", F.S_SYNC_ADDR + s, BOOL)]
@@ -126,6 +131,8 @@ def view_fields(cfg: Config) -> list[tuple[str, int, _Codec]]:
                     (f"{n}.q{q}.droppedInFlight", F.MQ_ORPHANS + k, IDS)]
     out += [("history.delivered", F.H_DELIVERED, IDS), ("history.redelivered", F.H_REDELIVERED, BOOL)]
     out += [(f"history.highestCommitted[{q}]", F.H_HIGH + q, INT) for q in qs]
+    if cfg.max_file_deletions:
+        out += [("history.expired", F.H_EXPIRED, IDS), ("retention.fileDeletions", F.B_FILE_DELETIONS, INT)]
     budgets = [("masterCrashes", F.B_MASTER_CRASH, cfg.max_master_crashes),
                ("masterPowerLosses", F.B_MASTER_POWER, cfg.max_master_power_losses),
                ("slaveCrashes", F.B_SLAVE_CRASH, cfg.max_slave_crashes),

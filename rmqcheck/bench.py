@@ -32,6 +32,22 @@ import click
 
 QUICK = {"twophase": 6, "preset": "default", "spark_preset": "default", "spark_set": ["messages=1"]}
 FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": []}
+#: the pinned size of each preset a benchmark explores whole, from exploration (distinct states,
+#: transitions): a benchmark whose count differs measured another model, and says so
+PINNED_COUNTS = {"default": (657_921, 3_366_254), "bench": (45_442_134, 295_498_526)}
+
+
+def pinned_mismatch(spec: dict[str, Any], result: dict[str, Any]) -> str | None:
+    """Why ``result`` contradicts the pinned size of its preset, or None (no pin, or overrides applied)."""
+    pinned = PINNED_COUNTS.get(spec.get("preset", ""))
+    if pinned is None or spec.get("set"):
+        return None
+    got = (result["distinct_states"], result["transitions"])
+    if got == pinned:
+        return None
+    return (f"benchmark {spec['name']} explored {got[0]:,} states and {got[1]:,} transitions, but the "
+            f"{spec['preset']} preset is pinned at {pinned[0]:,} and {pinned[1]:,} (rmqcheck/bench.py "
+            "PINNED_COUNTS): the model's reachable behaviour changed")
 
 
 # -- one benchmark, in its own process ------------------------------------------------------------------
@@ -244,6 +260,9 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout
                       + (f" with {spec['workers']} worker(s)" if spec.get("workers") else "") + "...[/dim]")
         try:
             results.append(run_in_subprocess(spec, timeout))
+            mismatch = pinned_mismatch(spec, results[-1])
+            if mismatch:
+                raise click.ClickException(mismatch)
         except (click.ClickException, subprocess.TimeoutExpired) as exc:
             # the benchmarks already measured are still printed and written, then the failure is reported
             failure = exc if isinstance(exc, click.ClickException) else click.ClickException(

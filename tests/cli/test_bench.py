@@ -83,3 +83,14 @@ def test_measured_benchmarks_are_kept_when_a_later_one_fails(tmp_path, monkeypat
     data = json.loads(out.read_text())
     assert [b["name"] for b in data["benchmarks"]] == ["twophase-6"]
     assert data["failed"] == "benchmark default failed (exit code 1): boom"
+
+
+def test_a_benchmark_whose_counts_differ_from_the_pin_says_so():
+    from rmqcheck.bench import PINNED_COUNTS, pinned_mismatch
+    spec = {"name": "bench", "preset": "bench"}
+    states, transitions = PINNED_COUNTS["bench"]
+    assert pinned_mismatch(spec, {"distinct_states": states, "transitions": transitions}) is None
+    text = pinned_mismatch(spec, {"distinct_states": states - 1, "transitions": transitions})
+    assert text and "pinned" in text and f"{states - 1:,}" in text
+    # overrides make another space: no pin applies
+    assert pinned_mismatch({**spec, "set": ["messages=1"]}, {"distinct_states": 1, "transitions": 1}) is None

@@ -21,8 +21,11 @@ pytestmark = pytest.mark.slow
 # ProcessQueue's in-flight messages are still consumed), then (551163, 2742186, 37) before the
 # ConsumeDropped / two-correction-slot change (a removed ProcessQueue's messages kept apart from a new
 # ProcessQueue's, in droppedInFlight). Verdicts and trace lengths did not move either time; the second
-# change moved one trace, message_redelivered's (GOLDEN_REDELIVERY below).
-GOLDEN_COUNTS = (607875, 3078886, 37)
+# change moved one trace, message_redelivered's (GOLDEN_REDELIVERY below). Then (607875, 3078886, 37) before
+# the model scope's wave 2 (issue 12): a FOUND pull may return any non-empty prefix (Pull(..., batch=k)),
+# which reaches states where a power loss or a slave read meets a partially pulled queue; no verdict and no
+# trace length moved.
+GOLDEN_COUNTS = (657921, 3366254, 37)
 GOLDEN_TRACE_LENGTHS = {
     "acked_message_never_lost": 2, "consumed_message_never_lost": 4, "replicas_agree": 7,
     "committed_offset_never_regresses": 5, "no_message_skipped": 7, "slave_serves_pull": 7,

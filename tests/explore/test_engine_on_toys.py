@@ -71,7 +71,7 @@ def test_no_early_stop_with_a_graph_property():
 
 
 def test_early_stop_in_the_default_preset():
-    full = 607875  # states of the whole default space (tests/explore/test_default_preset.py)
+    full = 657921  # states of the whole default space (tests/explore/test_default_preset.py)
     r = explore(RocketMQModel(Config()), PROPERTIES.select(["master_recovers", "acked_message_never_lost"]))
     assert r.verdicts() == {"acked_message_never_lost": "violated", "master_recovers": "reached"}
     assert r.stats.depth == 2 and r.stats.distinct_states < full // 1000

@@ -32,8 +32,8 @@ CONFIGS: dict[str, tuple[dict[str, Any], str | None, tuple[int, int, int]]] = {
     "consumer-restart": (dict(messages=1, max_consumer_restarts=1, **NO_FAILURES), None, (1726, 6226, 18)),
     "read-from-slave": (dict(messages=1, slave_read_enable=True, group_broker_id=1, consume_slowly_backlog=0,
                              **NO_FAILURES), None, (436, 1388, 13)),
-    "replica-skips-entry": (dict(messages=2, **NO_FAILURES), "replica_skips_entry", (4083, 17995, 18)),
-    "commit-next-begin": (dict(messages=2, **NO_FAILURES), "commit_on_pull_next_begin", (5055, 24670, 17)),
+    "replica-skips-entry": (dict(messages=2, **NO_FAILURES), "replica_skips_entry", (4083, 18280, 18)),
+    "commit-next-begin": (dict(messages=2, **NO_FAILURES), "commit_on_pull_next_begin", (5055, 24910, 17)),
 }
 
 

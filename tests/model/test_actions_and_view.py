@@ -18,12 +18,14 @@ BIG = Config.from_mapping(dict(slaves=2, consumers=2, queues=2, messages=3, flus
                                max_ha_disconnects=1))
 
 
-def test_twenty_eight_action_kinds_with_distinct_codes():
+def test_twenty_nine_action_kinds_with_distinct_codes():
     # 26 before ConsumeDropped (a removed ProcessQueue's messages delivered by their own action), 27 before
-    # NameServerExpireSlave (routes per broker)
-    assert len(ACTION_TYPES) == 28
-    assert sorted(t.kind for t in ACTION_TYPES) == list(range(1, 29))
-    assert {type(a) for a in actions_for(BIG)} == set(ACTION_TYPES)
+    # NameServerExpireSlave (routes per broker), 28 before DeleteExpiredFiles (retention)
+    assert len(ACTION_TYPES) == 29
+    assert sorted(t.kind for t in ACTION_TYPES) == list(range(1, 30))
+    # retention is modelled with one queue: BIG has two
+    retention = Config.from_mapping(dict(commitlog_file_messages=1, max_file_deletions=1))
+    assert {type(a) for a in actions_for(BIG)} | {type(a) for a in actions_for(retention)} == set(ACTION_TYPES)
 
 
 def test_each_queue_of_a_consumer_has_pull_consume_consume_dropped_correct_in_that_order():
@@ -31,8 +33,9 @@ def test_each_queue_of_a_consumer_has_pull_consume_consume_dropped_correct_in_th
     for c in (1, 2):
         for q in (0, 1):
             i = labels.index(f"Pull(consumer={c}, queue={q})")
-            assert labels[i:i + 4] == [f"{kind}(consumer={c}, queue={q})" for kind in
-                                       ("Pull", "Consume", "ConsumeDropped", "CorrectIllegalOffset")]
+            partial = [f"Pull(consumer={c}, queue={q}, batch={k})" for k in range(1, BIG.queue_capacity)]
+            assert labels[i:i + 4 + len(partial)] == [f"Pull(consumer={c}, queue={q})", *partial] + [
+                f"{kind}(consumer={c}, queue={q})" for kind in ("Consume", "ConsumeDropped", "CorrectIllegalOffset")]
     assert str(A.ConsumeDropped(consumer=2, queue=1)) == "ConsumeDropped(consumer=2, queue=1)"
     assert A.ConsumeDropped(consumer=2, queue=1).code() == (A.ConsumeDropped.kind, 1, 1, 0)
 

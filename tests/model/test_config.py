@@ -22,6 +22,9 @@ SCOPE_DEFAULTS = {
     "consume_slowly_backlog": 1, "slaves": 1, "consumers": 1, "messages": 2, "queues": 1,
     "monotonic_commit": False, "sync_offsets_max": False, "reverse_offset_sync": False,
     "overflow_to_max": False, "validate_slave_ack": False,
+    # model-scope.md "Scope, wave 2"
+    "pull_batch_in_memory": 0, "pull_batch_in_disk": 0, "commitlog_file_messages": 0, "max_file_deletions": 0,
+    "ha_fallbehind_max": 0,
 }
 BUDGETS = ("max_master_crashes", "max_master_power_losses", "max_slave_crashes", "max_slave_power_losses",
            "max_consumer_restarts", "max_ha_disconnects")
@@ -29,6 +32,8 @@ INT_RANGES = {
     "group_broker_id": (0, 3), "which_broker_when_consume_slowly": (0, 3), "consume_slowly_backlog": (0, 8),
     "slaves": (0, 3), "consumers": (1, 3), "messages": (1, 8), "queues": (1, 2),
     **{b: (0, 3) for b in BUDGETS},
+    "pull_batch_in_memory": (0, 8), "pull_batch_in_disk": (0, 8), "commitlog_file_messages": (0, 8),
+    "max_file_deletions": (0, 3), "ha_fallbehind_max": (0, 8),
 }
 BOOLS = ("slave_read_enable", "offset_check_in_slave", "monotonic_commit", "sync_offsets_max",
          "reverse_offset_sync", "overflow_to_max", "validate_slave_ack")
@@ -57,7 +62,18 @@ def consistent(key: str, value) -> dict:
         values["which_broker_when_consume_slowly"] = 0
     if key == "consume_slowly_backlog" and value > 2:
         values["messages"] = 8
+    if key == "max_file_deletions" and value > 0:
+        values["commitlog_file_messages"] = 1
     return values
+
+
+def test_file_deletions_need_files_and_one_queue():
+    with pytest.raises(ConfigError) as excinfo:
+        Config.from_mapping({"max_file_deletions": 1})
+    one_line_error(excinfo, "max_file_deletions", "commitlog_file_messages")
+    with pytest.raises(ConfigError) as excinfo:
+        Config.from_mapping({"max_file_deletions": 1, "commitlog_file_messages": 2, "queues": 2})
+    one_line_error(excinfo, "max_file_deletions", "queues=2")
 
 
 # --- the knob table ----------------------------------------------------------------------------------

@@ -72,4 +72,6 @@ def test_every_declared_action_is_enabled_in_a_small_configuration():
     failures = _enabled_kinds(dict(messages=1, consumers=2, max_master_crashes=1, max_master_power_losses=1,
                                    max_slave_crashes=1, max_slave_power_losses=1, max_consumer_restarts=1),
                               20000)
-    assert {d.name for d in declarations()} - sync - failures == set()
+    retention = _enabled_kinds(dict(messages=3, commitlog_file_messages=1, max_file_deletions=1,
+                                    max_master_crashes=0, max_master_power_losses=0), 3000)
+    assert {d.name for d in declarations()} - sync - failures - retention == set()

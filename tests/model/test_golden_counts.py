@@ -24,7 +24,9 @@ GOLDEN = [
     ("one-message-no-failures", dict(messages=1, max_master_crashes=0, max_master_power_losses=0),
      (351, 1188, 13), (H, H, H, H, H, U, U, U, U, U, H)),
     ("two-messages-one-master-crash", dict(messages=2, max_master_crashes=1, max_master_power_losses=0),
-     (42964, 213282, 23), (H, H, H, V, H, R, R, R, R, U, H)),
+     # was (42964, 213282, 23): +1,788 transitions, the partial pulls (Pull(..., batch=1)) of the pull-batch
+     # change; every state they reach was already reachable (pulling before the second send)
+     (42964, 215070, 23), (H, H, H, V, H, R, R, R, R, U, H)),
     ("two-queues", dict(messages=2, queues=2, max_master_crashes=0, max_master_power_losses=0),
      (9597, 46165, 18), (H, H, H, H, H, U, U, U, U, U, H)),
     ("two-consumers-one-restart", dict(messages=1, consumers=2, max_consumer_restarts=1, max_master_crashes=0,

@@ -196,3 +196,17 @@ def test_two_queues_round_robin_and_queue_offsets():
                                    "producer.sendOk": [1, 2]})
     assert_effect(m, s, SEND, {"master.commitlog": [1, 2, 3], "producer.nextMessage": 4,
                                "producer.sendOk": [1, 2, 3], "message3.queueOffset": 1})
+
+
+# --- HAService#isSlaveOK's fall-behind threshold (ha_fallbehind_max) ---------------------------------------
+@pytest.mark.parametrize("limit, waits", [(0, True), (1, False), (2, False), (3, True)])
+def test_a_send_too_far_ahead_of_push2slave_max_offset_gets_slave_not_available(limit, waits):
+    """``end - push2SlaveMaxOffset < haSlaveFallbehindMax``: message 2 ends at 2, the slaves acknowledged 0."""
+    m = model(broker_role="SYNC_MASTER", ha_fallbehind_max=limit, **NO_FAILURES)
+    s = build(m, **{"master.commitlog": [1], "producer.nextMessage": 2, "slave1.haLink": "CONNECTED"})
+    if waits:
+        assert_effect(m, s, SEND, {"master.commitlog": [1, 2], "producer.nextMessage": 3,
+                                   "producer.waitingFor": "HA ack (PUT_OK)"}, outcome="stored; producer waits for a slave")
+    else:
+        assert_effect(m, s, SEND, {"master.commitlog": [1, 2], "producer.nextMessage": 3},
+                      outcome="SLAVE_NOT_AVAILABLE")

@@ -127,7 +127,7 @@ def test_node_labels_say_what_the_discovering_step_changed(tmp_path):
 
 
 def test_graph_around_exports_the_trace_and_its_neighbourhood_of_any_space(tmp_path):
-    """The default preset (607,875 states) is far above the export limit; around one trace it exports."""
+    """The default preset (657,921 states) is far above the export limit; around one trace it exports."""
     g_path, j = tmp_path / "g.graphml", tmp_path / "r.json"
     r = invoke("check", "--preset", "default", "--property", "acked_message_never_lost", "--graph", str(g_path),
                "--graph-around", "acked_message_never_lost", "--graph-radius", "2", "--json", str(j), "--quiet")

@@ -1,0 +1,91 @@
+"""Pinned state-space sizes of one small configuration per mechanism (issue "Model scope, wave 2", item 7).
+
+A change of reachable behaviour that moves no verdict still moves these numbers: e.g. turning the
+consume-queue fold's end test ``qo >= end`` into ``qo > end`` (model/store.py) shrinks
+``consume-queues-two-queues`` from 89,853 to 33,917 states. Every number was PRODUCED BY EXPLORATION
+(``explore(model(**knobs), PROPERTIES)``, run once and pasted here); a commit that moves one must say why.
+"""
+from __future__ import annotations
+
+import pytest
+
+import invariants
+from explore import explore
+from handbuilt import build, model
+
+NO_MASTER_FAILURES = dict(max_master_crashes=0, max_master_power_losses=0)
+
+MECHANISMS = {
+    # mechanism: (knobs, (distinct states, transitions, depth))
+    "ha-disconnects": (dict(messages=2, max_ha_disconnects=1, **NO_MASTER_FAILURES), (12918, 62670, 19)),
+    "ha-sync-master-fallbehind": (dict(messages=2, broker_role="SYNC_MASTER", ha_fallbehind_max=1,
+                                       **NO_MASTER_FAILURES), (3615, 16264, 17)),
+    "offsets-consumer-restart": (dict(messages=2, consumers=2, max_consumer_restarts=1, **NO_MASTER_FAILURES),
+                                 (254842, 1695687, 24)),
+    "consume-queues-two-queues": (dict(messages=3, queues=2, **NO_MASTER_FAILURES), (89853, 516661, 22)),
+    "routing-dead-slave": (dict(messages=1, slave_read_enable=True, group_broker_id=1, max_slave_crashes=1,
+                                max_slave_power_losses=1, **NO_MASTER_FAILURES), (7202, 30533, 19)),
+    "pull-batches-limited": (dict(messages=3, pull_batch_in_memory=1, pull_batch_in_disk=2, **NO_MASTER_FAILURES),
+                             (23199, 119448, 20)),
+    "pull-batches-slow-read": (dict(messages=3, slave_read_enable=True, **NO_MASTER_FAILURES),
+                               (26451, 142207, 20)),
+    "files": (dict(messages=3, commitlog_file_messages=1, **NO_MASTER_FAILURES), (36711, 188988, 20)),
+    "retention": (dict(messages=3, commitlog_file_messages=2, max_file_deletions=1, **NO_MASTER_FAILURES),
+                  (58739, 303927, 23)),
+    "failures-master": (dict(messages=1, max_master_crashes=1, max_master_power_losses=1), (29627, 132550, 30)),
+    "failures-slave": (dict(messages=1, max_slave_crashes=1, max_slave_power_losses=1, **NO_MASTER_FAILURES),
+                       (5862, 25507, 19)),
+}
+
+_results: dict[str, object] = {}
+
+
+def result(name: str):
+    if name not in _results:
+        _results[name] = explore(model(**MECHANISMS[name][0]), invariants.PROPERTIES)
+    return _results[name]
+
+
+@pytest.mark.parametrize("name", sorted(MECHANISMS))
+def test_pinned_counts_per_mechanism(name):
+    r = result(name)
+    assert r.error is None and not r.incomplete_reason
+    assert (r.stats.distinct_states, r.stats.transitions, r.stats.depth) == MECHANISMS[name][1]
+
+
+# --- the slow-read path (issue item 8) -----------------------------------------------------------------
+def test_a_partial_pull_makes_the_master_suggest_the_slave_with_4_4_defaults():
+    """slaveReadEnable=true, group brokerId 0 (4.4's default), whichBrokerWhenConsumeSlowly=1, one queue, no
+    master failure: a pull that leaves more than ``consume_slowly_backlog`` messages behind is slow, the
+    master suggests slave 1, and the slave serves the next pull."""
+    r = result("pull-batches-slow-read")
+    assert r.property("slave_serves_pull").status == "reached"
+    trace = r.property("slave_serves_pull").trace
+    assert any(", batch=" in a for a in trace.actions)       # a partial pull left messages behind
+    assert trace.steps[-1].outcome == "FOUND from broker 1"
+
+
+def test_which_broker_when_consume_slowly_changes_the_graph():
+    knobs = MECHANISMS["pull-batches-slow-read"][0]
+    master_again = explore(model(**{**knobs, "which_broker_when_consume_slowly": 0}), invariants.PROPERTIES)
+    assert master_again.property("slave_serves_pull").status == "unreached"
+    assert master_again.stats.distinct_states != result("pull-batches-slow-read").stats.distinct_states
+
+
+def _pull_batches(**knobs) -> list[str]:
+    """The Pull variants enabled when consumer 1 pulls from offset 0 of a master holding [1, 2, 3]."""
+    m = model(messages=3, **NO_MASTER_FAILURES, **knobs)
+    s = build(m, **{"master.commitlog": [1, 2, 3], "slave1.commitlog": [1, 2, 3], "producer.nextMessage": 4})
+    return sorted(str(a) for a, _, _ in m.enabled(s) if str(a).startswith("Pull("))
+
+
+def test_a_found_pull_returns_any_prefix_within_the_count_limits():
+    """``getMessage`` takes the first message always, then each next one unless the count limit of that
+    message's kind is reached; 0 = no count limit (the byte limits can end a batch anywhere)."""
+    every = ["Pull(consumer=1, queue=0)", "Pull(consumer=1, queue=0, batch=1)", "Pull(consumer=1, queue=0, batch=2)"]
+    assert _pull_batches() == every
+    assert _pull_batches(pull_batch_in_memory=1) == ["Pull(consumer=1, queue=0, batch=1)"]
+    # backlog 0: messages 1 and 2 are "in disk" (something lies after them), 3 is in memory: the in-disk
+    # limit 2 lets message 2 in, the in-memory limit 1 stops before message 3
+    assert _pull_batches(pull_batch_in_memory=1, pull_batch_in_disk=2, consume_slowly_backlog=0) == every[1:]
+    assert _pull_batches(pull_batch_in_disk=1, consume_slowly_backlog=0) == every[1:2]

@@ -62,14 +62,15 @@ def refresh_route(w, c, p):
 
 
 @kernel
-def admin_broker(w, c, p):
-    """``MQClientInstance#findBrokerAddressInAdmin`` (offset fetch and commit): the first entry of the
-    group's table (the lowest listed brokerId: the master if listed, else the lowest slave); if none,
-    refresh the route once and look again; -1 is "broker not exist"."""
+def find_listed(w, c, wanted, p):
+    """The lookup both broker searches share: brokerId ``wanted`` if the group's table lists it (-1: no
+    preference), else the first entry (the lowest listed id); when the table is empty the route is
+    refreshed once and the lookup repeated; -1 is "broker not exist"."""
     for attempt in range(2):
-        b = lowest_listed(w[F.C_ROUTE + c])
-        if b > 0 and p[K_MUTATION] == MU.ADMIN_NEVER_SLAVE:
-            b = -1
+        route = w[F.C_ROUTE + c]
+        if wanted >= 0 and listed(route, wanted):
+            return wanted
+        b = lowest_listed(route)
         if b >= 0:
             return b
         if attempt == 0:
@@ -78,21 +79,24 @@ def admin_broker(w, c, p):
 
 
 @kernel
+def admin_broker(w, c, p):
+    """``MQClientInstance#findBrokerAddressInAdmin`` (offset fetch and commit): the first entry of the
+    group's table (the master if listed, else the lowest slave); if none, refresh the route once and look
+    again; -1 is "broker not exist"."""
+    b = find_listed(w, c, -1, p)
+    if b > 0 and p[K_MUTATION] == MU.ADMIN_NEVER_SLAVE:
+        # the seeded bug: a slave is no answer, so the route is refreshed once and only a master will do
+        refresh_route(w, c, p)
+        return 0 if listed(w[F.C_ROUTE + c], 0) else -1
+    return b
+
+
+@kernel
 def subscribe_broker(w, c, suggestion, p):
     """``MQClientInstance#findBrokerAddressInSubscribe(brokerName, suggestion, false)`` as
     ``PullAPIWrapper#pullKernelImpl`` calls it: exactly the suggested brokerId if listed, else the first
-    entry (the lowest listed id); when the table is empty the route is refreshed and the lookup repeated
-    once; -1 is "broker not exist"."""
-    for attempt in range(2):
-        route = w[F.C_ROUTE + c]
-        if listed(route, suggestion):
-            return suggestion
-        b = lowest_listed(route)
-        if b >= 0:
-            return b
-        if attempt == 0:
-            refresh_route(w, c, p)
-    return -1
+    entry (the lowest listed id), refreshing an empty table once."""
+    return find_listed(w, c, suggestion, p)
 
 
 @kernel

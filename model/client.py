@@ -22,9 +22,7 @@ from .events import (DISCARD, ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, 
                      PRUNE_THIRD_CORRECTION)
 from .offsets import QUERY_NOT_FOUND, commit_offset, query_consumer_offset
 from .routes import admin_broker, publish_broker_listed, refresh_route, subscribe_broker
-from . import mutations as MU
-from .params import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_MUTATION,
-                     K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVE_READ, K_WHICH_BROKER)
+from .params import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVE_READ, K_WHICH_BROKER)
 from .store import (GET_FOUND, GET_NO_MESSAGE_IN_QUEUE, GET_NOT_THIS_BATCH, GET_OFFSET_OVERFLOW_ONE, get_message,
                     queue_max, up_slot)
 
@@ -202,7 +200,7 @@ def pull(v, w, c, q, batch, p):
     if v[F.C_UP + c] == 0 or v[F.MQ_OWNED + k] == 0 or v[F.MQ_DROPPED + k] != 0:
         return 0
     b = subscribe_broker(w, c, v[F.MQ_SUGGEST + k], p)
-    if b < 0 or v[up_slot(b)] == 0 or (b > 0 and p[K_MUTATION] == MU.SLAVE_REFUSES_PULL):
+    if b < 0 or v[up_slot(b)] == 0:
         if batch > 0:
             return DISCARD      # the lookup's route refresh may have been written: not this variant
         return ENABLED | note(OUT_PULL_FAILED, max(b, 0))
@@ -227,12 +225,7 @@ def pull(v, w, c, q, batch, p):
         suggestion = p[K_GROUP_BROKER_ID]
     flags = ENABLED
     if b == 0 and memory_offset > 0:
-        committed = memory_offset
-        if p[K_MUTATION] == MU.COMMIT_ON_PULL_OFF_BY_ONE:
-            committed = memory_offset - 1
-        elif p[K_MUTATION] == MU.COMMIT_ON_PULL_NEXT_BEGIN and status == GET_FOUND:
-            committed = next_begin
-        flags |= commit_offset(w, 0, q, committed, p)
+        flags |= commit_offset(w, 0, q, memory_offset, p)
     put(w, F.MQ_SUGGEST + k, suggestion)
     put(w, F.MQ_NEXT + k, next_begin)
     if response == RESP_SUCCESS:

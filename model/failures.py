@@ -17,10 +17,9 @@ from .bits import bit, count, lowest
 from .events import ENABLED, EV_MASTER_RECOVERED
 from .ha import close_link
 from .offsets import has_group_key, load_offsets, offset_slot
-from . import mutations as MU
 from .routes import nameserver_register, nameserver_remove
 from .params import (K_MAX_MASTER_CRASHES, K_MAX_MASTER_POWER, K_MAX_SLAVE_CRASHES, K_MAX_SLAVE_POWER,
-                     K_MESSAGES, K_MUTATION, K_QUEUES, K_REVERSE_OFFSET_SYNC, K_SLAVES)
+                     K_MESSAGES, K_QUEUES, K_REVERSE_OFFSET_SYNC, K_SLAVES)
 
 
 @kernel
@@ -56,9 +55,6 @@ def master_crash(v, w, p):
     if v[F.M_UP] == 0 or v[F.B_MASTER_CRASH] >= p[K_MAX_MASTER_CRASHES]:
         return 0
     master_down(w, p)
-    if p[K_MUTATION] == MU.CRASH_LOSES_PAGE_CACHE:
-        put(w, F.M_LOG, lowest(v[F.M_LOG], v[F.M_FLUSHED]))
-        forget_lost_queue_offsets(w, p)
     put(w, F.M_FLUSHED, count(w[F.M_LOG]))
     nameserver_remove(w, 0)
     put(w, F.B_MASTER_CRASH, w[F.B_MASTER_CRASH] + 1)
@@ -91,7 +87,7 @@ def master_restart(v, w, p):
     offset table of the lowest live slave that holds the group's key - the mechanisms page does not define an
     offset data version, so "a version at least the master's" is read as "the slave holds the group's offsets at
     all"."""
-    if v[F.M_UP] != 0 or p[K_MUTATION] == MU.MASTER_NEVER_RESTARTS:
+    if v[F.M_UP] != 0:
         return 0
     put(w, F.M_UP, 1)
     put(w, F.M_FLUSHED, count(v[F.M_LOG]))

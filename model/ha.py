@@ -14,8 +14,7 @@ from .native import kernel
 from .writes import put
 from . import fields as F
 from .events import ENABLED, ERR_LOG_ORDER, ERROR, NOTE_SHIFT, OUT_MISMATCH_CLOSE, OUT_REPORT_REJECTED
-from . import mutations as MU
-from .params import K_MAX_HA_DISCONNECTS, K_MUTATION, K_VALIDATE_SLAVE_ACK
+from .params import K_MAX_HA_DISCONNECTS, K_VALIDATE_SLAVE_ACK
 from .store import append_ids, entries_between, file_end, file_start, log_max
 
 
@@ -77,21 +76,34 @@ def master_push_data(v, w, s, p):
     closes the connection ("master pushed offset not equal the max phy offset in slave"); an empty slave
     accepts any offset. A heartbeat that passes the check changes nothing and is omitted.
     """
+    done, flags, position, end = block_to_push(v, w, s, p)
+    if done:
+        return flags
+    return append_block(v, w, s, position, end, entries_between(v, 0, position, end), p)
+
+
+@kernel
+def block_to_push(v, w, s, p):
+    """Where the next block of slave ``s``'s connection starts and ends: ``(done, flags, position, end)``,
+    ``done`` when the step ends without a block - the link is not streaming, the slave closed it on an
+    offset mismatch (``flags`` says so), or the master has nothing at the position (a heartbeat)."""
     if v[F.S_LINK + s] != F.LINK_STREAMING:
-        return 0
+        return True, 0, 0, 0
     slave_max = log_max(v, s + 1)
     position = v[F.S_TRANSFER + s]
     if slave_max != 0 and slave_max != position:
         close_link(w, s)
-        return ENABLED | (OUT_MISMATCH_CLOSE << NOTE_SHIFT)
+        return True, ENABLED | (OUT_MISMATCH_CLOSE << NOTE_SHIFT), 0, 0
     master_max = log_max(v, 0)
     if position >= master_max or position < v[F.M_MIN]:
-        return 0
-    end = min(master_max, file_end(position, p))
-    block = entries_between(v, 0, position, end)
-    if p[K_MUTATION] == MU.REPLICA_SKIPS_ENTRY:
-        block &= block - 1
-    if slave_max == 0:
+        return True, 0, 0, 0
+    return False, 0, position, min(master_max, file_end(position, p))
+
+
+@kernel
+def append_block(v, w, s, position, end, block, p):
+    """``HAClient#dispatchReadRequest`` appending ``block`` (the master's entries at ``[position, end)``)."""
+    if log_max(v, s + 1) == 0:
         # an empty slave takes any offset: CommitLog#appendData creates its first file at the start of the
         # file holding the position and appends at that file's write position, its start
         put(w, F.S_MIN + s, file_start(position, p))

@@ -43,7 +43,7 @@ K_REVERSE_OFFSET_SYNC = 22
 K_OVERFLOW_TO_MAX = 23
 K_VALIDATE_SLAVE_ACK = 24
 K_STRICT = 25
-K_MUTATION = 26
+# slot 26 is free (it held the seeded bug's code before mutants became kernels of their own)
 K_FIELDS_AT = 27    # where the per-field table starts: (word, shift, width) for every field slot
 K_PULL_BATCH_MEMORY = 28
 K_PULL_BATCH_DISK = 29
@@ -56,7 +56,7 @@ FIELD_STRIDE = 3
 
 
 def build_params(cfg: Config, layout: Layout, action_codes: Sequence[tuple[int, int, int, int]],
-                 strict: bool = False, mutation: int = 0) -> np.ndarray:
+                 strict: bool = False) -> np.ndarray:
     """Encode a configuration, its layout and its action table into one ``int64`` vector."""
     layout_part = layout.encode()
     fields_at = LAYOUT_BASE + len(layout_part)
@@ -97,7 +97,6 @@ def build_params(cfg: Config, layout: Layout, action_codes: Sequence[tuple[int, 
     params[K_MAX_FILE_DELETIONS] = cfg.max_file_deletions
     params[K_HA_FALLBEHIND] = cfg.ha_fallbehind_max
     params[K_STRICT] = strict
-    params[K_MUTATION] = mutation
     params[LAYOUT_BASE:fields_at] = layout_part
     params[actions_at] = len(action_codes)
     for i, code in enumerate(action_codes):

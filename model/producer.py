@@ -9,8 +9,7 @@ from . import fields as F
 from .bits import bit
 from .events import (ENABLED, ERR_LOG_ORDER, ERROR, OUT_FLUSH_DISK_TIMEOUT, OUT_FLUSH_SLAVE_TIMEOUT,
                      OUT_SEND_FAILED, OUT_SEND_OK, OUT_SLAVE_NOT_AVAILABLE, OUT_WAIT_FOR_SLAVE, NOTE_SHIFT)
-from . import mutations as MU
-from .params import K_HA_FALLBEHIND, K_MESSAGES, K_MUTATION, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_SYNC_MASTER
+from .params import K_HA_FALLBEHIND, K_MESSAGES, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_SYNC_MASTER
 from .store import append_ids, flush_commitlog, log_max, queue_max, queue_of
 
 
@@ -63,7 +62,7 @@ def send_message(v, w, flush_timeout, p):
     if p[K_SYNC_FLUSH] != 0:
         if flush_timeout:
             status = OUT_FLUSH_DISK_TIMEOUT
-        elif p[K_MUTATION] != MU.ACK_WITHOUT_FLUSH:
+        else:
             flush_commitlog(w, 0)
     if p[K_SYNC_MASTER] != 0:
         if slave_ok(w, p):

@@ -7,15 +7,28 @@ from typing import Any
 import numpy as np
 
 from . import fields as F
-from . import mutations
 from .actions import Action, Rebalance, actions_for
 from .config import Config
+from .declare import mutant_declarations
 from .events import describe
 from .layout import Layout, pack, unpack
 from .packed import PackedModel, State
 from .params import build_params
 from .successors import successors
 from .view import decode_vector, encode_vector
+
+
+def mutated_codes(actions: tuple[Action, ...], mutation: str | None) -> list[tuple[int, ...]]:
+    """The action table's codes, with seeded bug ``mutation``'s kernels (:mod:`model.mutants`) in place of
+    the actions it replaces: same arguments, same place, another kind."""
+    codes = [a.code() for a in actions]
+    if not mutation:
+        return codes
+    kinds = {m.replaces: m.kind for m in mutant_declarations() if m.mutation == mutation}
+    if not kinds:
+        known = sorted({m.mutation for m in mutant_declarations()})
+        raise ValueError(f"unknown mutation '{mutation}'; known: {', '.join(known)}")
+    return [(kinds.get(a.declaration.name, code[0]),) + tuple(code[1:]) for a, code in zip(actions, codes)]
 
 
 class RocketMQModel(PackedModel):
@@ -29,8 +42,7 @@ class RocketMQModel(PackedModel):
         self.layout = Layout.for_config(self.config)
         self.words = self.layout.words
         self._actions = actions_for(self.config)
-        self.params = build_params(self.config, self.layout, [a.code() for a in self._actions], strict,
-                                   mutations.code(mutation))
+        self.params = build_params(self.config, self.layout, mutated_codes(self._actions, mutation), strict)
         self.successors = successors
 
     def __repr__(self) -> str:

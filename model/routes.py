@@ -13,8 +13,6 @@ from __future__ import annotations
 from .native import kernel
 from .writes import put
 from . import fields as F
-from . import mutations as MU
-from .params import K_MUTATION
 
 
 @kernel(inline=True)
@@ -83,12 +81,7 @@ def admin_broker(w, c, p):
     """``MQClientInstance#findBrokerAddressInAdmin`` (offset fetch and commit): the first entry of the
     group's table (the master if listed, else the lowest slave); if none, refresh the route once and look
     again; -1 is "broker not exist"."""
-    b = find_listed(w, c, -1, p)
-    if b > 0 and p[K_MUTATION] == MU.ADMIN_NEVER_SLAVE:
-        # the seeded bug: a slave is no answer, so the route is refreshed once and only a master will do
-        refresh_route(w, c, p)
-        return 0 if listed(w[F.C_ROUTE + c], 0) else -1
-    return b
+    return find_listed(w, c, -1, p)
 
 
 @kernel

@@ -1,7 +1,7 @@
 """Verdict flips: every property that holds (or is reached) somewhere must be able to fail.
 
 Each case explores a small configuration twice, checking one property: as configured, where the
-property holds (always, graph) or is reached (sometimes); and with one seeded bug (``model/mutations.py``)
+property holds (always, graph) or is reached (sometimes); and with one seeded bug (``model/mutants.py``)
 or one switch that takes the behaviour away, where the verdict must flip. A property whose check could
 never fail would pass the first half and fail the second.
 """
@@ -61,7 +61,7 @@ FLIPS = [
          mutation="commit_on_pull_next_begin", trace_length=5),
     Flip("slave_serves_pull", dict(messages=1), mutation="slave_refuses_pull",
          before="reached", after="unreached"),
-    Flip("offset_committed_to_slave", dict(messages=1), mutation="admin_never_slave",
+    Flip("offset_committed_to_slave", dict(messages=1), mutation="slave_drops_offset_commits",
          before="reached", after="unreached"),
     Flip("master_recovers", dict(messages=1), mutation="master_never_restarts",
          before="reached", after="unreached"),

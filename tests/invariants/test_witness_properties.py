@@ -79,12 +79,12 @@ def test_oneway_commit_to_a_dead_slave_is_no_witness():
                                                 "slave1.up": False}) == []
 
 
-def test_admin_lookup_that_never_falls_back_to_a_slave_is_no_witness():
+def test_a_commit_the_slave_does_not_store_is_no_witness():
     # the master is gone from the name server: only the slave could take the commit
     changes = {**NO_MASTER_ROUTE, "consumer1.q0.offset": 1, "nameserver.route": [1],
                "master.up": False}
     assert witnessing_actions(model(), COMMIT_SLAVE, changes) == [PERSIST_ALL]
-    assert witnessing_actions(model(mutation="admin_never_slave"), COMMIT_SLAVE, changes) == []
+    assert witnessing_actions(model(mutation="slave_drops_offset_commits"), COMMIT_SLAVE, changes) == []
 
 
 def test_offset_illegal_correction_commits_to_the_slave():

@@ -75,3 +75,27 @@ def test_every_declared_action_is_enabled_in_a_small_configuration():
     retention = _enabled_kinds(dict(messages=3, commitlog_file_messages=1, max_file_deletions=1,
                                     max_master_crashes=0, max_master_power_losses=0), 3000)
     assert {d.name for d in declarations()} - sync - failures - retention == set()
+
+
+def test_seeded_bugs_are_kernels_of_their_own_not_branches_in_the_protocol():
+    """Issue 13: a seeded bug is an alternative kernel function (model/mutants.py) put in the replaced
+    action's row of the action table; the protocol modules neither import nor test for it."""
+    from pathlib import Path
+
+    from model.declare import mutant_declarations
+    from model.rocketmq import RocketMQModel
+
+    protocol = ["client", "failures", "ha", "metadata", "offsets", "producer", "routes", "store"]
+    root = Path(__file__).resolve().parents[2] / "model"
+    for name in protocol:
+        text = (root / f"{name}.py").read_text()
+        assert "mutant" not in text and "MUTATION" not in text, name
+    names = {d.name for d in declarations()}
+    cfg = Config.from_mapping(dict(slaves=1, consumers=1, messages=2, flush_disk_type="SYNC_FLUSH",
+                                   max_master_crashes=1, max_master_power_losses=1))
+    plain = RocketMQModel(cfg).params
+    for m in mutant_declarations():
+        assert m.replaces in names and m.kind > 100 and m.doc, m
+        mutated = RocketMQModel(cfg, mutation=m.mutation).params
+        changed = [i for i in range(len(plain)) if plain[i] != mutated[i]]
+        assert changed and all(mutated[i] > 100 for i in changed), m   # only kind codes moved

@@ -50,12 +50,17 @@ def pruned_by_reason(tally: np.ndarray) -> dict[str, int]:
             for code in np.flatnonzero(counts)}
 
 
+#: states counted per ``bincount``: its int64 copy stays small when the run ended short of memory
+COUNT_CHUNK = 1 << 16
+
+
 def new_states_per_action(via: np.ndarray, actions: int) -> np.ndarray:
     """How many states each action index reached first under the canonical parent rule: ``via`` holds
     the action of each non-initial state's canonical parent link."""
-    if len(via) == 0:
-        return np.zeros(actions, dtype=np.int64)
-    return np.bincount(np.asarray(via, dtype=np.int64), minlength=actions)[:actions]
+    counts = np.zeros(actions, dtype=np.int64)
+    for lo in range(0, len(via), COUNT_CHUNK):
+        counts += np.bincount(via[lo:lo + COUNT_CHUNK], minlength=actions)[:actions]
+    return counts
 
 
 def fill_stats(stats: Stats, actions: Sequence[Any], tally: np.ndarray, new_states: np.ndarray) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from explore import explore
-from explore.coverage import action_kind, never_enabled
+from explore.coverage import COUNT_CHUNK, action_kind, never_enabled, new_states_per_action
 from explore.toys.counter import COUNTER_PROPERTIES, Counter
 from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
 from invariants import PROPERTIES
@@ -230,6 +230,13 @@ def test_pruned_transitions_are_counted_and_every_absence_claim_says_so():
     quiet = checked("pruning-one-restart-less")
     assert quiet.stats.pruned_transitions == 0 and quiet.stats.pruned_reasons == {}
     assert not any("bound of the model" in p.note for p in quiet.properties)
+
+
+def test_new_states_are_counted_in_slices_that_add_up():
+    """Counted a slice at a time (a run that ended short of memory has little to spare): the same sums."""
+    via = np.random.default_rng(7).integers(0, 21, size=3 * COUNT_CHUNK + 5).astype(np.int16)
+    assert new_states_per_action(via, 21).tolist() == np.bincount(via, minlength=21).tolist()
+    assert new_states_per_action(via[:0], 3).tolist() == [0, 0, 0]
 
 
 def test_counts_are_the_same_whatever_the_chunk_size():

@@ -34,7 +34,7 @@ from model.packed import STATE_CHECK_SIG
 
 from .prefetch import prefetch
 from .step import (ENABLED, ERROR, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less,  # noqa: F401
-                   lowest_bit_index, note_transition_witness, rows_equal, tally_size)
+                   lowest_bit_index, note_transition_witness, rows_equal)
 
 # io slots
 IO_POS = 0          # next state index to expand

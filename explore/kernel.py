@@ -52,6 +52,8 @@ IO_EDGE_CAP = 11
 IO_GRAPH = 12       # 1: record edges and goal bits
 IO_LEAVES = 13      # 1: states violating every watched always property are not expanded
 IO_NLEAF = 14       # states left unexpanded by that rule
+IO_TERMINAL_AT = 15  # index + 1 of the first terminal state expanded (0: none yet); levels are expanded in
+                     # key order, so it is the smallest key of the shallowest level that has one
 IO_SIZE = 16
 
 # masks slots
@@ -247,15 +249,15 @@ def seed(scheck, params, visited, io, masks, wit_state, initial):
 
 
 EXPAND_SIG = types.int64(SUCC_T, SCHECK_T, TCHECK_T, I64_1D, VISITED_T, I64_1D, types.uint64[::1], WITNESSES_T,
-                         ROWS_T, types.int64)
+                         ROWS_T, types.int64, I64_1D)
 
 
 @nb.njit(EXPAND_SIG, cache=True, nogil=True, _nrt=False)
-def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, chunk):
+def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, chunk, tally):
     """Expand up to ``chunk`` states of the current level ``[io[IO_POS], io[IO_HI])``; returns a status.
 
-    Each state's successors come from the shared step (:func:`explore.step.generate`); inserting them
-    into the visited set is this function's own step."""
+    Each state's successors come from the shared step (:func:`explore.step.generate`, which adds to the
+    coverage ``tally``); inserting them into the visited set is this function's own step."""
     states = visited.states
     table = visited.table
     out = rows.out
@@ -278,12 +280,15 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
             io[IO_POS] = src + 1
             continue
         enabled = generate(succ, tcheck, params, states, src, out, oflags, masks[MK_TRANS_WATCH],
-                           witnesses.src, witnesses.act)
+                           witnesses.src, witnesses.act, tally)
         if enabled < 0:
             io[IO_ERR_STATE] = src
             io[IO_ERR_ACTION] = -1 - enabled
             io[IO_ERR_FLAGS] = oflags[-1 - enabled]
             return ST_ERROR
+        io[IO_TRANS] += enabled   # with the whole state, like the tally (a state limit may stop it midway)
+        if enabled == 0 and io[IO_TERMINAL_AT] == 0:
+            io[IO_TERMINAL_AT] = src + 1
         # start every lookup's cache miss before the first probe (the probes then mostly hit the cache)
         for a in range(nact):
             if oflags[a] & ENABLED:
@@ -294,7 +299,6 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
         for a in range(nact):
             if not oflags[a] & ENABLED:
                 continue
-            io[IO_TRANS] += 1
             if rows_equal(out[a], states[src]):
                 j = src  # a self-loop: no lookup needed
             else:

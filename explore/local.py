@@ -20,6 +20,7 @@ import numpy as np
 
 from . import kernel as K
 from . import stop
+from .coverage import fill_stats, new_states_per_action, new_tally, note_pruned
 from .graph import cannot_reach_goal
 from .memory import available_memory_bytes
 from invariants.base import PropertySet
@@ -160,6 +161,7 @@ class LocalExplorer:
         self.oflags = np.zeros(max(self.nact, 1), dtype=np.int64)
         self.homes = np.zeros(max(self.nact, 1), dtype=np.int64)   # scratch: lookup start of each successor
         self.tags = np.zeros(max(self.nact, 1), dtype=np.uint64)
+        self.tally = new_tally(self.nact)   # coverage: explore.step's T_* slots
 
     def _visited(self) -> Any:
         """The visited set as the kernels take it (built anew: the table and edges grow)."""
@@ -263,7 +265,8 @@ class LocalExplorer:
             t_chunk = time.perf_counter()
             try:
                 status = K.expand(self.model.successors, self.props.state_check, self.props.transition_check,
-                                  self.model.params, self._visited(), io, self.masks, witnesses, rows, chunk)
+                                  self.model.params, self._visited(), io, self.masks, witnesses, rows, chunk,
+                                  self.tally)
             except Exception as exc:  # an exception raised inside model code
                 self._model_exception(int(io[K.IO_POS]), exc)
                 return False
@@ -474,9 +477,21 @@ class LocalExplorer:
                       level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]],
                       stop_reason=self._early_stop())
         stats.stopped_early = stats.stop_reason is not None
+        fill_stats(stats, self.model.actions(), self.tally,
+                   new_states_per_action(self.via[self.level_starts[1]:count], self.nact))
+        note_pruned(ordered, stats)
         config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
         return CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered,
-                           config, getattr(self.model, "name", ""), self.incomplete, self.error)
+                           config, getattr(self.model, "name", ""), self.incomplete, self.error,
+                           self.terminal_trace())
+
+    def terminal_index(self) -> int:
+        """The canonical terminal state found so far (-1: none): smallest key of the shallowest level."""
+        return int(self.io[K.IO_TERMINAL_AT]) - 1
+
+    def terminal_trace(self):
+        index = self.terminal_index()
+        return self._trace_to(index) if index >= 0 else None
 
 
 def explore(model: Any, properties: PropertySet, limits: Limits = Limits(),

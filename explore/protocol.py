@@ -36,7 +36,8 @@ class Model(Protocol):
         """The initial states, an ``(n, words)`` uint64 array."""
 
     def actions(self) -> Sequence[Any]:
-        """Every action in the kernel's fixed order; ``str(action)`` is its trace label."""
+        """Every action in the kernel's fixed order; ``str(action)`` is its trace label, and the label up to
+        its first ``(`` its kind (coverage is counted per kind: explore/coverage.py)."""
 
     def enabled(self, state: State) -> list[tuple[Any, State, int]]:
         """The actions of a state: ``(action, next state, flags)`` for each enabled one, in order."""

@@ -75,6 +75,10 @@ class Stats:
     level_seconds: list[float] = field(default_factory=list)
     stopped_early: bool = False          # ended with states unexpanded because every property was settled
     stop_reason: str | None = None       # why, when stopped_early
+    coverage: dict[str, dict[str, int]] = field(default_factory=dict)   # action kind -> transitions, new_states
+    terminal_states: int = 0             # expanded states with no enabled action
+    pruned_transitions: int = 0          # successor rows a bound of the model left out
+    pruned_reasons: dict[str, int] = field(default_factory=dict)   # reason -> pruned transitions
 
 
 @dataclass
@@ -97,6 +101,7 @@ class CheckResult:
     model: str = ""
     incomplete_reason: str = ""
     error: ModelError | None = None
+    terminal_trace: Trace | None = None   # shortest path to a terminal state (smallest key at its depth)
 
     def property(self, name: str) -> PropertyResult:
         for p in self.properties:

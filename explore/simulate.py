@@ -18,7 +18,7 @@ import numpy as np
 from invariants.base import ALWAYS, GRAPH, SOMETIMES, PropertySet
 from . import stop
 from .local import Progress, peak_rss_bytes
-from .step import generate_one
+from .step import generate_one, tally_size
 from .result import (REACHED, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats,
                      outcome_of)
 from .trace import replay
@@ -53,6 +53,7 @@ def simulate(model: Any, properties: PropertySet, limits: WalkLimits = WalkLimit
     out = np.zeros((max(nact, 1), int(model.words)), dtype=np.uint64)
     flags = np.zeros(max(nact, 1), dtype=np.int64)
     no_witness = np.full(64, -1, dtype=np.int64)
+    tally = np.zeros(tally_size(nact), dtype=np.int64)   # walks revisit states: their tally means nothing
 
     def note_state(state: np.ndarray, root: np.ndarray, path: list[int]) -> None:
         bits = int(properties.state_check(state, params))
@@ -76,7 +77,7 @@ def simulate(model: Any, properties: PropertySet, limits: WalkLimits = WalkLimit
             rows[0] = state
             try:
                 count = generate_one(model.successors, properties.transition_check, params, rows, 0, out, flags,
-                                     np.uint64(0), no_witness, no_witness)
+                                     np.uint64(0), no_witness, no_witness, tally)
             except Exception as exc:  # model code raised
                 error = ModelError(f"{type(exc).__name__}: {exc}", "?", model.view(tuple(int(x) for x in state)),
                                    replay(model, root, path))

@@ -3,10 +3,12 @@
 :func:`generate` runs the model's compiled ``successors`` on ``states[i]`` into the successor rows
 ``out`` / ``oflags`` (one per action), stops at the first model error, counts the enabled transitions and
 checks each against the watched transition properties, keeping per property bit the canonical witness
-(smallest source key, then smallest action). What happens to the rows next is each engine's own step:
-the local engine inserts them into its visited set (:func:`explore.kernel.expand`), the Spark batch kernel
-removes duplicates inside its batch (:func:`spark_explore.batch.expand_batch`), simulation picks one
-(:func:`generate_one`).
+(smallest source key, then smallest action), and adds what the state contributes to the coverage
+``tally``: its transitions per action, its pruned rows per reason, whether it is terminal. Every distinct
+state is generated once, so the tally is the same on every engine and thread count. What happens to the
+rows next is each engine's own step: the local engine inserts them into its visited set
+(:func:`explore.kernel.expand`), the Spark batch kernel removes duplicates inside its batch
+(:func:`spark_explore.batch.expand_batch`), simulation picks one (:func:`generate_one`).
 
 It works one state at a time on purpose: the local engine starts the hash lookups of one state's
 successors before probing any of them (README, Performance), which needs the rows of that state only
@@ -18,11 +20,22 @@ import numba as nb
 import numpy as np
 from numba import types
 
+from model.events import PRUNE_REASON_MASK, PRUNE_REASON_SHIFT, PRUNED
 from model.native import kernel
 from model.packed import SUCCESSORS_SIG, TRANSITION_CHECK_SIG
 
 ENABLED = 1
 ERROR = 2
+
+# slots of the coverage tally (one int64 array; tallies of batches add up slot by slot)
+T_TERMINAL = 0              # generated states with no enabled action
+T_PRUNED = 1                # successor rows a bound of the model left out, one slot per reason code
+T_ACTIONS = T_PRUNED + 256  # transitions, one slot per action index
+
+
+def tally_size(actions: int) -> int:
+    return T_ACTIONS + max(actions, 1)
+
 
 SUCC_T = types.FunctionType(SUCCESSORS_SIG)
 TCHECK_T = types.FunctionType(TRANSITION_CHECK_SIG)
@@ -72,9 +85,9 @@ def note_transition_witness(wit_src, wit_act, states, src, a, hits):
 
 
 @kernel(inline=True)
-def generate(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src, wit_act):
-    """Successors of ``states[i]`` into ``out`` / ``oflags``, transitions checked; returns the number of
-    enabled transitions, or ``-1 - a`` when action ``a`` reports a model error (the first one)."""
+def generate(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src, wit_act, tally):
+    """Successors of ``states[i]`` into ``out`` / ``oflags``, transitions checked and tallied; returns the
+    number of enabled transitions, or ``-1 - a`` when action ``a`` reports a model error (the first one)."""
     succ(states[i], params, out, oflags)
     enabled = 0
     for a in range(len(oflags)):
@@ -82,20 +95,25 @@ def generate(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src,
         if f & ERROR:
             return -1 - a
         if not f & ENABLED:
+            if f & PRUNED:
+                tally[T_PRUNED + ((f & PRUNE_REASON_MASK) >> PRUNE_REASON_SHIFT)] += 1
             continue
         enabled += 1
+        tally[T_ACTIONS + a] += 1
         if trans_watch:
             hits = tcheck(states[i], f, out[a], params) & trans_watch
             if hits:
                 note_transition_witness(wit_src, wit_act, states, i, a, hits)
+    if enabled == 0:
+        tally[T_TERMINAL] += 1
     return enabled
 
 
 GENERATE_ONE_SIG = types.int64(SUCC_T, TCHECK_T, I64_1D, U64_2D, types.int64, U64_2D, I64_1D, types.uint64,
-                               I64_1D, I64_1D)
+                               I64_1D, I64_1D, I64_1D)
 
 
 @nb.njit(GENERATE_ONE_SIG, cache=True, nogil=True, _nrt=False)
-def generate_one(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src, wit_act):
+def generate_one(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src, wit_act, tally):
     """:func:`generate` callable from Python (simulation takes one step at a time)."""
-    return generate(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src, wit_act)
+    return generate(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src, wit_act, tally)

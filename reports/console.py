@@ -218,7 +218,42 @@ def summary_table(result: CheckResult, title: str = "") -> Table:
         t.add_row("stopped early", Text(s.stop_reason or "", style="cyan"))
     if s.unexpanded:
         t.add_row("unexpanded", f"{s.unexpanded:,} states violating every checked property (not expanded)")
+    for name, value in dead_end_rows(result):
+        t.add_row(name, Text(value, style="yellow") if name == "pruned" else value)
     return t
+
+
+def dead_end_rows(result: CheckResult) -> list[tuple[str, str]]:
+    """States per BFS level, terminal states and pruned transitions, for the summary (console and reports)."""
+    from explore.coverage import pruned_text
+    s = result.stats
+    if not s.coverage:   # not a breadth-first run (simulate): nothing was counted
+        return []
+    rows = [("states per level", ", ".join(f"{n:,}" for n in s.levels))]
+    terminal = f"{s.terminal_states:,} (states with no enabled action)"
+    if result.terminal_trace is not None:
+        terminal += f"; the shortest path to one takes {len(result.terminal_trace)} steps"
+    rows.append(("terminal states", terminal))
+    if s.pruned_transitions:
+        rows.append(("pruned", pruned_text(s)))
+    return rows
+
+
+def coverage_table(result: CheckResult) -> NameTable:
+    """Per action kind of the configuration: the transitions it produced and the new states among them."""
+    rows = [(kind, f"{row['transitions']:,}", f"{row['new_states']:,}")
+            for kind, row in result.stats.coverage.items()]
+    return NameTable("coverage", ("action kind", "transitions", "new states"), rows,
+                     justify={1: "right", 2: "right"})
+
+
+def never_enabled_line(result: CheckResult) -> Text | None:
+    from explore.coverage import never_enabled
+    kinds = never_enabled(result.stats)
+    if not kinds:
+        return None
+    return Text(f"never enabled: {', '.join(kinds)} — part of the model is vacuous in this configuration",
+                style="yellow")
 
 
 def properties_table(props: list[PropertyResult]) -> NameTable:
@@ -290,6 +325,12 @@ def render_traces(console: Console, result: CheckResult, traces_for: tuple[str, 
         e = explain_result(p, result.config)
         if e is not None:
             console.print(explanation_table(e))
+    if result.terminal_trace is not None and REACHED in traces_for:   # shown beside the witnesses
+        console.print(trace_table(result.terminal_trace, terminal_heading(result.terminal_trace, prefix)))
+
+
+def terminal_heading(trace: Trace, prefix: str = "") -> str:
+    return f"{prefix}terminal state: reached in {len(trace)} steps (no action enabled there)"
 
 
 def render_result(console: Console, result: CheckResult, config_text: str = "",
@@ -298,6 +339,11 @@ def render_result(console: Console, result: CheckResult, config_text: str = "",
     if config_text:
         console.print(f"[bold]config[/bold]  {config_text}")
     console.print(summary_table(result))
+    if result.stats.coverage:
+        console.print(coverage_table(result))
+        never = never_enabled_line(result)
+        if never is not None:
+            console.print(never)
     console.print(properties_table(result.properties))
     render_traces(console, result, traces_for)
     if result.error is not None:

@@ -62,7 +62,25 @@ def stats_rows(result: CheckResult) -> list[tuple[str, str]]:
              ("states/s", f"{s.states_per_second:,.0f}"), ("peak RSS", human_bytes(s.peak_rss_bytes))]
     if result.error is not None:
         rows.append(("model error", f"{result.error.message} (action {result.error.action})"))
-    return rows
+    from .console import dead_end_rows
+    return rows + dead_end_rows(result)
+
+
+def coverage_rows(result: CheckResult) -> list[tuple[str, int, int]]:
+    """``(action kind, transitions, new states)`` per action kind of the configuration."""
+    return [(kind, row["transitions"], row["new_states"]) for kind, row in result.stats.coverage.items()]
+
+
+def never_enabled_text(result: CheckResult) -> str:
+    """The kinds that never fired, as a warning sentence ("" when every kind fired)."""
+    from explore.coverage import never_enabled
+    kinds = never_enabled(result.stats)
+    return (f"Never enabled: {', '.join(kinds)}; that part of the model is vacuous in this configuration."
+            if kinds else "")
+
+
+def terminal_title(result: CheckResult) -> str:
+    return f"terminal state: no action enabled (shortest path, {len(result.terminal_trace)} steps)"
 
 
 def value_text(value: Any) -> str:

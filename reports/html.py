@@ -14,7 +14,8 @@ from typing import Any
 
 from explore.result import S_VIOLATED, ModelError, PropertyResult, Trace
 
-from .document import ReportSection, anchor, explanation, stats_rows, trace_title, traced, value_text, when
+from .document import (ReportSection, anchor, coverage_rows, explanation, never_enabled_text, stats_rows,
+                       terminal_title, trace_title, traced, value_text, when)
 from .json_report import version
 from .sequence import SVG_STYLE, diagram, svg
 
@@ -138,6 +139,30 @@ def _trace_article(p: PropertyResult, index: int, s: ReportSection) -> list[str]
     return out
 
 
+def _terminal_article(r: Any, index: int) -> list[str]:
+    title = terminal_title(r)
+    return ([f"<article class='trace' id='{anchor(index, 'terminal')}'>", f"<h4>{escape(title)}</h4>",
+             "<p>The shortest path to a state where no action is enabled (the smallest such state at its "
+             "depth).</p>",
+             f"<div class='diagram'>{svg(diagram(r.terminal_trace, witness=True), title)}</div>"]
+            + _steps(r.terminal_trace) + ["</article>"])
+
+
+def _coverage(r: Any, index: int) -> list[str]:
+    """Per action kind, the transitions it produced and the new states among them."""
+    if not r.stats.coverage:
+        return []
+    out = [f"<h3 id='{anchor(index, 'coverage')}'>Coverage</h3>", "<div class='wide'><table>",
+           "<tr><th>action kind</th><th>transitions</th><th>new states</th></tr>"]
+    for kind, transitions, new in coverage_rows(r):
+        cls = " class='unknown'" if transitions == 0 else ""
+        out.append(f"<tr><td><code class='name'>{escape(kind)}</code></td><td class='num'{cls}>{transitions:,}</td>"
+                   f"<td class='num'>{new:,}</td></tr>")
+    out.append("</table></div>")
+    never = never_enabled_text(r)
+    return out + ([f"<p class='unknown'>{escape(never)}</p>"] if never else [])
+
+
 def _error(e: ModelError, index: int) -> list[str]:
     out = [f"<h3 id='{anchor(index, 'model-error')}'>Path to the model error</h3>", f"<p>{escape(e.message)}</p>"]
     if e.trace is not None:
@@ -166,9 +191,10 @@ def _section(s: ReportSection, index: int) -> list[str]:
            "<details><summary>every knob</summary>",
            _kv_table([(k, value_text(v)) for k, v in r.config.items()], code_keys=True),
            "</details>", f"<h3 id='{anchor(index, 'statistics')}'>Statistics</h3>", _kv_table(stats_rows(r))]
+    out += _coverage(r, index)
     out += _verdicts(s, index)
     props = traced(r)
-    if props:
+    if props or r.terminal_trace is not None:
         out += [f"<h3 id='{anchor(index, 'traces')}'>Traces</h3>",
                 "<p>Each trace starts from the initial state (step 0). The diagram draws each step as messages "
                 "between the processes (dashed: a reply; a cross: lost or refused; a red dashed lifeline: the "
@@ -176,6 +202,8 @@ def _section(s: ReportSection, index: int) -> list[str]:
                 "its outcome and the fields it changed; open a step for the full state after it.</p>"]
         for p in props:
             out += _trace_article(p, index, s)
+        if r.terminal_trace is not None:
+            out += _terminal_article(r, index)
     if r.error is not None:
         out += _error(r.error, index)
     out.append("</section>")
@@ -192,6 +220,10 @@ def _toc(sections: list[ReportSection]) -> list[str]:
         out.append(f"<li><a href='#{anchor(i, 'verdicts')}'>Verdicts</a></li>")
         for p in traced(s.result):
             out.append(f"<li><a href='#{anchor(i, p.name)}'>{escape(trace_title(p))}</a></li>")
+        if s.result.stats.coverage:
+            out.append(f"<li><a href='#{anchor(i, 'coverage')}'>Coverage</a></li>")
+        if s.result.terminal_trace is not None:
+            out.append(f"<li><a href='#{anchor(i, 'terminal')}'>{escape(terminal_title(s.result))}</a></li>")
         if s.result.error is not None:
             out.append(f"<li><a href='#{anchor(i, 'model-error')}'>Path to the model error</a></li>")
         out.append("</ol></li>")

@@ -72,9 +72,15 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
             "level_engines": s.level_engines,
             "stopped_early": s.stopped_early,
             "stop_reason": s.stop_reason,
+            "coverage": s.coverage,
+            "terminal_states": s.terminal_states,
+            "pruned_transitions": s.pruned_transitions,
+            "pruned_reasons": s.pruned_reasons,
         },
         "properties": [property_to_dict(p, result.config) for p in result.properties],
     }
+    if result.terminal_trace is not None:
+        d["terminal_trace"] = trace_to_list(result.terminal_trace)
     if result.incomplete_reason:
         d["incomplete_reason"] = result.incomplete_reason
     if result.error is not None:

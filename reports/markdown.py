@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from explore.result import S_VIOLATED, PropertyResult, Trace
 
-from .document import ReportSection, explanation, stats_rows, trace_title, traced, value_text, when
+from .document import (ReportSection, coverage_rows, explanation, never_enabled_text, stats_rows, terminal_title,
+                       trace_title, traced, value_text, when)
 from .json_report import version
 from .sequence import diagram, mermaid
 
@@ -53,6 +54,7 @@ def _section(s: ReportSection, heading: str) -> list[str]:
     out += [f"| `{k}` | {_cell(value_text(v))} |" for k, v in r.config.items()]
     out += ["", "</details>", "", f"{heading}# Statistics", "", "| | |", "|---|---|"]
     out += [f"| {k} | {_cell(v)} |" for k, v in stats_rows(r)]
+    out += _coverage(r, heading)
     out += ["", f"{heading}# Verdicts", "", "| property | kind | verdict | trace steps | meaning |",
             "|---|---|---|---:|---|"]
     for p in r.properties:
@@ -60,8 +62,8 @@ def _section(s: ReportSection, heading: str) -> list[str]:
         meaning = p.summary + (f" ({p.note})" if p.note else "")
         out.append(f"| `{p.name}` | {p.kind} | **{p.status}** | {steps} | {_cell(meaning)} |")
     props = traced(r)
-    if props:
-        first = props[0].trace.steps[0].view
+    if props or r.terminal_trace is not None:
+        first = (props[0].trace if props else r.terminal_trace).steps[0].view
         out += ["", f"{heading}# Traces", "",
                 "Each trace starts from the INIT state below; each row is one action, its outcome, and only the "
                 "fields it changed.", "", "<details><summary>initial state</summary>", "",
@@ -73,9 +75,23 @@ def _section(s: ReportSection, heading: str) -> list[str]:
             if p.note:
                 out += [f"*{_cell(p.note)}*", ""]
             out += _explanation(p, s) + _diagram(p.trace, p.status != S_VIOLATED) + _trace(p.trace)
+        if r.terminal_trace is not None:
+            out += ["", f"{heading}## {_cell(terminal_title(r))}", "",
+                    "The shortest path to a state where no action is enabled (the smallest such state at its "
+                    "depth).", ""] + _diagram(r.terminal_trace, True) + _trace(r.terminal_trace)
     if r.error is not None and r.error.trace is not None:
         out += ["", f"{heading}# Path to the model error", "", _cell(r.error.message), ""] + _trace(r.error.trace)
     return out
+
+
+def _coverage(r, heading: str) -> list[str]:
+    """Per action kind, the transitions it produced and the new states among them."""
+    if not r.stats.coverage:
+        return []
+    out = ["", f"{heading}# Coverage", "", "| action kind | transitions | new states |", "|---|---:|---:|"]
+    out += [f"| `{kind}` | {t:,} | {n:,} |" for kind, t, n in coverage_rows(r)]
+    never = never_enabled_text(r)
+    return out + (["", f"**{never}**"] if never else [])
 
 
 def render_markdown(sections: list[ReportSection], title: str, command: str = "") -> str:

@@ -5,10 +5,12 @@ batches of packed states; :func:`expand_batch` (compiled, the same ``successors`
 ``transition_check`` and the same generation step, :func:`explore.step.generate`, as the local engine)
 expands them all, removes duplicate successors inside the
 batch keeping the canonical parent (smallest parent key, then smallest action), checks each distinct
-successor, and keeps per property bit the smallest witnessing transition. The rows go back as one Arrow
-batch: ``kind`` 0 = a successor (key, parent key, action, check bits), 1 = the batch's transition count,
-2 = a transition witness (parent key = source, action, bit), 3 = a model error (source key, action,
-message).
+successor, and keeps per property bit the smallest witnessing transition, and the smallest terminal state
+(no enabled action) of the batch. The rows go back as one Arrow batch: ``kind`` 0 = a successor (key,
+parent key, action, check bits), 1 = the batch's transition count, 2 = a transition witness (parent key =
+source, action, bit), 3 = a model error (source key, action, message), 4 = the batch's smallest terminal
+state (parent key = that state); and once per partition, 5 = one non-zero slot of the partition's
+coverage tally (:mod:`explore.step`'s ``T_*`` slots: ``tbit`` = slot, ``count``).
 """
 from __future__ import annotations
 
@@ -21,31 +23,36 @@ import numpy as np
 from numba import types
 
 from explore.kernel import SCHECK_T
-from explore.step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
+from explore.step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal, tally_size
 from model.fingerprint import fingerprint_words
 
 KIND_CHILD = 0
 KIND_COUNT = 1
 KIND_WITNESS = 2
 KIND_ERROR = 3
+KIND_TERMINAL = 4
+KIND_TALLY = 5
 
 # io slots of expand_batch
 B_TRANSITIONS = 0
 B_ERR_STATE = 1
 B_ERR_ACTION = 2
 B_ERR_FLAGS = 3
+B_TERMINAL = 4      # row index + 1 of the batch's smallest terminal state (0: none)
+B_SIZE = 5
 
 BATCH_SIG = types.int64(SUCC_T, SCHECK_T, TCHECK_T, I64_1D, U64_2D, types.uint64[::1], U64_2D, I64_1D, I64_1D,
-                        types.uint64[::1], I64_1D, I64_1D, I64_1D, I64_1D, U64_2D, I64_1D)
+                        types.uint64[::1], I64_1D, I64_1D, I64_1D, I64_1D, U64_2D, I64_1D, I64_1D)
 
 
 @nb.njit(BATCH_SIG, cache=True, nogil=True, _nrt=False)
 def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, action, sbits, table,
-                 tw_src, tw_act, io, out, oflags):
+                 tw_src, tw_act, io, out, oflags, tally):
     """Expand every row of ``states``; returns the number of distinct successors written to ``child``.
 
     ``masks`` = (state bits to check, transition bits to watch). ``parent[j]`` is a row index of
-    ``states``. On a model error flag, returns -1 with the source row and action in ``io``.
+    ``states``. On a model error flag, returns -1 with the source row and action in ``io``. The coverage
+    ``tally`` is added to, not reset (a partition sums its batches).
     """
     nact = len(oflags)
     tmask = np.uint64(len(table) - 1)
@@ -55,13 +62,17 @@ def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, act
     trans_watch = masks[1]
     n = 0
     for i in range(states.shape[0]):
-        enabled = generate(succ, tcheck, params, states, i, out, oflags, trans_watch, tw_src, tw_act)
+        enabled = generate(succ, tcheck, params, states, i, out, oflags, trans_watch, tw_src, tw_act, tally)
         if enabled < 0:
             io[B_ERR_STATE] = i
             io[B_ERR_ACTION] = -1 - enabled
             io[B_ERR_FLAGS] = oflags[-1 - enabled]
             return -1
         io[B_TRANSITIONS] += enabled
+        if enabled == 0:
+            t = io[B_TERMINAL] - 1
+            if t < 0 or key_less(states[i], states[t]):
+                io[B_TERMINAL] = i + 1
         # this batch's own step: keep one row per distinct successor, with its canonical parent
         for a in range(nact):
             if not oflags[a] & ENABLED:
@@ -151,6 +162,7 @@ def expander(refs: KernelRefs, state_mask: int, transition_mask: int):
         oflags = np.zeros(nact, dtype=np.int64)
         tw_src = np.full(64, -1, dtype=np.int64)
         tw_act = np.full(64, -1, dtype=np.int64)
+        tally = np.zeros(tally_size(nact), dtype=np.int64)
         for rb in batches:
             n = rb.num_rows
             if n == 0:
@@ -164,10 +176,10 @@ def expander(refs: KernelRefs, state_mask: int, transition_mask: int):
             action = np.empty(max(cap, 1), dtype=np.int64)
             sbits = np.empty(max(cap, 1), dtype=np.uint64)
             table = np.empty(1 << max(int(2 * cap).bit_length(), 4), dtype=np.int64)
-            io = np.zeros(4, dtype=np.int64)
+            io = np.zeros(B_SIZE, dtype=np.int64)
             try:
                 m = expand_batch(succ, scheck, tcheck, refs.params, states, masks, child, parent, action,
-                                 sbits, table, tw_src, tw_act, io, out, oflags)
+                                 sbits, table, tw_src, tw_act, io, out, oflags, tally)
             except Exception as exc:  # model code raised: report the first state of the batch that raises
                 yield _error_batch(schema, w, _first_raising(succ, refs.params, states, out, oflags), -1,
                                    f"{type(exc).__name__}: {exc}")
@@ -186,7 +198,11 @@ def expander(refs: KernelRefs, state_mask: int, transition_mask: int):
             cols["tbit"] = np.zeros(m, dtype=np.int32)
             yield pa.RecordBatch.from_arrays([pa.array(cols[f.name]) if f.name != "message"
                                               else pa.nulls(m, pa.string()) for f in schema], schema=schema)
-            yield _summary_batch(schema, w, states, int(io[B_TRANSITIONS]), tw_src, tw_act)
+            yield _summary_batch(schema, w, states, int(io[B_TRANSITIONS]), tw_src, tw_act,
+                                 int(io[B_TERMINAL]) - 1)
+        if tally.any():
+            yield _rows(schema, w, [{"kind": KIND_TALLY, "tbit": int(slot), "count": int(tally[slot])}
+                                    for slot in np.flatnonzero(tally)])
 
     return expand_partition
 
@@ -211,8 +227,10 @@ def _rows(schema: Any, w: int, rows: list[dict[str, Any]]) -> Any:
 
 
 def _summary_batch(schema: Any, w: int, states: np.ndarray, transitions: int, tw_src: np.ndarray,
-                   tw_act: np.ndarray) -> Any:
+                   tw_act: np.ndarray, terminal: int) -> Any:
     rows = [{"kind": KIND_COUNT, "count": transitions}]
+    if terminal >= 0:
+        rows.append({"kind": KIND_TERMINAL, **{f"p{i}": int(states[terminal, i].view(np.int64)) for i in range(w)}})
     for b in range(64):
         if tw_src[b] >= 0:
             row = {"kind": KIND_WITNESS, "action": int(tw_act[b]), "tbit": b}

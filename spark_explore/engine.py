@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from explore import kernel as K
+from explore.coverage import fill_stats, new_tally, note_pruned
+from explore.step import tally_size
 from explore.local import Limits, LocalExplorer, Progress, peak_rss_bytes, rss_bytes
 from explore.result import CheckResult, ModelError, PropertyResult, Stats, UNKNOWN, outcome_of
 from explore.trace import replay
@@ -32,8 +34,8 @@ from explore.tracker import PropertyTracker
 from invariants.base import GRAPH, PropertySet
 
 from .checkpoints import FRONTIER, VISITED, WRITE, Checkpoints
-from .batch import (KIND_CHILD, KIND_COUNT, KIND_ERROR, KIND_WITNESS, KernelRefs, expander, key_columns,
-                    parent_columns)
+from .batch import (KIND_CHILD, KIND_COUNT, KIND_ERROR, KIND_TALLY, KIND_TERMINAL, KIND_WITNESS, KernelRefs,
+                    expander, key_columns, parent_columns)
 from .errors import SparkRefused, SparkUnavailable, root_cause
 from .session import SparkLog, check_java, check_master
 from .workdir import KeyWitness, LevelInfo, Meta, WorkDir, run_digest
@@ -121,6 +123,10 @@ class SparkExplorer:
         meta.expanded_levels = local.level
         meta.transitions = int(local.io[K.IO_TRANS])
         meta.unexpanded = int(local.io[K.IO_NLEAF])
+        meta.tally = [int(x) for x in local.tally]
+        terminal = local.terminal_index()
+        if terminal >= 0:
+            meta.terminal = KeyWitness(local.level_of(terminal), tuple(int(x) for x in states[terminal]))
         for name, w in local.tracker.witness.items():
             src = w.state
             level = local.level_of(src)
@@ -262,7 +268,10 @@ class SparkExplorer:
         kind = F.col("kind")
         on_expand = Observation(f"expand-{level}")
         expand_metrics = [F.sum(F.when(kind == KIND_COUNT, F.col("count")).otherwise(0)).alias("transitions"),
-                          F.min(F.when(kind == KIND_ERROR, F.struct(*pcols, "action", "message"))).alias("error")]
+                          F.min(F.when(kind == KIND_ERROR, F.struct(*pcols, "action", "message"))).alias("error"),
+                          F.min(F.when(kind == KIND_TERMINAL, F.struct(*pcols))).alias("terminal"),
+                          # one row per partition and non-zero tally slot: a short list
+                          F.collect_list(F.when(kind == KIND_TALLY, F.struct("tbit", "count"))).alias("tally")]
         for p in watched_t:
             expand_metrics.append(F.min(F.when((kind == KIND_WITNESS) & (F.col("tbit") == p.bit),
                                                F.struct(*pcols, "action"))).alias(f"t{p.bit}"))
@@ -305,6 +314,9 @@ class SparkExplorer:
             return False  # the level is not added: a resumed run expands it again
         meta.transitions += transitions
         meta.expanded_levels = level + 1
+        self._add_tally(em["tally"])
+        if meta.terminal is None and em["terminal"] is not None:   # the shallowest level with one settles it
+            meta.terminal = KeyWitness(level, tuple(_u(em["terminal"][c]) for c in pcols))
         if size:
             self._store_visited(new, size, rid)
             self.level_frames[level + 1] = (new.select(*keys, "sbits"), rid)
@@ -333,6 +345,12 @@ class SparkExplorer:
                                                meta.transitions, time.perf_counter() - self.t0,
                                                len(self.tracker.witness), len(self.tracker.properties), rss_bytes()))
         return True
+
+    def _add_tally(self, rows: list[Any]) -> None:
+        tally = self.meta.tally or [0] * tally_size(self.refs.actions)
+        for row in rows:
+            tally[int(row["tbit"])] += int(row["count"])
+        self.meta.tally = tally
 
     def _store_visited(self, frame: Any, size: int, rid: int) -> None:
         """Add a level to the visited set, kept as a few sorted runs (like an LSM tree): whenever the newest
@@ -406,9 +424,14 @@ class SparkExplorer:
             stats.stop_reason = self.tracker.early_stop_reason(meta.expanded_levels,
                                                                meta.levels[meta.expanded_levels].size)
             stats.stopped_early = stats.stop_reason is not None
+        nact = len(self.model.actions())
+        tally = np.asarray(meta.tally, dtype=np.int64) if meta.tally else new_tally(nact)
+        fill_stats(stats, self.model.actions(), tally, self.wd.new_states_per_action(len(meta.levels), nact))
+        note_pruned(ordered, stats)
         config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
+        terminal = self._trace(meta.terminal) if meta.terminal is not None else None
         result = CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered, config,
-                             getattr(self.model, "name", ""), self.incomplete, self.error)
+                             getattr(self.model, "name", ""), self.incomplete, self.error, terminal)
         self._note_dropped(result)
         return result
 

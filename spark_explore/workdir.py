@@ -30,7 +30,7 @@ import numpy as np
 from .errors import SparkUnavailable
 from .ownership import WorkDirLock, claim
 
-FORMAT = 2
+FORMAT = 3
 HASH_CHUNK = 1 << 20
 
 
@@ -72,6 +72,8 @@ class Meta:
     expanded_levels: int = 0       # levels 0..expanded_levels-1 have been expanded
     witnesses: dict[str, KeyWitness] = field(default_factory=dict)
     finished: bool = False
+    tally: list[int] = field(default_factory=list)   # coverage tally of the expanded levels (explore.step)
+    terminal: KeyWitness | None = None               # the canonical terminal state, once a level has one
     format: int = FORMAT
 
     def to_json(self) -> str:
@@ -94,6 +96,8 @@ class Meta:
         d["levels"] = [LevelInfo(**{**x, "files": [LevelFile(**f) for f in x.get("files", [])]})
                        for x in d["levels"]]
         d["witnesses"] = {k: KeyWitness(v["level"], tuple(v["key"]), v["action"]) for k, v in d["witnesses"].items()}
+        t = d.get("terminal")
+        d["terminal"] = KeyWitness(t["level"], tuple(t["key"]), t["action"]) if t is not None else None
         meta = Meta(**d)
         meta.check_consistent()
         return meta
@@ -105,6 +109,9 @@ class Meta:
         for name, w in self.witnesses.items():
             if not 0 <= w.level < len(self.levels) or len(w.key) != self.words:
                 raise ValueError(f"witness of {name} names level {w.level}, outside the recorded levels")
+        if self.terminal is not None and (not 0 <= self.terminal.level < len(self.levels)
+                                          or len(self.terminal.key) != self.words):
+            raise ValueError(f"the terminal state names level {self.terminal.level}, outside the recorded levels")
         for i, li in enumerate(self.levels):
             if li.size < 0 or sum(f.rows for f in li.files) != li.size:
                 raise ValueError(f"level {i}: its files hold {sum(f.rows for f in li.files)} rows, "
@@ -272,6 +279,19 @@ class WorkDir:
             d.mkdir(parents=True)
             pq.write_table(pa.table(cols), d / "part-00000.parquet")
             self.record_level(level)
+
+    def new_states_per_action(self, levels: int, actions: int) -> np.ndarray:
+        """How many states of levels ``1..levels-1`` each action index reached: their ``action`` column is
+        the one of their canonical parent link (coverage's ``new_states``)."""
+        import pyarrow.dataset as ds
+        counts = np.zeros(actions, dtype=np.int64)
+        for level in range(1, levels):
+            if not self.level_dir(level).is_dir():
+                continue
+            column = ds.dataset(str(self.level_dir(level)), format="parquet").to_table(columns=["action"])
+            via = column.column("action").to_numpy().astype(np.int64)
+            counts += np.bincount(via, minlength=actions)[:actions]
+        return counts
 
     def parent_of(self, level: int, key: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
         """``(parent key, action)`` of the state ``key`` stored in ``level``."""

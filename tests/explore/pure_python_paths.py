@@ -13,7 +13,8 @@ from explore.toys.counter import COUNTER_PROPERTIES, Counter
 from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
 from invariants import PROPERTIES
 from model import Config, RocketMQModel
-from spark_explore.batch import expand_batch
+from explore.step import tally_size
+from spark_explore.batch import B_SIZE, expand_batch
 
 CONFIGS = {
     "one-message-no-failures": dict(messages=1, max_master_crashes=0, max_master_power_losses=0),
@@ -24,6 +25,8 @@ CONFIGS = {
 
 def summary(result) -> dict:
     return {"counts": [result.stats.distinct_states, result.stats.transitions, result.stats.depth],
+            "coverage": [result.stats.coverage, result.stats.terminal_states, result.stats.pruned_reasons,
+                         [s.action for s in result.terminal_trace.steps] if result.terminal_trace else None],
             "verdicts": {p.name: [p.status, [s.action for s in p.trace.steps] if p.trace else None]
                          for p in result.properties}}
 
@@ -41,13 +44,14 @@ def batch(model: RocketMQModel) -> list:
     sbits = np.zeros(cap, dtype=np.uint64)
     table = np.zeros(1 << (2 * cap).bit_length(), dtype=np.int64)
     tw_src, tw_act = np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64)
-    io = np.zeros(4, dtype=np.int64)
+    io = np.zeros(B_SIZE, dtype=np.int64)
+    tally = np.zeros(tally_size(nact), dtype=np.int64)
     masks = np.array([(1 << len(PROPERTIES)) - 1, (1 << len(PROPERTIES)) - 1], dtype=np.uint64)
     n = expand_batch(model.successors, PROPERTIES.state_check, PROPERTIES.transition_check, model.params, states,
                      masks, child, parent, action, sbits, table, tw_src, tw_act, io,
-                     np.zeros((nact, w), dtype=np.uint64), np.zeros(nact, dtype=np.int64))
+                     np.zeros((nact, w), dtype=np.uint64), np.zeros(nact, dtype=np.int64), tally)
     return [int(n), child[:n].tolist(), parent[:n].tolist(), action[:n].tolist(), sbits[:n].tolist(), io.tolist(),
-            tw_src.tolist(), tw_act.tolist()]
+            tw_src.tolist(), tw_act.tolist(), tally.tolist()]
 
 
 def main() -> None:

@@ -47,10 +47,13 @@ def reports(tmp_path_factory):
            str(d / "matrix.html"), "--json", str(d / "matrix.json"), "--quiet")
     check = json.loads((d / "check.json").read_text())
     matrix = json.loads((d / "matrix.json").read_text())["configurations"]
+    def ids(i: int, result: dict) -> list[str]:   # each property trace, then the terminal-state trace
+        return ([f"c{i}-{p['name']}" for p in result["properties"] if "trace" in p]
+                + ([f"c{i}-terminal"] if "terminal_trace" in result else []))
+
     return {
-        "check": (d / "check.html", [f"c0-{p['name']}" for p in check["properties"] if "trace" in p]),
-        "matrix": (d / "matrix.html", [f"c{i}-{p['name']}" for i, c in enumerate(matrix)
-                                       for p in c["properties"] if "trace" in p]),
+        "check": (d / "check.html", ids(0, check)),
+        "matrix": (d / "matrix.html", [t for i, c in enumerate(matrix) for t in ids(i, c)]),
     }
 
 

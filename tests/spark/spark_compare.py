@@ -11,6 +11,16 @@ def assert_same_exploration(local: CheckResult, spark: CheckResult) -> None:
     assert spark.stats.levels == local.stats.levels
     assert spark.stats.unexpanded == local.stats.unexpanded
     assert (spark.stats.stopped_early, spark.stats.stop_reason) == (local.stats.stopped_early, local.stats.stop_reason)
+    # coverage, dead ends and pruned rows: counted in the shared step and by the canonical parent links
+    assert spark.stats.coverage == local.stats.coverage
+    assert spark.stats.terminal_states == local.stats.terminal_states
+    assert (spark.stats.pruned_transitions, spark.stats.pruned_reasons) == \
+        (local.stats.pruned_transitions, local.stats.pruned_reasons)
+    if local.terminal_trace is None:
+        assert spark.terminal_trace is None
+    else:
+        assert [s.state for s in spark.terminal_trace.steps] == [s.state for s in local.terminal_trace.steps]
+    assert [p.note for p in spark.properties] == [p.note for p in local.properties]
     assert spark.outcome == local.outcome
     assert spark.verdicts() == local.verdicts()
     for lp in local.properties:

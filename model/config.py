@@ -280,8 +280,8 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
                  "one master crash, no power loss",
     "two-slaves": "SYNC_MASTER with 2 slaves and 1 message (about 2.3 million states)",
     "all-switches": "every alternative behaviour V1-V6 switched on",
-    "bench": "a larger space for benchmarks (about 45 million states, about a minute locally): "
-             "default with 3 messages, 2 consumers and one HA disconnect",
+    "bench": "a larger space for benchmarks (about 17 million states, about a minute locally): "
+             "default with 3 messages and 2 consumers",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -296,7 +296,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "retention": {"messages": 3, "commitlog_file_messages": 2, "max_file_deletions": 1, "max_slave_crashes": 1,
                   "max_master_power_losses": 0},
     "two-slaves": {"broker_role": "SYNC_MASTER", "slaves": 2, "messages": 1},
-    "bench": {"messages": 3, "consumers": 2, "max_ha_disconnects": 1},
+    "bench": {"messages": 3, "consumers": 2},
 }
 
 

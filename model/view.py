@@ -19,34 +19,22 @@ LINK_NAMES = ("DOWN", "CONNECTED", "STREAMING")
 WAIT_NAMES = ("none", "HA ack (PUT_OK)", "HA ack (FLUSH_DISK_TIMEOUT)")
 
 
-def _ids(mask: int) -> list[int]:
-    return [m for m in range(1, F.MAX_MESSAGES + 1) if mask >> (m - 1) & 1]
+def _set_codec(first: int, last: int, what: str) -> "_Codec":
+    """A set of small ints ``first..last`` held as bits (bit ``x - first``), shown as a sorted list."""
+    def decode(mask: int) -> list[int]:
+        return [x for x in range(first, last + 1) if mask >> (x - first) & 1]
 
+    def encode(values: Any) -> int:
+        if not isinstance(values, (list, tuple)):
+            raise ValueError(f"expected a list of {what}s, got {values!r}")
+        mask = 0
+        for x in values:
+            if not isinstance(x, int) or isinstance(x, bool) or not first <= x <= last:
+                raise ValueError(f"bad {what} {x!r}")
+            mask |= 1 << (x - first)
+        return mask
 
-def _mask(ids: Any) -> int:
-    if not isinstance(ids, (list, tuple)):
-        raise ValueError(f"expected a list of message ids, got {ids!r}")
-    mask = 0
-    for m in ids:
-        if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= F.MAX_MESSAGES:
-            raise ValueError(f"bad message id {m!r}")
-        mask |= 1 << (m - 1)
-    return mask
-
-
-def _broker_ids(mask: int) -> list[int]:
-    return [b for b in range(F.MAX_SLAVES + 1) if mask >> b & 1]
-
-
-def _broker_mask(ids: Any) -> int:
-    if not isinstance(ids, (list, tuple)):
-        raise ValueError(f"expected a list of brokerIds, got {ids!r}")
-    mask = 0
-    for b in ids:
-        if not isinstance(b, int) or isinstance(b, bool) or not 0 <= b <= F.MAX_SLAVES:
-            raise ValueError(f"bad brokerId {b!r}")
-        mask |= 1 << b
-    return mask
+    return _Codec(decode, encode)
 
 
 def _bool(x: Any) -> int:
@@ -81,8 +69,8 @@ class _Codec:
 
 BOOL = _Codec(bool, _bool)
 INT = _Codec(int, _int)
-IDS = _Codec(_ids, _mask)
-BROKERS = _Codec(_broker_ids, _broker_mask)   # a route: the listed brokerIds
+IDS = _set_codec(1, F.MAX_MESSAGES, "message id")
+BROKERS = _set_codec(0, F.MAX_SLAVES, "brokerId")   # a route: the listed brokerIds
 OPTIONAL = _Codec(lambda x: None if x == 0 else x - 1, _opt)   # offset + 1, 0 = absent
 LINK = _Codec(lambda x: LINK_NAMES[x], _name(LINK_NAMES))
 WAIT = _Codec(lambda x: WAIT_NAMES[x], _name(WAIT_NAMES))

@@ -23,7 +23,7 @@ import numpy as np
 from model import Config, RocketMQModel
 from model.bits import lowest
 from .observations import committed_offset, queue_entries, restart_broker
-from .readable import by_offset, expired, log_end, min_offset
+from .readable import by_offset, caught_up, diverged_at, expired, min_offset
 from model.view import encode_vector
 
 
@@ -188,12 +188,6 @@ def consumed_message_never_lost(r: Reading) -> list[Condition]:
     return _stored_somewhere(r, "history.delivered", "was delivered to the application")
 
 
-def _diverged_at(r: Reading, slave: str) -> int | None:
-    """The first offset both the master and ``slave`` hold with different messages, or None."""
-    master, log = by_offset(r.view, "master"), by_offset(r.view, slave)
-    return next((o for o in sorted(master.keys() & log.keys()) if master[o] != log[o]), None)
-
-
 def _from_offset(r: Reading, broker: str) -> str:
     first = min_offset(r.view, broker)
     return f" from offset {first}" if first else ""
@@ -209,7 +203,7 @@ def replicas_agree(r: Reading) -> list[Condition]:
     out = []
     for s, name, log, master in _slave_logs(r):
         fields = {name: log, "master.commitlog": master}
-        at = _diverged_at(r, f"slave{s}")
+        at = diverged_at(r.view, f"slave{s}")
         if at is None:
             out.append(Condition(f"slave{s}'s commitlog {ids(log)}{_from_offset(r, f'slave{s}')} and the master's "
                                  f"{ids(master)}{_from_offset(r, 'master')} agree on every offset both hold",
@@ -312,16 +306,13 @@ def replication_can_catch_up(r: Reading) -> list[Condition]:
     for s, name, log, master in _slave_logs(r):
         fields = {f"slave{s}.up": r.view[f"slave{s}.up"], name: log, "master.commitlog": master}
         slave = f"slave{s}"
-        caught_up = min_offset(r.view, slave) <= min_offset(r.view, "master") and \
-            log_end(r.view, slave) == log_end(r.view, "master") and \
-            all(by_offset(r.view, slave).get(o) == m for o, m in by_offset(r.view, "master").items())
         if not r.view[f"slave{s}.up"]:
             out.append(Condition(f"slave{s} is down: the goal does not count it", True, fields))
-        elif caught_up:
+        elif caught_up(r.view, slave):
             out.append(Condition(f"slave{s} holds exactly the master's commitlog {ids(master)}"
                                  f"{_from_offset(r, 'master')}", True, fields))
         else:
-            why = ("; they have diverged, and 4.4 never truncates a slave" if _diverged_at(r, slave) is not None
+            why = ("; they have diverged, and 4.4 never truncates a slave" if diverged_at(r.view, slave) is not None
                    else f"; it holds nothing below offset {min_offset(r.view, slave)}, and HA pushes only forward"
                    if min_offset(r.view, slave) > min_offset(r.view, "master") else "")
             out.append(Condition(

@@ -47,13 +47,14 @@ def by_offset(view: View, broker: str) -> dict[int, int]:
     return {first + i: m for i, m in enumerate(view[f"{broker}.commitlog"])}
 
 
+def diverged_at(view: View, slave: str) -> int | None:
+    """The first offset both the master and ``slave`` hold with different messages, or None."""
+    master, log = by_offset(view, "master"), by_offset(view, slave)
+    return next((o for o in sorted(master.keys() & log.keys()) if master[o] != log[o]), None)
+
+
 def replicas_agree(view: View, cfg: Any) -> bool:
-    master = by_offset(view, "master")
-    for b in brokers(cfg)[1:]:
-        slave = by_offset(view, b)
-        if any(master[o] != slave[o] for o in master.keys() & slave.keys()):
-            return False
-    return True
+    return all(diverged_at(view, b) is None for b in brokers(cfg)[1:])
 
 
 def log_end(view: View, broker: str) -> int:
@@ -61,18 +62,17 @@ def log_end(view: View, broker: str) -> int:
     return min_offset(view, broker) + len(view[f"{broker}.commitlog"])
 
 
+def caught_up(view: View, slave: str) -> bool:
+    """``slave`` holds exactly the master's commitlog from the master's min offset on."""
+    if min_offset(view, slave) > min_offset(view, "master") or log_end(view, slave) != log_end(view, "master"):
+        return False
+    log = by_offset(view, slave)
+    return all(log[o] == m for o, m in by_offset(view, "master").items())
+
+
 def replication_can_catch_up(view: View, cfg: Any) -> bool:
     """The goal: every live slave holds exactly the master's commitlog from the master's min offset on."""
-    master = by_offset(view, "master")
-    for b in brokers(cfg)[1:]:
-        if not view[f"{b}.up"]:
-            continue
-        if min_offset(view, b) > min_offset(view, "master") or log_end(view, b) != log_end(view, "master"):
-            return False
-        slave = by_offset(view, b)
-        if any(slave[o] != m for o, m in master.items()):
-            return False
-    return True
+    return all(caught_up(view, b) for b in brokers(cfg)[1:] if view[f"{b}.up"])
 
 
 def message_redelivered(view: View, cfg: Any) -> bool:

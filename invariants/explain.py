@@ -300,6 +300,15 @@ def no_message_skipped(r: Reading) -> list[Condition]:
     return _queue_conditions(r, check)
 
 
+def _out_of_reach(r: Reading, slave: str) -> int:
+    """The offset below which ``slave`` can hold nothing: its min offset, or for an empty slave the start
+    of the master's last commitlog file, where the push after its first report of 0 starts."""
+    if r.view[f"{slave}.commitlog"] or min_offset(r.view, slave) or not r.cfg.commitlog_file_messages:
+        return min_offset(r.view, slave)
+    end = min_offset(r.view, "master") + len(r.view["master.commitlog"])
+    return end - end % r.cfg.commitlog_file_messages
+
+
 def replication_can_catch_up(r: Reading) -> list[Condition]:
     """The goal, on a state from which no path reaches it: every live slave holds exactly the master's log."""
     out = []
@@ -312,9 +321,12 @@ def replication_can_catch_up(r: Reading) -> list[Condition]:
             out.append(Condition(f"slave{s} holds exactly the master's commitlog {ids(master)}"
                                  f"{_from_offset(r, 'master')}", True, fields))
         else:
+            out_of_reach = _out_of_reach(r, slave)
             why = ("; they have diverged, and 4.4 never truncates a slave" if diverged_at(r.view, slave) is not None
-                   else f"; it holds nothing below offset {min_offset(r.view, slave)}, and HA pushes only forward"
-                   if min_offset(r.view, slave) > min_offset(r.view, "master") else "")
+                   else "" if out_of_reach <= min_offset(r.view, "master")
+                   else f"; it holds nothing below offset {out_of_reach}, and HA pushes only forward" if log
+                   else f"; an empty slave's first report of 0 is pushed from offset {out_of_reach}, the start of "
+                        "the master's last commitlog file, and HA pushes only forward")
             out.append(Condition(
                 f"slave{s} holds {r.history.annotated(name, log)}, not the master's "
                 f"{r.history.annotated('master.commitlog', master)}{why}", False, fields))

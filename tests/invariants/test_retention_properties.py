@@ -38,3 +38,10 @@ def test_catching_up_is_asked_from_the_masters_min_offset():
     after_deletion = {**late, "master.commitlog": [3], "master.minOffset": 2}
     assert flagged(R, "replication_can_catch_up", {**after_deletion, "history.expired": [1, 2],
                                                    "retention.fileDeletions": 1})
+
+
+def test_the_explanation_says_why_an_empty_slave_cannot_catch_up():
+    from invariants.explain import conditions
+    view = {**FILES.view(FILES.initial()[0]), "master.commitlog": [1, 2], "producer.nextMessage": 3}
+    (c,) = conditions("replication_can_catch_up", FILES, view)
+    assert not c.holds and "pushed from offset 2, the start of the master's last commitlog file" in c.text

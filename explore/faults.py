@@ -181,14 +181,14 @@ class FaultAnalysis:
 
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(),
                  listener: Listener | None = None, memory_budget: int | None = None,
-                 modes: bool = True) -> None:
+                 modes: bool = True, threads: int = 1) -> None:
         self.model = model
         self.modes = modes     # False: only the violating cells (the breaking-transition pass is skipped)
         self.properties = [p for p in properties if p.kind == ALWAYS]
         self.lattice = Lattice.of(model.config)
         # the exploration checks nothing itself: the passes below evaluate every state once
         self.explorer = LocalExplorer(model, properties.without(KINDS), limits, listener, memory_budget,
-                                      exhaustive=True)
+                                      exhaustive=True, threads=threads)
         self.state_check = properties.state_check
         self.result: CheckResult | None = None
         self.faults: dict[str, PropertyFaults] = {}
@@ -205,6 +205,8 @@ class FaultAnalysis:
                 pass
         except KeyboardInterrupt:   # Ctrl-C: what was explored is still analysed, as incomplete
             ex.incomplete = "interrupted (Ctrl-C)"
+        finally:
+            ex.close()
         self.result = ex.result()
         if self.result.error is not None:
             return self
@@ -263,9 +265,9 @@ class FaultAnalysis:
 
 
 def analyse(model: Any, properties: PropertySet, limits: Limits = Limits(),
-            listener: Listener | None = None, memory_budget: int | None = None) -> FaultAnalysis:
+            listener: Listener | None = None, memory_budget: int | None = None, threads: int = 1) -> FaultAnalysis:
     """Explore ``model`` exhaustively with its full budgets and analyse every always property."""
-    return FaultAnalysis(model, properties, limits, listener, memory_budget).run()
+    return FaultAnalysis(model, properties, limits, listener, memory_budget, threads=threads).run()
 
 
 def iter_vectors_below(vector: Vector) -> Iterator[Vector]:

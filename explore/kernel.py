@@ -5,7 +5,10 @@ a contiguous index range; ``parent[i]`` / ``via[i]`` are the parent pointer and 
 (-1 for initial states); ``table`` is an open-addressing hash table (linear probing) over the stored
 states, so membership is exact: for one-word states a slot is the pair (state, index + 1) and a lookup
 never touches ``states``; for wider states a slot is one word, the fingerprint's upper half beside
-``index + 1``, and a tag match is confirmed against ``states``. :func:`expand` runs the model's compiled
+``index + 1``, and a tag match is confirmed against ``states``. The table is cut into one region per
+thread (``len(visited.fill)`` regions; one on one thread): the high half of a state's hash picks its
+region, the low bits its home slot there, and probing wraps inside the region, so each thread of
+:mod:`explore.threaded` files the states of its own region without locks. :func:`expand` runs the model's compiled
 ``successors`` over a chunk of the current level, checks every new state with the property set's compiled
 ``state_check`` (and every transition with ``transition_check`` while a transition property is watched)
 before it is stored, and records witness candidates per property bit.
@@ -42,7 +45,7 @@ IO_HI = 1           # end (exclusive) of the level being expanded
 IO_COUNT = 2        # states stored
 IO_TRANS = 3        # transitions generated (successor states of expanded states, duplicates included)
 IO_CAP = 4          # capacity of the state arrays
-IO_TABLE_LIMIT = 5  # states the hash table may hold before it must grow
+IO_TABLE_LIMIT = 5  # states one region of the hash table may hold before the table must grow
 IO_MAX_STATES = 6   # the user's state limit
 IO_ERR_STATE = 7
 IO_ERR_ACTION = 8
@@ -54,7 +57,8 @@ IO_LEAVES = 13      # 1: states violating every watched always property are not 
 IO_NLEAF = 14       # states left unexpanded by that rule
 IO_TERMINAL_AT = 15  # index + 1 of the first terminal state expanded (0: none yet); levels are expanded in
                      # key order, so it is the smallest key of the shallowest level that has one
-IO_SIZE = 16
+IO_FILL_MAX = 16    # states filed in the fullest table region
+IO_SIZE = 17
 
 # masks slots
 MK_STATE_WATCH = 0  # state_check bits to record witnesses for
@@ -74,14 +78,14 @@ SCHECK_T = types.FunctionType(STATE_CHECK_SIG)
 
 #: the visited set and what is kept per state, passed to the kernels as one value (a tuple: no reference
 #: counting, no jitclass); ``table`` is replaced when it grows, so the tuple is built again for each call
-Visited = namedtuple("Visited", "states parent via table noexp goal edges row_start")
+Visited = namedtuple("Visited", "states parent via table noexp goal edges row_start fill")
 #: witness candidates per property bit: a state index, or a transition (source index, action)
 Witnesses = namedtuple("Witnesses", "state src act")
 #: the successor rows of one state and each one's lookup start (slot, tag)
 Rows = namedtuple("Rows", "out oflags homes tags")
 
 VISITED_T = types.NamedTuple((U64_2D, types.int32[::1], types.int16[::1], types.uint64[::1], types.uint8[::1],
-                              types.uint8[::1], types.int32[::1], I64_1D), Visited)
+                              types.uint8[::1], types.int32[::1], I64_1D, I64_1D), Visited)
 WITNESSES_T = types.NamedUniTuple(I64_1D, 3, Witnesses)
 ROWS_T = types.NamedTuple((U64_2D, I64_1D, I64_1D, types.uint64[::1]), Rows)
 
@@ -95,13 +99,43 @@ def table_slots(table_len: int, words: int) -> int:
     return table_len // 2 if words == 1 else table_len
 
 
+def new_table(region_slots: int, owners: int, words: int) -> np.ndarray:
+    """An empty hash table of ``owners`` regions of ``region_slots`` slots (a power of two) each; a slot
+    is two words (the state, its index + 1) for one-word states, one word otherwise."""
+    return np.zeros(region_slots * owners * (2 if words == 1 else 1), dtype=np.uint64)
+
+
 @kernel(inline=True)
-def _home(table, row):
-    """``(slot, tag)``: where a lookup of ``row`` starts, and the tag stored for it."""
+def state_hash(row):
+    """The 64-bit hash a row is filed under (one-word states: the mixed word; wider: the fingerprint)."""
     if len(row) == 1:
-        return np.int64(mix64(row[0]) & np.uint64(len(table) // 2 - 1)), row[0]
-    h = fingerprint_words(row)
-    return np.int64(h & np.uint64(len(table) - 1)), h >> HIGH32
+        return mix64(row[0])
+    return fingerprint_words(row)
+
+
+@kernel(inline=True)
+def owner_of(h, owners):
+    """The table region (and, with threads, the thread) that owns hash ``h``: its high half, scaled."""
+    return np.int64(((h >> HIGH32) * np.uint64(owners)) >> HIGH32)
+
+
+@kernel(inline=True)
+def _region_slots(table, owners, words):
+    return np.uint64((len(table) // 2 if words == 1 else len(table)) // owners)
+
+
+@kernel(inline=True)
+def home_of(table, owners, row, h):
+    """``(slot, tag)``: where a lookup of ``row`` (hash ``h``) starts in its owner's region, and its tag."""
+    words = len(row)
+    rslots = _region_slots(table, owners, words)
+    slot = np.int64(np.uint64(owner_of(h, owners)) * rslots + (h & (rslots - np.uint64(1))))
+    return slot, (row[0] if words == 1 else h >> HIGH32)
+
+
+@kernel(inline=True)
+def _home(table, owners, row):
+    return home_of(table, owners, row, state_hash(row))
 
 
 @kernel(inline=True)
@@ -110,27 +144,29 @@ def _prefetch_home(table, words, slot):
 
 
 @kernel
-def _find(states, table, row):
+def _find(states, table, owners, row):
     """``(index, slot, tag)``: the stored index of ``row`` (or -1), the slot where it is or would go, and
     the tag to store there."""
-    slot, tag = _home(table, row)
-    return _probe(states, table, row, slot, tag)
+    slot, tag = _home(table, owners, row)
+    return _probe(states, table, owners, row, slot, tag)
 
 
 @kernel
-def _probe(states, table, row, slot, tag):
-    """Linear probing from ``slot``: ``(index or -1, slot, tag)``."""
-    if len(row) == 1:
+def _probe(states, table, owners, row, slot, tag):
+    """Linear probing from ``slot``, wrapping inside its region: ``(index or -1, slot, tag)``."""
+    words = len(row)
+    rslots = _region_slots(table, owners, words)
+    smask = rslots - np.uint64(1)
+    base = np.uint64(slot) & ~smask
+    if words == 1:
         key = row[0]
-        smask = np.uint64(len(table) // 2 - 1)
         while True:
             ref = table[2 * slot + 1]
             if ref == 0:
                 return -1, slot, key
             if table[2 * slot] == key:
                 return np.int64(ref) - 1, slot, key
-            slot = np.int64((np.uint64(slot) + np.uint64(1)) & smask)
-    smask = np.uint64(len(table) - 1)
+            slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
     while True:
         e = table[slot]
         if e == 0:
@@ -139,7 +175,17 @@ def _probe(states, table, row, slot, tag):
             j = np.int64(e & LOW32) - 1
             if rows_equal(states[j], row):
                 return j, slot, tag
-        slot = np.int64((np.uint64(slot) + np.uint64(1)) & smask)
+        slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+
+
+@kernel(inline=True)
+def free_slot_from(table, owners, words, slot):
+    """The first empty slot at or after ``slot`` in its region (for a state known not to be there)."""
+    smask = _region_slots(table, owners, words) - np.uint64(1)
+    base = np.uint64(slot) & ~smask
+    while table[2 * slot + 1 if words == 1 else slot] != 0:
+        slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+    return slot
 
 
 @kernel(inline=True)
@@ -151,19 +197,39 @@ def _put(table, words, slot, tag, j):
         table[slot] = (tag << HIGH32) | np.uint64(j + 1)
 
 
-@nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1]), cache=True, nogil=True, _nrt=False)
-def rehash(states, count, table):
-    """Insert the first ``count`` stored states into an empty ``table``; returns ``count``."""
+@kernel(inline=True)
+def put_new(table, fill, io, words, slot, tag, j):
+    """File a new state ``j`` at ``slot`` and count it in its region (``io[IO_FILL_MAX]``: the fullest)."""
+    _put(table, words, slot, tag, j)
+    o = np.int64(np.uint64(slot) // _region_slots(table, len(fill), words))
+    fill[o] += 1
+    if fill[o] > io[IO_FILL_MAX]:
+        io[IO_FILL_MAX] = fill[o]
+
+
+@nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1], I64_1D, types.int64, types.int64), cache=True,
+         nogil=True, _nrt=False)
+def rehash(states, count, table, fill, owner, owners):
+    """Insert those of the first ``count`` stored states that region ``owner`` owns into an empty
+    ``table`` of ``owners`` regions (``owner`` -1: all of them), counting them in ``fill``; returns how many
+    it inserted. Regions are disjoint, so one call per region may run on each thread at once."""
     words = states.shape[1]
+    done = 0
     for i in range(count):
-        _, slot, tag = _find(states, table, states[i])
+        h = state_hash(states[i])
+        if owner >= 0 and owner_of(h, owners) != owner:
+            continue
+        slot, tag = home_of(table, owners, states[i], h)
+        _, slot, tag = _probe(states, table, owners, states[i], slot, tag)
         _put(table, words, slot, tag, i)
-    return count
+        fill[owner_of(h, owners)] += 1
+        done += 1
+    return done
 
 
-@nb.njit(types.void(U64_2D, types.uint64[::1], types.int64, I64_1D, types.int32[::1], types.int64,
+@nb.njit(types.void(U64_2D, types.uint64[::1], types.int64, types.int64, I64_1D, types.int32[::1], types.int64,
                     types.int64), cache=True, nogil=True)
-def relink_level(states, table, lo, order, edges, e0, e1):
+def relink_level(states, table, owners, lo, order, edges, e0, e1):
     """Before the level ``[lo, lo + len(order))`` is reordered by key (new position ``lo + k`` takes the
     state at ``lo + order[k]``), point its hash-table entries and the edges ``edges[e0:e1]`` that reach it
     at the new positions. The caller then permutes the per-state arrays."""
@@ -173,7 +239,7 @@ def relink_level(states, table, lo, order, edges, e0, e1):
         new_pos[order[k]] = lo + k
     words = states.shape[1]
     for i in range(n):
-        _, slot, tag = _find(states, table, states[lo + i])
+        _, slot, tag = _find(states, table, owners, states[lo + i])
         _put(table, words, slot, tag, new_pos[i])
     for e in range(e0, e1):
         d = np.int64(edges[e])
@@ -215,21 +281,27 @@ def _store_new(scheck, params, visited, io, masks, wit_state, row, slot, tag, sr
         states[j, i] = row[i]
     visited.parent[j] = src
     visited.via[j] = a
-    _put(visited.table, states.shape[1], slot, tag, j)
+    put_new(visited.table, visited.fill, io, states.shape[1], slot, tag, j)
     io[IO_COUNT] = j + 1
+    check_new(scheck, params, visited, masks, wit_state, j, io[IO_GRAPH] != 0, io[IO_LEAVES] != 0)
+    return j
+
+
+@kernel
+def check_new(scheck, params, visited, masks, wit_state, j, graph, leaves):
+    """Check the new stored state ``j``: witness candidates, its goal bits, whether it is left unexpanded."""
     state_watch = masks[MK_STATE_WATCH]
     leaf_mask = masks[MK_LEAF]
     goal_mask = masks[MK_GOAL]
     if state_watch | leaf_mask | goal_mask:
-        m = scheck(states[j], params)
+        m = scheck(visited.states[j], params)
         hits = m & state_watch
         if hits:
-            _note_state_witness(wit_state, states, j, hits)
-        if io[IO_GRAPH] != 0:
+            _note_state_witness(wit_state, visited.states, j, hits)
+        if graph:
             visited.goal[j] = _goal_bits(m, goal_mask)
-        if io[IO_LEAVES] != 0 and leaf_mask != 0 and (m & leaf_mask) == leaf_mask:
+        if leaves and leaf_mask != 0 and (m & leaf_mask) == leaf_mask:
             visited.noexp[j] = 1
-    return j
 
 
 SEED_SIG = types.int64(SCHECK_T, I64_1D, VISITED_T, I64_1D, types.uint64[::1], I64_1D, U64_2D)
@@ -240,7 +312,7 @@ def seed(scheck, params, visited, io, masks, wit_state, initial):
     """Store and check the initial states (level 0); returns how many were new."""
     added = 0
     for i in range(initial.shape[0]):
-        j, slot, tag = _find(visited.states, visited.table, initial[i])
+        j, slot, tag = _find(visited.states, visited.table, len(visited.fill), initial[i])
         if j >= 0:
             continue
         _store_new(scheck, params, visited, io, masks, wit_state, initial[i], slot, tag, -1, -1)
@@ -260,6 +332,7 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
     coverage ``tally``); inserting them into the visited set is this function's own step."""
     states = visited.states
     table = visited.table
+    owners = len(visited.fill)
     out = rows.out
     oflags = rows.oflags
     nact = len(oflags)
@@ -270,7 +343,7 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
     leaves = io[IO_LEAVES] != 0
     while io[IO_POS] < end:
         src = io[IO_POS]
-        if (io[IO_COUNT] + nact > io[IO_CAP] or io[IO_COUNT] + nact > io[IO_TABLE_LIMIT]
+        if (io[IO_COUNT] + nact > io[IO_CAP] or io[IO_FILL_MAX] + nact > io[IO_TABLE_LIMIT]
                 or (graph and io[IO_EDGES] + nact > io[IO_EDGE_CAP])):
             return ST_NEED_ROOM
         if graph:
@@ -292,7 +365,7 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
         # start every lookup's cache miss before the first probe (the probes then mostly hit the cache)
         for a in range(nact):
             if oflags[a] & ENABLED:
-                slot, tag = _home(table, out[a])
+                slot, tag = _home(table, owners, out[a])
                 rows.homes[a] = slot
                 rows.tags[a] = tag
                 _prefetch_home(table, words, slot)
@@ -302,7 +375,7 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
             if rows_equal(out[a], states[src]):
                 j = src  # a self-loop: no lookup needed
             else:
-                j, slot, tag = _probe(states, table, out[a], rows.homes[a], rows.tags[a])
+                j, slot, tag = _probe(states, table, owners, out[a], rows.homes[a], rows.tags[a])
                 if j < 0:
                     if io[IO_COUNT] >= io[IO_MAX_STATES]:
                         return ST_LIMIT

@@ -23,14 +23,21 @@ from . import stop
 from .coverage import fill_stats, new_states_per_action, new_tally, note_pruned
 from .graph import cannot_reach_goal
 from .memory import available_memory_bytes
+from .rounds import SLICE_STATES, LevelRounds, ThreadTeam
 from invariants.base import PropertySet
-from .result import HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of
+from .result import (HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of,
+                     state_limit_reason)
 from .tracker import PropertyTracker
 from .trace import replay
 
 MIN_CHUNK = 256
 MIN_CAPACITY = 1024
 TABLE_START = 1 << 18   # slots: small enough for the first levels to stay in cache
+
+
+def _region_start(owners: int) -> int:
+    """Slots per table region at the start: about ``TABLE_START`` in all, a power of two per region."""
+    return max(TABLE_START // (1 << max(owners - 1, 0).bit_length()), 1 << 10)
 
 
 @dataclass(frozen=True)
@@ -99,7 +106,10 @@ class LocalExplorer:
 
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(),
                  listener: Listener | None = None, memory_budget: int | None = None,
-                 chunk: int = 4096, exhaustive: bool = False) -> None:
+                 chunk: int = 4096, exhaustive: bool = False, threads: int = 1,
+                 slice_states: int | None = None, parallel_from: int | None = None) -> None:
+        if threads < 1:
+            raise ValueError("threads must be at least 1")
         self.model = model
         self.exhaustive = exhaustive
         self.props = properties
@@ -109,6 +119,13 @@ class LocalExplorer:
         self.chunk = chunk
         self.nact = len(model.actions())
         self.words = int(model.words)
+        self.threads = threads
+        self.owners = threads        # one table region per thread
+        self.slice_states = slice_states or SLICE_STATES
+        # smaller levels run on the one-thread kernel (same results; a round's fixed cost is not worth it)
+        self.parallel_from = parallel_from if parallel_from is not None else 2 * self.slice_states
+        self.team: ThreadTeam | None = None
+        self.rounds: LevelRounds | None = None
 
     # -- setup ------------------------------------------------------------------------------------------
     def _capacity(self) -> int:
@@ -116,6 +133,12 @@ class LocalExplorer:
         per_state = int(8 * self.words + 4 + 2 + table + (10 if self.graph else 0) + (1 if self.leaves else 0))
         budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
         self.memory_limit = budget
+        if self.threads > 1:   # the rounds' buffers and the threads come first
+            cost = LevelRounds.team_bytes(self.threads, self.nact, self.words, self.graph, self.slice_states)
+            if cost > budget // 4:   # memory too tight for threads to pay: one thread, the same results
+                self.threads = self.owners = 1
+            else:
+                budget -= cost
         cap = max(budget // per_state, MIN_CAPACITY)
         if self.limits.max_states is not None:
             cap = min(cap, self.limits.max_states + self.nact + 1)
@@ -145,10 +168,12 @@ class LocalExplorer:
         self.goal = np.empty(cap if self.graph else 1, dtype=np.uint8)
         self.row_start = np.empty(cap + 1 if self.graph else 1, dtype=np.int64)
         self.edges = np.empty(1 << 20 if self.graph else 1, dtype=np.int32)
-        self.table = self._new_table(TABLE_START)
+        self.region_slots = _region_start(self.owners)
+        self.table = K.new_table(self.region_slots, self.owners, w)
+        self.fill = np.zeros(self.owners, dtype=np.int64)
         self.io = np.zeros(K.IO_SIZE, dtype=np.int64)
         self.io[K.IO_CAP] = cap
-        self.io[K.IO_TABLE_LIMIT] = int(TABLE_START * K.MAX_LOAD)
+        self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
         self.io[K.IO_MAX_STATES] = self.limits.max_states if self.limits.max_states is not None else cap
         self.io[K.IO_EDGE_CAP] = len(self.edges)
         self.io[K.IO_GRAPH] = int(self.graph)
@@ -166,11 +191,7 @@ class LocalExplorer:
     def _visited(self) -> Any:
         """The visited set as the kernels take it (built anew: the table and edges grow)."""
         return K.Visited(self.states, self.parent, self.via, self.table, self.noexp, self.goal, self.edges,
-                         self.row_start)
-
-    def _new_table(self, slots: int) -> np.ndarray:
-        """An empty hash table of ``slots`` slots (two words per slot for one-word states)."""
-        return np.zeros(slots * (2 if self.words == 1 else 1), dtype=np.uint64)
+                         self.row_start, self.fill)
 
     def _classify(self) -> None:
         self.tracker = PropertyTracker(self.props)
@@ -191,15 +212,27 @@ class LocalExplorer:
     # -- the run ----------------------------------------------------------------------------------------
     def run(self) -> CheckResult:
         self.start()
-        while self.expand_next_level():
-            pass
+        try:
+            while self.expand_next_level():
+                pass
+        finally:
+            self.close()
         return self.result()
+
+    def close(self) -> None:
+        """Stop the worker threads (the explored states stay readable)."""
+        if self.team is not None:
+            self.team.close()
+            self.team = None
 
     def start(self) -> None:
         """Store and check the initial states (level 0)."""
         self._classify()
         self._allocate()
         self._set_masks()
+        if self.threads > 1:
+            self.team = ThreadTeam(self.threads)
+            self.rounds = LevelRounds(self, self.team, self.slice_states)
         self.t0 = time.perf_counter()
         self.level_starts = [0]
         self.level_seconds: list[float] = []
@@ -243,7 +276,14 @@ class LocalExplorer:
             return False
         t = time.perf_counter()
         e0 = int(self.io[K.IO_EDGES])
-        if not self._expand_level(self.level, lo, hi):
+        mark = self._mark()
+        try:
+            expanded = self._expand_level(self.level, lo, hi)
+        except BaseException:   # Ctrl-C outside the engine's own stop handling: the level is forgotten too
+            self._rollback(mark)
+            raise
+        if not expanded:
+            self._rollback(mark)
             return False
         self.level_starts.append(int(self.io[K.IO_COUNT]))
         try:
@@ -256,8 +296,17 @@ class LocalExplorer:
         return True
 
     def _expand_level(self, level: int, lo: int, hi: int) -> bool:
+        """Expand the level ``[lo, hi)``, on the threads when it is large enough; False when the run
+        stops inside it (a limit, an error: the caller then forgets the partial level)."""
         io = self.io
         io[K.IO_POS], io[K.IO_HI] = lo, hi
+        if self.rounds is not None and hi - lo >= self.parallel_from:
+            try:
+                status = self.rounds.expand(level, lo, hi)
+            except Exception as exc:  # an exception raised inside model code
+                self._model_exception(int(io[K.IO_POS]), exc)
+                return False
+            return self._after(status)
         chunk = self.chunk
         witnesses = K.Witnesses(self.wit_state, self.wit_src, self.wit_act)
         rows = K.Rows(self.out, self.oflags, self.homes, self.tags)
@@ -274,48 +323,115 @@ class LocalExplorer:
             if elapsed > 0:
                 chunk = int(min(max(MIN_CHUNK, chunk * 0.25 / max(elapsed, 1e-3)), 1 << 20))
             self._report(level, lo, hi)
-            if status == K.ST_LEVEL_DONE:
-                return True
-            if status == K.ST_ERROR:
-                self._model_error_flag()
+            if status == K.ST_NEED_ROOM:
+                if not self._make_room():
+                    return False
+            elif status != K.ST_CHUNK:
+                return self._after(status)
+            if self._limit_inside_level():
                 return False
-            if status == K.ST_LIMIT:
-                self.incomplete = f"state limit {self.limits.max_states} reached"
-                return False
-            if status == K.ST_NEED_ROOM and not self._make_room():
-                return False
-            if self.limits.max_seconds is not None and time.perf_counter() - self.t0 > self.limits.max_seconds:
-                self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
-                return False
-            if stop.requested():  # Ctrl-C or SIGTERM: chunks last ~0.25 s, so the run stops within a second
-                self.incomplete = stop.requested()
-                return False
+
+    def _after(self, status: int) -> bool:
+        """What a kernel status that ends (or stops) a level means for the run."""
+        if status == K.ST_LEVEL_DONE:
+            return True
+        if status == K.ST_ERROR:
+            self._model_error_flag()
+        elif status == K.ST_LIMIT:
+            self.incomplete = state_limit_reason(self.limits.max_states)
+        return False
+
+    def _limit_inside_level(self) -> bool:
+        """Whether the time limit or a stop request ends the run inside a level (``incomplete`` says why)."""
+        if self.limits.max_seconds is not None and time.perf_counter() - self.t0 > self.limits.max_seconds:
+            self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
+            return True
+        if stop.requested():  # Ctrl-C or SIGTERM: chunks last ~0.25 s, so the run stops within a second
+            self.incomplete = stop.requested()
+            return True
+        return False
+
+    def _room_for(self, count: int, fill_max: int) -> int:
+        """Make room for ``count`` states in all, the fullest table region holding ``fill_max``: a kernel
+        status (``ST_LEVEL_DONE`` when there is room; otherwise ``incomplete`` says why)."""
+        if self.limits.max_states is not None and count > self.limits.max_states:
+            return K.ST_LIMIT
+        if count > self.cap:
+            self.incomplete = (f"memory budget reached at {int(self.io[K.IO_COUNT]):,} states "
+                               f"({self.cap:,} fit in the memory available)")
+            return K.ST_NEED_ROOM
+        try:
+            while fill_max > self.io[K.IO_TABLE_LIMIT]:
+                self._grow_table()
+        except MemoryError:
+            self._out_of_memory("growing the hash table")
+            return K.ST_NEED_ROOM
+        return K.ST_LEVEL_DONE
+
+    def _edge_room(self, n_edges: int) -> bool:
+        """Grow the edge list to hold ``n_edges`` edges; False (``incomplete`` says why) when it cannot."""
+        if n_edges <= len(self.edges):
+            return True
+        try:
+            edges = np.empty(max(2 * len(self.edges), n_edges), dtype=np.int32)
+        except MemoryError:
+            self._out_of_memory("growing the edge list")
+            return False
+        edges[: len(self.edges)] = self.edges
+        self.edges = edges
+        self.io[K.IO_EDGE_CAP] = len(edges)
+        return True
+
+    def _mark(self) -> tuple[np.ndarray, np.ndarray]:
+        """What a level changes in the counters and the tally, before it starts."""
+        return self.io.copy(), self.tally.copy()
+
+    def _rollback(self, mark: tuple[np.ndarray, np.ndarray]) -> None:
+        """Forget a level the run stopped inside: results cover whole levels only, so they are the same
+        whatever order (or thread count) the level's states were expanded in."""
+        io, tally = mark
+        for slot in (K.IO_COUNT, K.IO_TRANS, K.IO_EDGES, K.IO_NLEAF, K.IO_TERMINAL_AT):
+            self.io[slot] = io[slot]
+        self.tally[:] = tally
+        self.wit_state[:] = -1
+        self.wit_src[:] = -1
+        self.wit_act[:] = -1
+        if self.rounds is not None:
+            self.rounds.discard_round()
 
     def _make_room(self) -> bool:
         io = self.io
         if io[K.IO_COUNT] + self.nact > io[K.IO_CAP]:
             if self.limits.max_states is not None and io[K.IO_CAP] >= self.limits.max_states:
-                self.incomplete = f"state limit {self.limits.max_states} reached"
+                self.incomplete = state_limit_reason(self.limits.max_states)
             else:
                 self.incomplete = (f"memory budget reached at {int(io[K.IO_COUNT]):,} states "
                                    f"({self.cap:,} fit in the memory available)")
             return False
         try:
-            if io[K.IO_COUNT] + self.nact > io[K.IO_TABLE_LIMIT]:
-                slots = 2 * K.table_slots(len(self.table), self.words)
-                self.table = None  # free the old table first: the stored states are the keys
-                self.table = self._new_table(slots)
-                K.rehash(self.states, int(io[K.IO_COUNT]), self.table)
-                io[K.IO_TABLE_LIMIT] = int(slots * K.MAX_LOAD)
-            if self.graph and io[K.IO_EDGES] + self.nact > io[K.IO_EDGE_CAP]:
-                edges = np.empty(2 * len(self.edges), dtype=np.int32)
-                edges[: len(self.edges)] = self.edges
-                self.edges = edges
-                io[K.IO_EDGE_CAP] = len(edges)
+            if io[K.IO_FILL_MAX] + self.nact > io[K.IO_TABLE_LIMIT]:
+                self._grow_table()
         except MemoryError:
-            self._out_of_memory("growing the hash table or the edge list")
+            self._out_of_memory("growing the hash table")
             return False
+        if self.graph and io[K.IO_EDGES] + self.nact > io[K.IO_EDGE_CAP]:
+            return self._edge_room(int(io[K.IO_EDGES]) + self.nact)
         return True
+
+    def _grow_table(self) -> None:
+        """Double every region of the hash table and file the stored states again (one region per thread:
+        the regions are disjoint)."""
+        self.table = None  # free the old table first: the stored states are the keys
+        self.region_slots *= 2
+        self.table = K.new_table(self.region_slots, self.owners, self.words)
+        self.fill[:] = 0
+        count = int(self.io[K.IO_COUNT])
+        if self.owners == 1:
+            K.rehash(self.states, count, self.table, self.fill, -1, 1)
+        else:
+            self.team.run(lambda o: K.rehash(self.states, count, self.table, self.fill, o, self.owners))
+        self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
+        self.io[K.IO_FILL_MAX] = int(self.fill.max())
 
     def _out_of_memory(self, what: str) -> None:
         from .memory import tightest_limit
@@ -337,6 +453,11 @@ class LocalExplorer:
         lo, hi = self.level_starts[level], self.level_starts[level + 1]
         if hi - lo < 2:
             return
+        if self.rounds is not None and hi - lo >= self.parallel_from:
+            new_pos = self.rounds.sort_level(lo, hi, e0, e1)
+            moved = (self.wit_state >= lo) & (self.wit_state < hi)
+            self.wit_state[moved] = new_pos[self.wit_state[moved] - lo]
+            return
         block = self.states[lo:hi]
         if self.words == 1:
             order = np.argsort(block[:, 0].view(np.int64), kind="stable")
@@ -349,7 +470,7 @@ class LocalExplorer:
         sorted_rows = [(a, a[lo:hi][order]) for a in self._level_arrays()]
         new_pos = np.empty(hi - lo, dtype=np.int64)
         new_pos[order] = np.arange(lo, hi)
-        K.relink_level(self.states, self.table, lo, order, self.edges, e0, e1)
+        K.relink_level(self.states, self.table, self.owners, lo, order, self.edges, e0, e1)
         for array, rows in sorted_rows:
             array[lo:hi] = rows
         moved = (self.wit_state >= lo) & (self.wit_state < hi)   # witnesses found in this level

@@ -112,6 +112,18 @@ class CheckResult:
     def verdicts(self) -> dict[str, str]:
         return {p.name: p.status for p in self.properties}
 
+    def above_state_limit(self) -> bool:
+        """Whether the space has more states than the state limit let the run keep (the engines stop at
+        the last whole level, so the count alone may be below the limit)."""
+        return self.incomplete_reason.startswith(STATE_LIMIT_PREFIX)
+
+
+STATE_LIMIT_PREFIX = "state limit "
+
+
+def state_limit_reason(max_states: int) -> str:
+    return f"{STATE_LIMIT_PREFIX}{max_states} reached"
+
 
 def outcome_of(properties: list[PropertyResult], incomplete_reason: str, error: ModelError | None) -> str:
     """error > violated (a definite violation, or a sometimes property never reached) > incomplete > passed."""

@@ -5,6 +5,8 @@ growth is its own: after the kernels are loaded and warmed up the process notes 
 explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
 
 - ``twophase-N``: the two-phase-commit toy model (design.md) on the local engine: raw engine speed.
+  Every local benchmark runs once per ``--threads`` count (default 1; ``--threads 1,2`` side by side),
+  each entry carrying its ``threads``.
 - ``bench``: the RocketMQ ``bench`` preset, explored exhaustively without property checks (the engine's
   throughput and memory per state); ``bench-check``: the same preset under ``rmqcheck check``'s default
   property selection (checks, edges for the graph property and the backward reachability included).
@@ -110,21 +112,23 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
     from model import RocketMQModel, preset
 
     kind = spec["kind"]
+    threads = spec.get("threads", 1)
     if kind == "twophase":
         model = TwoPhase(spec["rms"])
         props = dataclasses.replace(TWOPHASE_PROPERTIES, properties=())
-        LocalExplorer(TwoPhase(3), props).run()  # warm up: load the compiled kernels
+        LocalExplorer(TwoPhase(3), props, threads=threads).run()  # warm up: load the compiled kernels
     else:
         model = RocketMQModel(preset(spec["preset"]).with_overrides(spec.get("set", [])))
         props = PROPERTIES if spec.get("check") else dataclasses.replace(PROPERTIES, properties=())
         warm = RocketMQModel(preset("default").with_overrides(["messages=1"]))
-        LocalExplorer(warm, PROPERTIES).run()
+        LocalExplorer(warm, PROPERTIES, threads=threads, parallel_from=1).run()
     engine, workers = "local", 1
     if kind == "spark":
         return _run_spark(spec, model)
-    result, seconds, grown, busy = _measured(lambda: LocalExplorer(model, props, Limits()).run())
+    result, seconds, grown, busy = _measured(lambda: LocalExplorer(model, props, Limits(), threads=threads).run())
     s = result.stats
-    return {"name": spec["name"], "engine": engine, "workers": workers, "distinct_states": s.distinct_states,
+    return {"name": spec["name"], "engine": engine, "workers": workers, "threads": threads,
+            "distinct_states": s.distinct_states,
             "transitions": s.transitions, "seconds": round(seconds, 3),
             "states_per_second": round(s.distinct_states / seconds, 1),
             "bytes_per_state": round(grown / max(s.distinct_states, 1), 2), "depth": s.depth,
@@ -161,7 +165,8 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
     s = result.stats
     cluster_levels = [(n, sec) for n, e, sec in zip(s.levels, s.level_engines, s.level_seconds) if e == "cluster"]
     _, per_state = _fit(cluster_levels)
-    return {"name": spec["name"], "engine": "spark", "workers": workers, "distinct_states": s.distinct_states,
+    return {"name": spec["name"], "engine": "spark", "workers": workers, "threads": 1,
+            "distinct_states": s.distinct_states,
             "transitions": s.transitions, "seconds": round(seconds, 3),
             "states_per_second": round(s.distinct_states / seconds, 1),
             "bytes_per_state": round(grown / max(s.distinct_states, 1), 2), "depth": s.depth,
@@ -187,20 +192,45 @@ def _fit(points: list[tuple[int, float]]) -> tuple[float, float]:
 
 
 # -- the command ----------------------------------------------------------------------------------------
-def plan(quick: bool, spark: bool, workers: tuple[int, ...]) -> list[dict[str, Any]]:
+def plan(quick: bool, spark: bool, workers: tuple[int, ...], threads: tuple[int, ...] = (1,)) -> list[dict[str, Any]]:
     sizes = QUICK if quick else FULL
-    specs: list[dict[str, Any]] = [
+    local: list[dict[str, Any]] = [
         {"name": f"twophase-{sizes['twophase']}", "kind": "twophase", "rms": sizes["twophase"]},
         {"name": "bench" if not quick else "default", "kind": "rocketmq", "preset": sizes["preset"]},
         {"name": ("bench" if not quick else "default") + "-check", "kind": "rocketmq", "preset": sizes["preset"],
          "check": True},
     ]
+    specs = [dict(spec, threads=n) for spec in local for n in threads]   # thread counts side by side
     if spark:
         for n in workers:
             specs.append({"name": "spark-" + ("bench" if not quick else "default-1msg"), "kind": "spark",
                           "preset": sizes["spark_preset"], "set": sizes["spark_set"], "workers": n,
                           "driver_threshold": 0 if quick else 20_000})
     return specs
+
+
+def _counts(option: str, text: str, what: str, high: int) -> tuple[int, ...]:
+    """``1,2`` as ``(1, 2)``; bad input unless every count is between 1 and ``high``."""
+    from .setup import BadInput
+    try:
+        counts = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise BadInput(f"{option} {text!r}: expected {what} such as 1,2") from None
+    if not counts or any(not 1 <= n <= high for n in counts):
+        raise BadInput(f"{option} {text!r}: expected {what} between 1 and {high}, such as 1,2")
+    return counts
+
+
+def thread_scaling(results: list[dict[str, Any]]) -> list[str]:
+    """One line per local benchmark run at several thread counts: each count's throughput against the
+    fewest threads'."""
+    lines = []
+    for name in dict.fromkeys(r["name"] for r in results if r["engine"] == "local"):
+        runs = [r for r in results if r["name"] == name and r["engine"] == "local"]
+        for r in runs[1:]:
+            lines.append(f"{name}: {r['threads']} threads {r['states_per_second'] / runs[0]['states_per_second']:.2f}x "
+                         f"the states/s of {runs[0]['threads']}")
+    return lines
 
 
 def run_in_subprocess(spec: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -236,28 +266,30 @@ def failure_summary(stderr: str, limit: int = 600) -> str:
               help="Include the Spark standalone-cluster benchmark.")
 @click.option("--workers", default="1,2", show_default=True, metavar="N,M",
               help="Spark worker counts to compare.")
+@click.option("--threads", "thread_list", default="1", show_default=True, metavar="N,M",
+              help="Local-engine thread counts to compare (each local benchmark runs once per count).")
 @click.option("--timeout", default=3600.0, show_default=True, help="Seconds allowed per benchmark.")
-def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout: float) -> None:
-    """Measure exploration speed and memory: two-phase commit, the bench preset, Spark 1 vs 2 workers."""
+def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_list: str, timeout: float) -> None:
+    """Measure exploration speed and memory: two-phase commit, the bench preset (each at every --threads
+    count), Spark 1 vs 2 workers."""
     from rich.table import Table
 
+    from explore.sweep import usable_cores
     from reports.files import check_writable, write_text_atomic
-    from .output import stdout_console
-    from .setup import BadInput
 
-    try:
-        counts = tuple(int(x) for x in workers.split(",") if x.strip())
-    except ValueError:
-        raise BadInput(f"--workers {workers!r}: expected worker counts such as 1,2") from None
-    if not counts or any(n < 1 for n in counts):
-        raise BadInput(f"--workers {workers!r}: expected positive worker counts such as 1,2")
+    from .output import stdout_console
+
+    counts = _counts("--workers", workers, "worker counts", 64)
+    threads = _counts("--threads", thread_list, "thread counts", usable_cores())
     if json_path:
         check_writable(json_path, "--json")
     console = stdout_console()
     results, failure = [], None
-    for spec in plan(quick, spark, counts):
+    for spec in plan(quick, spark, counts, threads):
         console.print(f"[dim]running {spec['name']}"
-                      + (f" with {spec['workers']} worker(s)" if spec.get("workers") else "") + "...[/dim]")
+                      + (f" with {spec['workers']} worker(s)" if spec.get("workers") else "")
+                      + (f" on {spec['threads']} thread(s)" if len(threads) > 1 and spec.get("threads") else "")
+                      + "...[/dim]")
         try:
             results.append(run_in_subprocess(spec, timeout))
             mismatch = pinned_mismatch(spec, results[-1])
@@ -269,15 +301,17 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, timeout
                 f"benchmark {spec['name']} did not finish within --timeout {timeout:g} s")
             break
     table = Table(title="rmqcheck bench" + (" (quick)" if quick else ""), title_justify="left")
-    for col in ("benchmark", "engine", "workers", "distinct states", "transitions", "seconds", "states/s",
-                "bytes/state", "overhead/level"):
+    for col in ("benchmark", "engine", "workers", "threads", "distinct states", "transitions", "seconds",
+                "states/s", "bytes/state", "overhead/level"):
         table.add_column(col, justify="left" if col in ("benchmark", "engine") else "right")
     for r in results:
         overhead = r.get("fixed_overhead_per_level_seconds")
-        table.add_row(r["name"], r["engine"], str(r["workers"]), f"{r['distinct_states']:,}",
+        table.add_row(r["name"], r["engine"], str(r["workers"]), str(r["threads"]), f"{r['distinct_states']:,}",
                       f"{r['transitions']:,}", f"{r['seconds']:.2f}", f"{r['states_per_second']:,.0f}",
                       f"{r['bytes_per_state']:.1f}", f"{overhead:.2f} s" if overhead is not None else "")
     console.print(table)
+    for line in thread_scaling(results):
+        console.print(line)
     sparks = [r for r in results if r["engine"] == "spark"]
     for r in sparks:
         roles = r.get("cpu_seconds_by_role") or {}

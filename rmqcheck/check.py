@@ -15,11 +15,10 @@ from .engines import ENGINES, SparkOptions, run_check
 from .exit_codes import EXIT_FOR_OUTCOME
 from .interrupt import stop_on_signals
 from .options import (TRACES, command_line, config_options, json_option, limit_options, property_option,
-                      quiet_option, traces_option)
+                      quiet_option, threads_option, traces_option)
 from .output import print_result
 from .setup import (MAX_COUNT, BadInput, CheckJob, bounded, check_itf_dir, check_outputs, config_name, limits,
-                    resolve_config,
-                    select_properties)
+                    parallelism, resolve_config, select_properties)
 
 SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_limit")
 MAX_PARTITIONS = 1 << 20
@@ -41,6 +40,7 @@ def check_master_url(url: str) -> None:
 @click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
               help="Exploration engine: the embedded local BFS, or the same BFS on Spark.")
 @limit_options
+@threads_option
 @json_option
 @click.option("--report", "report_path", metavar="PATH",
               help="Write a self-contained trace report: Markdown (.md) or HTML (.html).")
@@ -66,7 +66,7 @@ def check_master_url(url: str) -> None:
                    "(default 20,000; 0: every level after the initial states on the cluster; --engine spark only).")
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, engine, max_states,
-          max_depth, max_seconds, json_path, report_path, graph_path, graph_around, graph_radius, itf_dir, quiet,
+          max_depth, max_seconds, threads, json_path, report_path, graph_path, graph_around, graph_radius, itf_dir, quiet,
           traces, spark_master, partitions,
           work_dir, resume, driver_level_limit) -> None:
     """Explore a configuration exhaustively and give every property a verdict.
@@ -82,6 +82,9 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     cfg = resolve_config(preset_name, config_file, assignments)
     props = select_properties(property_names)
     lim = limits(max_states, max_depth, max_seconds)
+    if threads is not None and engine != "local":
+        raise BadInput(f"--threads: the local engine's option; --engine {engine} has its own workers")
+    _, threads = parallelism(threads, 1)
     spark = _spark_options(ctx, engine, graph_path and not graph_around)
     if report_path:
         report_format(report_path)
@@ -95,7 +98,7 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     if itf_dir:
         check_itf_dir(itf_dir)
 
-    job = CheckJob(cfg, props, lim)
+    job = CheckJob(cfg, props, lim, threads)
     with stop_on_signals(engine == "local"):
         result, explorer = run_check(job, engine, quiet, spark)
         extra_files = {}
@@ -158,7 +161,7 @@ def _graph(job, explorer, result, around: str | None, radius: int):
     if around:
         model = explorer.model if explorer is not None else job.model()
         return build_graph_around(model, result, around, radius)
-    if result.stats.distinct_states > GRAPH_NODE_LIMIT:
+    if result.stats.distinct_states > GRAPH_NODE_LIMIT or result.above_state_limit():
         from .graph_fit import fitting_configuration
         fit = fitting_configuration(job.config, job.properties, GRAPH_NODE_LIMIT, job.limits.max_depth)
         raise BadInput(too_big(f"this fits: {fit.describe()}" if fit else ""))

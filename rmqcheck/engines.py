@@ -46,8 +46,10 @@ def progress_listener(quiet: bool, label: str = "", unit: str = "") -> Iterator[
         yield bar
 
 
-def _options(engine: str, spark: SparkOptions | None) -> dict[str, Any]:
+def _options(engine: str, spark: SparkOptions | None, job: CheckJob) -> dict[str, Any]:
     """The engine's own constructor options."""
+    if engine == "local":
+        return {"threads": job.threads}
     if engine != "spark":
         return {}
     o = spark or SparkOptions()
@@ -59,7 +61,7 @@ def build_explorer(job: CheckJob, engine: str, listener: Any, spark: SparkOption
     """The registered engine ``engine`` set up for ``job``; an engine that cannot load is bad input."""
     factory = explorer_factory(engine)
     try:
-        return factory(job.model(), job.properties, job.limits, listener, **_options(engine, spark))
+        return factory(job.model(), job.properties, job.limits, listener, **_options(engine, spark, job))
     except ImportError as exc:
         raise BadInput(f"--engine {engine}: the {engine} engine cannot be loaded ({exc}); "
                        "use --engine local") from None

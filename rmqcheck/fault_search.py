@@ -80,17 +80,19 @@ class ConfigFaults:
         return None
 
 
-def faults_task(cfg: Config, names: tuple[str, ...], limits: Limits, memory: int, modes: bool) -> ConfigFaults:
+def faults_task(cfg: Config, names: tuple[str, ...], limits: Limits, memory: int, modes: bool,
+                threads: int = 1) -> ConfigFaults:
     props = PROPERTIES.select(list(names))
-    a = FaultAnalysis(RocketMQModel(cfg), props, limits, None, memory, modes).run()
+    a = FaultAnalysis(RocketMQModel(cfg), props, limits, None, memory, modes, threads).run()
     r = a.result
     if r.error is not None:
         return ConfigFaults((), "", r.error.message)
     return ConfigFaults(tuple(a.summaries()), r.incomplete_reason)
 
 
-def graph_task(cfg: Config, name: str, limits: Limits, memory: int) -> CheckResult:
-    return LocalExplorer(RocketMQModel(cfg), PROPERTIES.select([name]), limits, None, memory).run()
+def graph_task(cfg: Config, name: str, limits: Limits, memory: int, threads: int = 1) -> CheckResult:
+    return LocalExplorer(RocketMQModel(cfg), PROPERTIES.select([name]), limits, None, memory,
+                         threads=threads).run()
 
 
 # -- the report ------------------------------------------------------------------------------------------
@@ -170,6 +172,8 @@ class FaultSearch:
     max_configs: int = DEFAULT_MAX_CONFIGS
     listener: Any = None
     on_progress: Callable[[str], None] | None = None
+    threads: int = 1          # of each sweep exploration (jobs times threads: at most the usable cores)
+    step1_threads: int = 1    # of the one exploration of step 1, which runs alone
 
     def run(self) -> FaultsReport:
         self.always = [p for p in self.properties if p.kind == ALWAYS]
@@ -186,7 +190,7 @@ class FaultSearch:
         if self.always:
             self._say("exploring every state with the full budgets")
             analysis = analyse(RocketMQModel(self.config), self.properties.select([p.name for p in self.always]),
-                               self.limits, self.listener)
+                               self.limits, self.listener, threads=self.step1_threads)
             if analysis.result.error is not None:
                 return self._report([], ERROR, analysis, error=analysis.result.error.message)
             for p in self.always:
@@ -243,7 +247,7 @@ class FaultSearch:
     # -- step 2: the graph property per budget vector ----------------------------------------------------
     def _graph_report(self, p: Any) -> GraphReport:
         vectors = self.lattice.vectors()
-        tasks = [Task(graph_task, (self._with_budgets(v), p.name, self.limits, self.memory)) for v in vectors]
+        tasks = [Task(graph_task, (self._with_budgets(v), p.name, self.limits, self.memory, self.threads)) for v in vectors]
         self._say(f"{p.name}: one exploration per budget vector ({len(tasks)})")
         sweep = self._sweep(tasks)
         rep = GraphReport(p.name, p.summary)
@@ -274,7 +278,7 @@ class FaultSearch:
             self.stopped = f"--max-configs {self.max_configs} reached within the single changes"
             singles = singles[: self.max_configs]
         self._say(f"closing: {len(singles)} single changes")
-        sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, True)) for _, cfg in singles], True)
+        sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, True, self.threads)) for _, cfg in singles], True)
         answers = {_key(c): r for (c, _), r in zip(singles, sweep.results) if r is not None}
         for c, _ in singles:
             self._note_unsettled(c, answers.get(_key(c)))
@@ -327,7 +331,7 @@ class FaultSearch:
             batch = candidates[:room]
             configs = [_combined(self.config, settings, idx) for idx in batch]
             self._say(f"closing: {len(batch)} sets of {size} changes")
-            sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, False))
+            sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, False, self.threads))
                                  for cfg in configs if cfg is not None], True)
             results = iter(sweep.results)
             for idx, cfg in zip(batch, configs):

@@ -11,9 +11,10 @@ from reports.files import OutputSet, is_standard_output
 from .compile_notice import announce_compilation
 from .engines import progress_listener
 from .exit_codes import EXIT_FOR_OUTCOME
-from .options import config_options, json_option, limit_options, property_option, quiet_option, traces_option
+from .options import (config_options, json_option, limit_options, property_option, quiet_option,
+                      threads_option, traces_option)
 from .output import stdout_console
-from .setup import BadInput, check_outputs, config_name, limits, resolve_config, select_properties
+from .setup import BadInput, check_outputs, config_name, limits, parallelism, resolve_config, select_properties
 
 #: configurations the search for what closes each mode may explore in all (``--max-configs``)
 DEFAULT_MAX_CONFIGS = 64
@@ -28,12 +29,13 @@ DEFAULT_MAX_CONFIGS = 64
               help="Write a section per property with its modes and every trace: Markdown (.md) or HTML (.html).")
 @traces_option
 @click.option("--jobs", type=int, metavar="N",
-              help="Explorations of the sweeps run in parallel (default: the usable cores).")
+              help="Explorations of the sweeps run in parallel (default: the usable cores --threads leaves).")
+@threads_option
 @click.option("--max-configs", type=int, default=DEFAULT_MAX_CONFIGS, show_default=True, metavar="N",
               help="Configurations the search for what closes each mode may explore in all.")
 @quiet_option
 def faults(preset_name, config_file, assignments, property_names, max_states, max_depth, max_seconds,
-           json_path, report_path, traces, jobs, max_configs, quiet) -> None:
+           json_path, report_path, traces, jobs, threads, max_configs, quiet) -> None:
     """Which failure combinations break each property, through which step, and what closes each mode.
 
     One exhaustive exploration with the full failure budgets gives, per always property, the minimal
@@ -44,7 +46,6 @@ def faults(preset_name, config_file, assignments, property_names, max_states, ma
     error.
     """
     announce_compilation()
-    from explore.sweep import usable_cores
     from invariants.base import SOMETIMES
     from reports.document import report_format
 
@@ -58,11 +59,9 @@ def faults(preset_name, config_file, assignments, property_names, max_states, ma
                        "faults reports always and graph properties")
     props = props.without([SOMETIMES])
     lim = limits(max_states, max_depth, max_seconds)
-    cores = usable_cores()
-    if jobs is None:
-        jobs = cores
-    if not 1 <= jobs <= cores:
-        raise BadInput(f"--jobs {jobs}: must be between 1 and {cores} (the usable cores)")
+    # the one exploration of step 1 runs alone: unless told otherwise it takes every core
+    step1_threads = threads or parallelism(None, 1)[1]
+    jobs, threads = parallelism(threads, jobs, default_jobs=0)
     if max_configs < 0:
         raise BadInput(f"--max-configs {max_configs}: must be >= 0")
     if report_path:
@@ -71,7 +70,7 @@ def faults(preset_name, config_file, assignments, property_names, max_states, ma
 
     say = None if quiet else (lambda text: click.echo(f"faults: {text}", err=True))
     with progress_listener(quiet) as listener:
-        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say).run()
+        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say, threads, step1_threads).run()
     out = stdout_console(stderr=is_standard_output(json_path))
     name = config_name(preset_name, config_file)
     from reports.faults import faults_json, faults_report, render_console, summary_line

@@ -10,9 +10,9 @@ from .compile_notice import announce_compilation
 from .engines import run_check
 from .exit_codes import EXIT_INCOMPLETE, EXIT_MODEL_ERROR, EXIT_OK, EXIT_VIOLATED
 from .interrupt import stop_on_signals
-from .options import quiet_option
+from .options import quiet_option, threads_option
 from .output import stdout_console
-from .setup import BadInput, CheckJob, check_outputs, select_properties
+from .setup import BadInput, CheckJob, check_outputs, parallelism, select_properties
 
 
 @click.command()
@@ -23,8 +23,9 @@ from .setup import BadInput, CheckJob, check_outputs, select_properties
 @click.option("--junit", "junit_path", metavar="PATH",
               help="Also write JUnit XML: a test case per configuration and property, a flipped verdict's "
                    "new trace in its failure.")
+@threads_option
 @quiet_option
-def gate(baseline_path: str, update: bool, junit_path: str | None, quiet: bool) -> None:
+def gate(baseline_path: str, update: bool, junit_path: str | None, threads: int | None, quiet: bool) -> None:
     """Fail (exit 1, with a diff and each new trace) when any property's verdict differs from the baseline.
 
     Every configuration is explored exhaustively (no limits). With --update the file's expected verdicts
@@ -39,12 +40,13 @@ def gate(baseline_path: str, update: bool, junit_path: str | None, quiet: bool) 
 
     if update and junit_path:
         raise BadInput("--junit reports a comparison with the baseline; --update makes none: drop one of them")
+    _, threads = parallelism(threads, 1)
     entries = load_baseline(baseline_path, need_expect=not update)
     check_outputs({"--baseline": baseline_path if update else None, "--junit": junit_path})
     out = stdout_console()
     results = []
     for i, entry in enumerate(entries, start=1):
-        job = CheckJob(entry.config, select_properties(entry.properties), _no_limits())
+        job = CheckJob(entry.config, select_properties(entry.properties), _no_limits(), threads)
         with stop_on_signals():
             result, _ = run_check(job, "local", quiet, label=f"[{i}/{len(entries)}] {entry.name}")
             if stop.requested():

@@ -56,7 +56,7 @@ def fitting_configuration(config: Any, properties: Any, limit: int, max_depth: i
             values = lowered
             candidate = Config.from_mapping({k: v for k, v in values.items() if original[k] != v}, base=config)
             run = LocalExplorer(RocketMQModel(candidate), properties, Limits(limit + 1, max_depth)).run()
-            if run.stats.distinct_states <= limit:
+            if run.stats.distinct_states <= limit and not run.above_state_limit():
                 changed = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in values.items()
                            if original.get(k) != v]
                 return Fit(changed, run.stats.distinct_states)

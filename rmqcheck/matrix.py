@@ -11,9 +11,10 @@ from .compile_notice import announce_compilation
 from .engines import run_check
 from .exit_codes import EXIT_FOR_OUTCOME, worst_outcome
 from .interrupt import stop_on_signals
-from .options import TRACES, command_line, json_option, limit_options, property_option, quiet_option, traces_option
+from .options import (TRACES, command_line, json_option, limit_options, property_option, quiet_option,
+                      threads_option, traces_option)
 from .output import stdout_console
-from .setup import BadInput, CheckJob, check_outputs, limits, resolve_config, select_properties
+from .setup import CheckJob, check_outputs, limits, parallelism, resolve_config, select_properties
 
 #: the preset the matrix leaves out by default: the benchmark space
 NOT_BY_DEFAULT = ("bench",)
@@ -35,12 +36,14 @@ def default_presets() -> tuple[str, ...]:
 @json_option
 @click.option("--report", "report_path", metavar="PATH",
               help="Write every configuration's verdicts and traces: Markdown (.md) or HTML (.html).")
-@click.option("--jobs", type=int, default=1, show_default=True, metavar="N",
-              help="Configurations checked in parallel, one process each (at most the usable cores).")
+@click.option("--jobs", type=int, metavar="N",
+              help="Configurations checked in parallel, one process each (default: 1, or the cores --threads "
+                   "leaves; jobs times threads at most the usable cores).")
+@threads_option
 @quiet_option
 @traces_option
 def matrix(preset_names, assignments, property_names, max_states, max_depth, max_seconds, json_path,
-           report_path, jobs, quiet, traces) -> None:
+           report_path, jobs, threads, quiet, traces) -> None:
     """Check several presets and print one table: each cell a verdict, violations with trace length.
 
     The exit code is that of the most serious outcome: 4 model error, 1 violated, 3 incomplete, 0 passed.
@@ -53,11 +56,7 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
     configs = [(name, resolve_config(name, None, assignments)) for name in names]
     props = select_properties(property_names)
     lim = limits(max_states, max_depth, max_seconds)
-    from explore.sweep import usable_cores
-
-    cores = usable_cores()
-    if not 1 <= jobs <= cores:
-        raise BadInput(f"--jobs {jobs}: must be between 1 and {cores} (the usable cores)")
+    jobs, threads = parallelism(threads, jobs, default_jobs=0 if threads is not None else 1)
     if report_path:
         report_format(report_path)
     check_outputs({"--json": json_path, "--report": report_path})
@@ -66,7 +65,7 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
 
     # one sweep task per configuration; in parallel the workers draw no progress bar
     tasks = [Task(check_configuration, (cfg, tuple(props.names()), lim, quiet or jobs > 1,
-                                        f"[{i}/{len(configs)}] {name}"))
+                                        f"[{i}/{len(configs)}] {name}", threads))
              for i, (name, cfg) in enumerate(configs, start=1)]
     with stop_on_signals():   # after Ctrl-C the remaining configurations stop at once, as incomplete
         sweep = run_sweep(tasks, jobs)
@@ -92,7 +91,8 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
     sys.exit(EXIT_FOR_OUTCOME[worst_outcome([s.result.outcome for s in sections])])
 
 
-def check_configuration(cfg, property_names, lim, quiet, label=""):
+def check_configuration(cfg, property_names, lim, quiet, label="", threads=1):
     """One matrix cell's exploration (a sweep task: it may run in a worker process)."""
-    result, _ = run_check(CheckJob(cfg, select_properties(property_names), lim), "local", quiet, label=label)
+    result, _ = run_check(CheckJob(cfg, select_properties(property_names), lim, threads), "local", quiet,
+                          label=label)
     return result

@@ -37,6 +37,13 @@ def limit_options(f: Callable) -> Callable:
     return f
 
 
+def threads_option(f: Callable) -> Callable:
+    """``--threads N``: the local engine's threads per exploration (the same results for every N)."""
+    return click.option("--threads", type=int, metavar="N",
+                        help="Threads of each local exploration (default: the usable cores, shared among "
+                             "--jobs where there are jobs); every thread count gives the same results.")(f)
+
+
 def json_option(f: Callable) -> Callable:
     return click.option("--json", "json_path", metavar="PATH",
                         help="Write the result as JSON (schema in the README).")(f)

@@ -107,13 +107,38 @@ def bounded(option: str, value: int | float, high: int, positive: bool = True) -
         raise BadInput(f"{option} {value}: must be at most {high:,}")
 
 
+MAX_THREADS = 64   # table regions are numbered in a byte
+
+
+def parallelism(threads: int | None, jobs: int | None, default_jobs: int = 1) -> tuple[int, int]:
+    """``(jobs, threads)`` for ``--jobs`` / ``--threads`` (None: not given): ``jobs`` explorations at
+    once, each on ``threads`` threads, never more than the usable cores in all. Unset, threads share the
+    cores among the jobs, and jobs default to ``default_jobs`` (0: the cores the threads leave)."""
+    from explore.sweep import usable_cores
+
+    cores = usable_cores()
+    if threads is not None and not 1 <= threads <= min(cores, MAX_THREADS):
+        raise BadInput(f"--threads {threads}: must be between 1 and {min(cores, MAX_THREADS)} (the usable cores)")
+    if jobs is not None and not 1 <= jobs <= cores:
+        raise BadInput(f"--jobs {jobs}: must be between 1 and {cores} (the usable cores)")
+    if jobs is None:
+        jobs = default_jobs or max(cores // (threads or 1), 1)
+    if threads is None:
+        threads = max(min(cores // jobs, MAX_THREADS), 1)
+    if jobs * threads > cores:
+        raise BadInput(f"--jobs {jobs} --threads {threads}: {jobs * threads} threads in all, more than the "
+                       f"{cores} usable cores")
+    return jobs, threads
+
+
 @dataclass
 class CheckJob:
-    """One configuration to check, with everything the engines need."""
+    """One configuration to check, with everything the engines need (``threads``: the local engine's)."""
 
     config: Config
     properties: PropertySet
     limits: Limits
+    threads: int = 1
 
     def model(self) -> RocketMQModel:
         from model.rocketmq import RocketMQModel

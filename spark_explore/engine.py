@@ -28,7 +28,7 @@ from explore import kernel as K
 from explore.coverage import fill_stats, new_tally, note_pruned
 from explore.step import tally_size
 from explore.local import Limits, LocalExplorer, Progress, peak_rss_bytes, rss_bytes
-from explore.result import CheckResult, ModelError, PropertyResult, Stats, UNKNOWN, outcome_of
+from explore.result import CheckResult, ModelError, PropertyResult, Stats, UNKNOWN, outcome_of, state_limit_reason
 from explore.trace import replay
 from explore.tracker import PropertyTracker
 from invariants.base import GRAPH, PropertySet
@@ -308,7 +308,7 @@ class SparkExplorer:
         size = int(lm["n"])
         transitions = int(em["transitions"] or 0)
         if self.limits.max_states is not None and sum(li.size for li in meta.levels) + size > self.limits.max_states:
-            self.incomplete = f"state limit {self.limits.max_states} reached"
+            self.incomplete = state_limit_reason(self.limits.max_states)
             if leaf_mask:
                 meta.unexpanded -= meta.levels[level].leaves
             return False  # the level is not added: a resumed run expands it again

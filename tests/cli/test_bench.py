@@ -10,7 +10,7 @@ import pytest
 
 from rmqcheck.bench import _fit, failure_summary, plan
 
-FIELDS = {"name": str, "engine": str, "workers": int, "distinct_states": int, "transitions": int,
+FIELDS = {"name": str, "engine": str, "workers": int, "threads": int, "distinct_states": int, "transitions": int,
           "seconds": float, "states_per_second": float, "bytes_per_state": float}
 
 
@@ -38,6 +38,26 @@ def test_bad_worker_list_is_bad_input():
     run = subprocess.run([sys.executable, "-m", "rmqcheck", "bench", "--quick", "--workers", "two"],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "--workers" in run.stderr and run.stderr.count("\n") == 1
+
+
+def test_plan_runs_each_local_benchmark_at_every_thread_count_side_by_side():
+    specs = plan(quick=True, spark=False, workers=(1,), threads=(1, 2))
+    assert [(s["name"], s["threads"]) for s in specs] == [
+        ("twophase-6", 1), ("twophase-6", 2), ("default", 1), ("default", 2), ("default-check", 1),
+        ("default-check", 2)]
+
+
+def test_thread_scaling_compares_each_count_with_the_fewest():
+    from rmqcheck.bench import thread_scaling
+    runs = [{"name": "bench", "engine": "local", "threads": 1, "states_per_second": 100.0},
+            {"name": "bench", "engine": "local", "threads": 2, "states_per_second": 180.0}]
+    assert thread_scaling(runs) == ["bench: 2 threads 1.80x the states/s of 1"]
+
+
+def test_bad_thread_list_is_bad_input():
+    run = subprocess.run([sys.executable, "-m", "rmqcheck", "bench", "--quick", "--threads", "1,999"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "--threads" in run.stderr and run.stderr.count("\n") == 1
 
 
 def test_plan_compares_one_and_two_spark_workers():
@@ -73,7 +93,8 @@ def test_measured_benchmarks_are_kept_when_a_later_one_fails(tmp_path, monkeypat
     def fake(spec, timeout):
         if spec["name"] == "default":
             raise B.click.ClickException("benchmark default failed (exit code 1): boom")
-        return {"name": spec["name"], "engine": "local", "workers": 1, "distinct_states": 5, "transitions": 7,
+        return {"name": spec["name"], "engine": "local", "workers": 1, "threads": 1, "distinct_states": 5,
+                "transitions": 7,
                 "seconds": 1.0, "states_per_second": 5.0, "bytes_per_state": 1.0, "cores_busy": 1.0}
 
     monkeypatch.setattr(B, "run_in_subprocess", fake)

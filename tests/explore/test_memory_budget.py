@@ -150,11 +150,17 @@ def test_memory_error_while_sorting_a_level_is_incomplete(monkeypatch):
 
 
 def test_memory_error_while_growing_the_table_is_incomplete(monkeypatch):
-    ex = LocalExplorer(TwoPhase(6), TWOPHASE_PROPERTIES)
-    real = ex._new_table
-    ex._new_table = lambda slots: real(slots) if slots <= L.TABLE_START else (_ for _ in ()).throw(MemoryError())
     monkeypatch.setattr(L, "TABLE_START", 64)
-    r = ex.run()
+    real = L.K.new_table
+    first = L._region_start(1)
+
+    def new_table(slots, owners, words):
+        if slots > first:   # the first table is made; growing it fails
+            raise MemoryError
+        return real(slots, owners, words)
+
+    monkeypatch.setattr(L.K, "new_table", new_table)
+    r = LocalExplorer(TwoPhase(6), TWOPHASE_PROPERTIES).run()
     assert r.outcome in (INCOMPLETE, VIOLATED)
     assert "out of memory growing the hash table" in r.incomplete_reason
 

@@ -6,7 +6,7 @@ a contiguous index range; ``parent[i]`` / ``via[i]`` are the parent pointer and 
 states, so membership is exact: for one-word states a slot is the pair (state, index + 1) and a lookup
 never touches ``states``; for wider states a slot is one word, the fingerprint's upper half beside
 ``index + 1``, and a tag match is confirmed against ``states``. The table is cut into one region per
-thread (``len(visited.fill)`` regions; one on one thread): the high half of a state's hash picks its
+thread (``visited.regions``: how many, and the slots of each; one region on one thread): the high half of a state's hash picks its
 region, the low bits its home slot there, and probing wraps inside the region, so each thread of
 :mod:`explore.threaded` files the states of its own region without locks. :func:`expand` runs the model's compiled
 ``successors`` over a chunk of the current level, checks every new state with the property set's compiled
@@ -78,14 +78,15 @@ SCHECK_T = types.FunctionType(STATE_CHECK_SIG)
 
 #: the visited set and what is kept per state, passed to the kernels as one value (a tuple: no reference
 #: counting, no jitclass); ``table`` is replaced when it grows, so the tuple is built again for each call
-Visited = namedtuple("Visited", "states parent via table noexp goal edges row_start fill")
+Visited = namedtuple("Visited", "states parent via table noexp goal edges row_start fill regions")
 #: witness candidates per property bit: a state index, or a transition (source index, action)
 Witnesses = namedtuple("Witnesses", "state src act")
 #: the successor rows of one state and each one's lookup start (slot, tag)
 Rows = namedtuple("Rows", "out oflags homes tags")
 
 VISITED_T = types.NamedTuple((U64_2D, types.int32[::1], types.int16[::1], types.uint64[::1], types.uint8[::1],
-                              types.uint8[::1], types.int32[::1], I64_1D, I64_1D), Visited)
+                              types.uint8[::1], types.int32[::1], I64_1D, I64_1D, types.UniTuple(types.int64, 2)),
+                             Visited)
 WITNESSES_T = types.NamedUniTuple(I64_1D, 3, Witnesses)
 ROWS_T = types.NamedTuple((U64_2D, I64_1D, I64_1D, types.uint64[::1]), Rows)
 
@@ -120,22 +121,17 @@ def owner_of(h, owners):
 
 
 @kernel(inline=True)
-def _region_slots(table, owners, words):
-    return np.uint64((len(table) // 2 if words == 1 else len(table)) // owners)
+def home_of(table, regions, row, h):
+    """``(slot, tag)``: where a lookup of ``row`` (hash ``h``) starts in its owner's region, and its tag.
+    ``regions`` is ``(number of regions, slots per region)``, the latter a power of two."""
+    rslots = np.uint64(regions[1])
+    slot = np.int64(np.uint64(owner_of(h, regions[0])) * rslots + (h & (rslots - np.uint64(1))))
+    return slot, (row[0] if len(row) == 1 else h >> HIGH32)
 
 
 @kernel(inline=True)
-def home_of(table, owners, row, h):
-    """``(slot, tag)``: where a lookup of ``row`` (hash ``h``) starts in its owner's region, and its tag."""
-    words = len(row)
-    rslots = _region_slots(table, owners, words)
-    slot = np.int64(np.uint64(owner_of(h, owners)) * rslots + (h & (rslots - np.uint64(1))))
-    return slot, (row[0] if words == 1 else h >> HIGH32)
-
-
-@kernel(inline=True)
-def _home(table, owners, row):
-    return home_of(table, owners, row, state_hash(row))
+def _home(table, regions, row):
+    return home_of(table, regions, row, state_hash(row))
 
 
 @kernel(inline=True)
@@ -144,19 +140,18 @@ def _prefetch_home(table, words, slot):
 
 
 @kernel
-def _find(states, table, owners, row):
+def _find(states, table, regions, row):
     """``(index, slot, tag)``: the stored index of ``row`` (or -1), the slot where it is or would go, and
     the tag to store there."""
-    slot, tag = _home(table, owners, row)
-    return _probe(states, table, owners, row, slot, tag)
+    slot, tag = _home(table, regions, row)
+    return _probe(states, table, regions, row, slot, tag)
 
 
 @kernel
-def _probe(states, table, owners, row, slot, tag):
+def _probe(states, table, regions, row, slot, tag):
     """Linear probing from ``slot``, wrapping inside its region: ``(index or -1, slot, tag)``."""
     words = len(row)
-    rslots = _region_slots(table, owners, words)
-    smask = rslots - np.uint64(1)
+    smask = np.uint64(regions[1]) - np.uint64(1)
     base = np.uint64(slot) & ~smask
     if words == 1:
         key = row[0]
@@ -179,9 +174,9 @@ def _probe(states, table, owners, row, slot, tag):
 
 
 @kernel(inline=True)
-def free_slot_from(table, owners, words, slot):
+def free_slot_from(table, regions, words, slot):
     """The first empty slot at or after ``slot`` in its region (for a state known not to be there)."""
-    smask = _region_slots(table, owners, words) - np.uint64(1)
+    smask = np.uint64(regions[1]) - np.uint64(1)
     base = np.uint64(slot) & ~smask
     while table[2 * slot + 1 if words == 1 else slot] != 0:
         slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
@@ -198,38 +193,39 @@ def _put(table, words, slot, tag, j):
 
 
 @kernel(inline=True)
-def put_new(table, fill, io, words, slot, tag, j):
+def put_new(table, regions, fill, io, words, slot, tag, j):
     """File a new state ``j`` at ``slot`` and count it in its region (``io[IO_FILL_MAX]``: the fullest)."""
     _put(table, words, slot, tag, j)
-    o = np.int64(np.uint64(slot) // _region_slots(table, len(fill), words))
+    o = 0 if regions[0] == 1 else np.int64(np.uint64(slot) // np.uint64(regions[1]))
     fill[o] += 1
     if fill[o] > io[IO_FILL_MAX]:
         io[IO_FILL_MAX] = fill[o]
 
 
-@nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1], I64_1D, types.int64, types.int64), cache=True,
-         nogil=True, _nrt=False)
-def rehash(states, count, table, fill, owner, owners):
+@nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1], I64_1D, types.int64, types.int64, types.int64),
+         cache=True, nogil=True, _nrt=False)
+def rehash(states, count, table, fill, owner, owners, region_slots):
     """Insert those of the first ``count`` stored states that region ``owner`` owns into an empty
     ``table`` of ``owners`` regions (``owner`` -1: all of them), counting them in ``fill``; returns how many
     it inserted. Regions are disjoint, so one call per region may run on each thread at once."""
     words = states.shape[1]
+    regions = (owners, region_slots)
     done = 0
     for i in range(count):
         h = state_hash(states[i])
         if owner >= 0 and owner_of(h, owners) != owner:
             continue
-        slot, tag = home_of(table, owners, states[i], h)
-        _, slot, tag = _probe(states, table, owners, states[i], slot, tag)
+        slot, tag = home_of(table, regions, states[i], h)
+        _, slot, tag = _probe(states, table, regions, states[i], slot, tag)
         _put(table, words, slot, tag, i)
         fill[owner_of(h, owners)] += 1
         done += 1
     return done
 
 
-@nb.njit(types.void(U64_2D, types.uint64[::1], types.int64, types.int64, I64_1D, types.int32[::1], types.int64,
-                    types.int64), cache=True, nogil=True)
-def relink_level(states, table, owners, lo, order, edges, e0, e1):
+@nb.njit(types.void(U64_2D, types.uint64[::1], types.UniTuple(types.int64, 2), types.int64, I64_1D,
+                    types.int32[::1], types.int64, types.int64), cache=True, nogil=True)
+def relink_level(states, table, regions, lo, order, edges, e0, e1):
     """Before the level ``[lo, lo + len(order))`` is reordered by key (new position ``lo + k`` takes the
     state at ``lo + order[k]``), point its hash-table entries and the edges ``edges[e0:e1]`` that reach it
     at the new positions. The caller then permutes the per-state arrays."""
@@ -239,7 +235,7 @@ def relink_level(states, table, owners, lo, order, edges, e0, e1):
         new_pos[order[k]] = lo + k
     words = states.shape[1]
     for i in range(n):
-        _, slot, tag = _find(states, table, owners, states[lo + i])
+        _, slot, tag = _find(states, table, regions, states[lo + i])
         _put(table, words, slot, tag, new_pos[i])
     for e in range(e0, e1):
         d = np.int64(edges[e])
@@ -281,7 +277,7 @@ def _store_new(scheck, params, visited, io, masks, wit_state, row, slot, tag, sr
         states[j, i] = row[i]
     visited.parent[j] = src
     visited.via[j] = a
-    put_new(visited.table, visited.fill, io, states.shape[1], slot, tag, j)
+    put_new(visited.table, visited.regions, visited.fill, io, states.shape[1], slot, tag, j)
     io[IO_COUNT] = j + 1
     check_new(scheck, params, visited, masks, wit_state, j, io[IO_GRAPH] != 0, io[IO_LEAVES] != 0)
     return j
@@ -312,7 +308,7 @@ def seed(scheck, params, visited, io, masks, wit_state, initial):
     """Store and check the initial states (level 0); returns how many were new."""
     added = 0
     for i in range(initial.shape[0]):
-        j, slot, tag = _find(visited.states, visited.table, len(visited.fill), initial[i])
+        j, slot, tag = _find(visited.states, visited.table, visited.regions, initial[i])
         if j >= 0:
             continue
         _store_new(scheck, params, visited, io, masks, wit_state, initial[i], slot, tag, -1, -1)
@@ -332,7 +328,7 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
     coverage ``tally``); inserting them into the visited set is this function's own step."""
     states = visited.states
     table = visited.table
-    owners = len(visited.fill)
+    regions = visited.regions
     out = rows.out
     oflags = rows.oflags
     nact = len(oflags)
@@ -365,7 +361,7 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
         # start every lookup's cache miss before the first probe (the probes then mostly hit the cache)
         for a in range(nact):
             if oflags[a] & ENABLED:
-                slot, tag = _home(table, owners, out[a])
+                slot, tag = _home(table, regions, out[a])
                 rows.homes[a] = slot
                 rows.tags[a] = tag
                 _prefetch_home(table, words, slot)
@@ -375,7 +371,7 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
             if rows_equal(out[a], states[src]):
                 j = src  # a self-loop: no lookup needed
             else:
-                j, slot, tag = _probe(states, table, owners, out[a], rows.homes[a], rows.tags[a])
+                j, slot, tag = _probe(states, table, regions, out[a], rows.homes[a], rows.tags[a])
                 if j < 0:
                     if io[IO_COUNT] >= io[IO_MAX_STATES]:
                         return ST_LIMIT

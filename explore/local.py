@@ -191,7 +191,7 @@ class LocalExplorer:
     def _visited(self) -> Any:
         """The visited set as the kernels take it (built anew: the table and edges grow)."""
         return K.Visited(self.states, self.parent, self.via, self.table, self.noexp, self.goal, self.edges,
-                         self.row_start, self.fill)
+                         self.row_start, self.fill, (self.owners, self.region_slots))
 
     def _classify(self) -> None:
         self.tracker = PropertyTracker(self.props)
@@ -427,9 +427,10 @@ class LocalExplorer:
         self.fill[:] = 0
         count = int(self.io[K.IO_COUNT])
         if self.owners == 1:
-            K.rehash(self.states, count, self.table, self.fill, -1, 1)
+            K.rehash(self.states, count, self.table, self.fill, -1, 1, self.region_slots)
         else:
-            self.team.run(lambda o: K.rehash(self.states, count, self.table, self.fill, o, self.owners))
+            self.team.run(lambda o: K.rehash(self.states, count, self.table, self.fill, o, self.owners,
+                                             self.region_slots))
         self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
         self.io[K.IO_FILL_MAX] = int(self.fill.max())
 
@@ -470,7 +471,7 @@ class LocalExplorer:
         sorted_rows = [(a, a[lo:hi][order]) for a in self._level_arrays()]
         new_pos = np.empty(hi - lo, dtype=np.int64)
         new_pos[order] = np.arange(lo, hi)
-        K.relink_level(self.states, self.table, self.owners, lo, order, self.edges, e0, e1)
+        K.relink_level(self.states, self.table, (self.owners, self.region_slots), lo, order, self.edges, e0, e1)
         for array, rows in sorted_rows:
             array[lo:hi] = rows
         moved = (self.wit_state >= lo) & (self.wit_state < hi)   # witnesses found in this level

@@ -18,6 +18,8 @@ from .coverage import new_tally
 
 SLICE_STATES = 16384     # states per thread and round: rounds of tens of milliseconds, buffers of tens of MB
 SAMPLES_PER_RANGE = 256  # sort splitters are drawn from this many level states per thread
+LOCAL_SLOTS = 1 << 16     # a thread's set of its round's candidates: 512 KiB, in its core's L2 cache
+PAD = 16                 # int64 slots between two threads' rows of small per-thread arrays (128 bytes)
 THREAD_ADDRESS_SPACE = 72 << 20   # a thread's stack (8 MiB) and glibc malloc arena (64 MiB), reserved
 
 
@@ -70,25 +72,33 @@ class LevelRounds:
         self.cand_src = np.empty(n, dtype=np.int32)
         self.cand_act = np.empty(n, dtype=np.int16)
         self.cand_owner = np.empty(n, dtype=np.int32)
-        self.cand_res = np.empty(n, dtype=np.int64)
+        self.cand_rank = np.empty(n, dtype=np.int32)
+        self.visit_res = np.empty(n, dtype=np.int64)
         self.new_ref = np.empty(n, dtype=np.int64)
         self.edges_t = np.empty(n if explorer.graph else 1, dtype=np.int64)
-        self.tio = np.zeros((self.T, P.T_SIZE), dtype=np.int64)
-        self.owner_count = np.zeros((self.T, self.T), dtype=np.int64)
+        # each thread's hot counters on cache lines of their own (a shared line costs more than the work)
+        self.tio = np.zeros((self.T, P.T_SIZE + PAD), dtype=np.int64)
+        self.owner_counts = np.zeros((self.T, self.T + PAD), dtype=np.int64)
+        self.owner_count = self.owner_counts[:, :self.T]
         self.wit_src = np.full((self.T, 64), -1, dtype=np.int64)
         self.wit_act = np.full((self.T, 64), -1, dtype=np.int64)
         self.wit_owner = np.full((self.T, 64), -1, dtype=np.int64)   # state witnesses per owner, this level
-        self.tally = np.stack([new_tally(explorer.nact) for _ in range(self.T)])
-        self.rows = [K.Rows(np.zeros((nact, words), dtype=np.uint64), np.zeros(nact, dtype=np.int64),
-                            np.zeros(nact, dtype=np.int64), np.zeros(nact, dtype=np.uint64)) for _ in range(self.T)]
-        self.hashes = np.zeros((self.T, nact), dtype=np.uint64)
+        size = len(new_tally(explorer.nact))
+        self.tallies = np.zeros((self.T, size + PAD), dtype=np.int64)
+        self.tally = self.tallies[:, :size]
+        self.rows = [K.Rows(np.zeros((nact + PAD, words), dtype=np.uint64)[:nact],
+                            np.zeros(nact + PAD, dtype=np.int64)[:nact], np.zeros(nact + PAD, dtype=np.int64)[:nact],
+                            np.zeros(nact + PAD, dtype=np.uint64)[:nact]) for _ in range(self.T)]
+        self.hashes = np.zeros((self.T, nact + PAD), dtype=np.uint64)
+        self.local = np.zeros((self.T, LOCAL_SLOTS + PAD), dtype=np.int64)   # each thread's emitted set
+        self.seen = [np.zeros(0, dtype=np.int64) for _ in range(self.T)]       # each owner's scratch set
 
     @staticmethod
     def team_bytes(threads: int, nact: int, words: int, graph: bool, slice_states: int = SLICE_STATES) -> int:
         """What :class:`LevelRounds` allocates, and the address space each worker thread reserves (its
         stack, its malloc arena), for the explorer's memory budget."""
-        per_candidate = 8 * words + 8 + 8 + 4 + 2 + 4 + 8 + 8 + (8 if graph else 0)
-        return threads * (slice_states * max(nact, 1) * per_candidate + THREAD_ADDRESS_SPACE)
+        per_candidate = 8 * words + 8 + 8 + 4 + 2 + 4 + 4 + 8 + 8 + (8 if graph else 0)
+        return threads * (slice_states * max(nact, 1) * per_candidate + 8 * LOCAL_SLOTS + THREAD_ADDRESS_SPACE)
 
     # -- expansion ---------------------------------------------------------------------------------------
     def expand(self, level: int, lo: int, hi: int) -> int:
@@ -113,7 +123,7 @@ class LevelRounds:
     def _round(self, bounds: list[int]) -> int:
         ex = self.ex
         self.tio[:] = 0
-        self.owner_count[:] = 0
+        self.owner_counts[:] = 0
         visited = ex._visited()
         status = self._expand_slices(visited, bounds)
         if status != K.ST_LEVEL_DONE:
@@ -146,10 +156,11 @@ class LevelRounds:
         def phase_a(t: int) -> int:
             return P.expand_slice(ex.model.successors, ex.props.transition_check, ex.model.params, visited,
                                   ex.masks, bounds[t], bounds[t + 1], t * self.C, self.cand_rows, self.cand_h,
-                                  self.cand_slot, self.cand_src, self.cand_act, self.cand_owner, self.tio[t], self.owner_count[t],
+                                  self.cand_slot, self.cand_src, self.cand_act, self.cand_owner, self.cand_rank,
+                                  self.tio[t], self.owner_counts[t],
                                   K.Witnesses(ex.wit_state, self.wit_src[t], self.wit_act[t]), self.rows[t],
-                                  self.hashes[t], self.tally[t], self.edges_t[t * self.C:] if graph else self.edges_t,
-                                  graph, leaves)
+                                  self.hashes[t], self.tallies[t, :self.tally.shape[1]], self.edges_t[t * self.C:] if graph else self.edges_t,
+                                  graph, leaves, self.local[t, :LOCAL_SLOTS])
         try:
             statuses = self.team.run(phase_a)
         except Exception:   # raised inside model code: the state it was expanding, for the report
@@ -169,10 +180,17 @@ class LevelRounds:
         ref0 = np.concatenate(([0], np.cumsum(per_owner)[:-1])).astype(np.int64)
         ncand = np.ascontiguousarray(self.tio[:, P.T_NCAND])
 
+        sizes = [_pow2_at_least(2 * c + 2) for c in per_owner]
+        for o, size in enumerate(sizes):   # kept from round to round: no page faults, no unmapping
+            if len(self.seen[o]) < 2 * size:
+                self.seen[o] = np.zeros(2 * size, dtype=np.int64)
+
         def phase_b(o: int) -> int:
-            seen = np.zeros(_pow2_at_least(2 * per_owner[o] + 2), dtype=np.int64)
-            return P.dedup_owner(o, self.C, ncand, self.cand_rows, self.cand_h, self.cand_owner, self.cand_res,
-                                 seen, self.new_ref, int(ref0[o]))
+            seen, size = self.seen[o], sizes[o]
+            seen[:2 * size] = 0
+            return P.dedup_owner(o, self.C, ncand, self.cand_rows, self.cand_h, self.cand_owner, seen[:size],
+                                 seen[size:2 * size], self.visit_res, self.new_ref, int(ref0[o]))
+        self.ref0 = ref0
         return np.array(self.team.run(phase_b), dtype=np.int64), ref0
 
     def _place_edges(self, bounds: list[int], owner_base: np.ndarray) -> bool:
@@ -183,9 +201,11 @@ class LevelRounds:
         if not ex._edge_room(start + int(n_edges.sum())):
             return False
         e_base = start + np.concatenate(([0], np.cumsum(n_edges)[:-1]))
+        # where owner o's visits of thread t's candidates start: after its own earlier threads'
+        visit_from = (self.ref0 + np.cumsum(self.owner_count, axis=0) - self.owner_count).astype(np.int64)
         self.team.run(lambda t: P.resolve_edges(self.edges_t, t * self.C, int(n_edges[t]), ex.edges, int(e_base[t]),
-                                                self.cand_owner, self.cand_res, owner_base, ex.row_start,
-                                                bounds[t], bounds[t + 1]))
+                                                self.cand_owner, self.cand_rank, self.visit_res, visit_from[t],
+                                                owner_base, ex.row_start, bounds[t], bounds[t + 1]))
         ex.io[K.IO_EDGES] = start + int(n_edges.sum())
         return True
 
@@ -253,7 +273,8 @@ class LevelRounds:
         self.team.run(lambda t: P.invert_order(order, lo, part[t], part[t + 1], new_pos))
         arrays = ex._level_arrays()
         moved = [np.empty_like(a[lo:hi]) for a in arrays]
-        self.team.run(lambda o: P.relink_owner(states, ex.table, ex.owners, lo, own, new_pos, o))
+        regions = (ex.owners, ex.region_slots)
+        self.team.run(lambda o: P.relink_owner(states, ex.table, regions, lo, own, new_pos, o))
         if e1 > e0:
             self.team.run(lambda t: P.relink_edges(ex.edges, e0 + (e1 - e0) * t // T, e0 + (e1 - e0) * (t + 1) // T,
                                                    lo, hi, new_pos))

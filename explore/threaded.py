@@ -30,6 +30,8 @@ import numba as nb
 import numpy as np
 from numba import types
 
+from model.native import kernel
+
 from . import kernel as K
 from .kernel import (ROWS_T, SCHECK_T, VISITED_T, WITNESSES_T, check_new, home_of, owner_of,  # noqa: F401
                      state_hash)
@@ -50,24 +52,64 @@ T_SIZE = 9
 I32_1D = types.int32[::1]
 I16_1D = types.int16[::1]
 
+@kernel(inline=True)
+def _local_slot(local, h):
+    # the hash's middle bits: its low bits choose the table slot, its high bits the owner
+    return np.int64((h >> np.uint64(20)) & np.uint64(len(local) - 1))
+
+
+@kernel
+def _emitted(local, cand_h, cand_rows, h, row):
+    """The candidate ``c`` this thread already made of ``row`` in this round, or -1: a duplicate found
+    here never reaches its owner (its first candidate, with a smaller (source, action), stands for it)."""
+    slot = _local_slot(local, h)
+    mask = len(local) - 1
+    while True:
+        r = local[slot] - 1
+        if r < 0:
+            return np.int64(-1)
+        if cand_h[r] == h and rows_equal(cand_rows[r], row):
+            return r
+        slot = (slot + 1) & mask
+
+
+@kernel
+def _remember(local, lfill, h, c):
+    """Note candidate ``c`` in the thread's set while it is at most half full (later ones are only
+    deduplicated by their owner); returns the new fill."""
+    if 2 * (lfill + 1) > len(local):
+        return lfill
+    slot = _local_slot(local, h)
+    mask = len(local) - 1
+    while local[slot] != 0:
+        slot = (slot + 1) & mask
+    local[slot] = c + 1
+    return lfill + 1
+
+
 EXPAND_SLICE_SIG = types.int64(SUCC_T, TCHECK_T, I64_1D, VISITED_T, types.uint64[::1], types.int64, types.int64,
-                               types.int64, U64_2D, types.uint64[::1], I64_1D, I32_1D, I16_1D, I32_1D, I64_1D, I64_1D,
-                               WITNESSES_T, ROWS_T, types.uint64[::1], I64_1D, I64_1D, types.int64, types.int64)
+                               types.int64, U64_2D, types.uint64[::1], I64_1D, I32_1D, I16_1D, I32_1D, I32_1D, I64_1D,
+                               I64_1D, WITNESSES_T, ROWS_T, types.uint64[::1], I64_1D, I64_1D, types.int64, types.int64,
+                               I64_1D)
 
 
 @nb.njit(EXPAND_SLICE_SIG, cache=True, nogil=True, _nrt=False)
 def expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, cand_h, cand_slot, cand_src,
-                 cand_act, cand_owner, tio, owner_count, witnesses, rows, hashes, tally, edges_t, graph, leaves):
+                 cand_act, cand_owner, cand_rank, tio, owner_count, witnesses, rows, hashes, tally, edges_t, graph, leaves,
+                 local):
     """Phase A for the states ``[lo, hi)``: candidates from ``c0`` on, edges into ``edges_t`` (a candidate
     as ``-1 - c``), ``row_start`` relative to this thread's first edge; returns a kernel status."""
     states = visited.states
     table = visited.table
-    owners = len(visited.fill)
+    regions = visited.regions
     out = rows.out
     oflags = rows.oflags
     nact = len(oflags)
     words = states.shape[1]
     trans_watch = masks[K.MK_TRANS_WATCH]
+    for i in range(len(local)):
+        local[i] = 0
+    lfill = 0
     for src in range(lo, hi):
         tio[T_POS] = src
         if graph:
@@ -88,7 +130,7 @@ def expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, ca
         for a in range(nact):
             if oflags[a] & ENABLED:
                 h = state_hash(out[a])
-                slot, tag = home_of(table, owners, out[a], h)
+                slot, tag = home_of(table, regions, out[a], h)
                 hashes[a] = h
                 rows.homes[a] = slot
                 rows.tags[a] = tag
@@ -99,8 +141,13 @@ def expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, ca
             if rows_equal(out[a], states[src]):
                 j = np.int64(src)
             else:
-                j, slot, _ = K._probe(states, table, owners, out[a], rows.homes[a], rows.tags[a])
+                j, slot, _ = K._probe(states, table, regions, out[a], rows.homes[a], rows.tags[a])
+                r = -1
                 if j < 0:
+                    r = _emitted(local, cand_h, cand_rows, hashes[a], out[a])
+                    if r >= 0:   # a candidate of this thread already: its placeholder
+                        j = -1 - r
+                if j < 0 and r < 0:
                     c = c0 + tio[T_NCAND]
                     tio[T_NCAND] += 1
                     for w in range(words):
@@ -109,10 +156,12 @@ def expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, ca
                     cand_slot[c] = slot   # where its lookup ended: phase C files it there or after
                     cand_src[c] = src
                     cand_act[c] = a
-                    o = owner_of(hashes[a], owners)
+                    o = owner_of(hashes[a], regions[0])
                     cand_owner[c] = o
+                    cand_rank[c] = owner_count[o]   # its place among this thread's candidates of owner o
                     owner_count[o] += 1
                     j = -1 - c
+                    lfill = _remember(local, lfill, hashes[a], c)
             if graph:
                 edges_t[tio[T_EDGES]] = j
                 tio[T_EDGES] += 1
@@ -120,17 +169,20 @@ def expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, ca
 
 
 DEDUP_SIG = types.int64(types.int64, types.int64, I64_1D, U64_2D, types.uint64[::1], I32_1D, I64_1D, I64_1D,
-                        I64_1D, types.int64)
+                        I64_1D, I64_1D, types.int64)
 
 
 @nb.njit(DEDUP_SIG, cache=True, nogil=True, _nrt=False)
-def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, cand_res, seen, new_ref, ref0):
+def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, seen, seen_id, visit_res, new_ref, ref0):
     """Phase B for owner ``o``: thread ``t``'s candidates are ``[t * capacity, t * capacity + ncand[t])``.
     The first of each distinct state gets the next owner-local number (``new_ref[ref0 + k]`` is its
-    candidate); every candidate's number goes to ``cand_res``. ``seen`` is an empty scratch set whose length
-    is a power of two at least twice the owner's candidates. Returns the number of new states."""
+    candidate); the number of the owner's ``v``-th candidate, in the order visited, goes to
+    ``visit_res[ref0 + v]`` (the owner's own section: owners never write the same cache line). ``seen`` /
+    ``seen_id`` are an empty scratch set (candidate + 1, its number) whose length is a power of two at
+    least twice the owner's candidates. Returns the number of new states."""
     mask = np.uint64(len(seen) - 1)
     n_new = 0
+    v = ref0
     for t in range(len(ncand)):
         for c in range(t * capacity, t * capacity + ncand[t]):
             if cand_owner[c] != o:
@@ -141,14 +193,16 @@ def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, cand_res, see
                 r = seen[slot] - 1
                 if r < 0:
                     seen[slot] = c + 1
-                    cand_res[c] = n_new
+                    seen_id[slot] = n_new
+                    visit_res[v] = n_new
                     new_ref[ref0 + n_new] = c
                     n_new += 1
                     break
                 if cand_h[r] == h and rows_equal(cand_rows[r], cand_rows[c]):
-                    cand_res[c] = cand_res[r]
+                    visit_res[v] = seen_id[slot]
                     break
                 slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+            v += 1
     return n_new
 
 
@@ -166,7 +220,7 @@ def place_owner(scheck, params, visited, masks, wit_state, o, base, new_ref, ref
     ``regrown`` since): the slots before stay taken."""
     states = visited.states
     table = visited.table
-    owners = len(visited.fill)
+    regions = visited.regions
     words = states.shape[1]
     ahead = 8
     for k in range(n_new):
@@ -178,24 +232,27 @@ def place_owner(scheck, params, visited, masks, wit_state, o, base, new_ref, ref
             states[j, w] = cand_rows[c, w]
         visited.parent[j] = cand_src[c]
         visited.via[j] = cand_act[c]
-        slot, tag = home_of(table, owners, states[j], cand_h[c])
+        slot, tag = home_of(table, regions, states[j], cand_h[c])
         if not regrown:
             slot = cand_slot[c]
-        K._put(table, words, K.free_slot_from(table, owners, words, slot), tag, j)
+        K._put(table, words, K.free_slot_from(table, regions, words, slot), tag, j)
         check_new(scheck, params, visited, masks, wit_state, j, graph, leaves)
     visited.fill[o] += n_new
 
 
-@nb.njit(types.void(I64_1D, types.int64, types.int64, types.int32[::1], types.int64, I32_1D, I64_1D, I64_1D,
-                    I64_1D, types.int64, types.int64), cache=True, nogil=True, _nrt=False)
-def resolve_edges(edges_t, e_from, n_edges, edges, e_base, cand_owner, cand_res, owner_base, row_start, lo, hi):
+@nb.njit(types.void(I64_1D, types.int64, types.int64, types.int32[::1], types.int64, I32_1D, I32_1D, I64_1D,
+                    I64_1D, I64_1D, I64_1D, types.int64, types.int64), cache=True, nogil=True, _nrt=False)
+def resolve_edges(edges_t, e_from, n_edges, edges, e_base, cand_owner, cand_rank, visit_res, visit_from, owner_base,
+                  row_start, lo, hi):
     """Phase D for one thread: its ``n_edges`` edges (from ``edges_t[e_from]``) to ``edges[e_base:]``, each
-    candidate placeholder replaced by its state's index; its states' ``row_start`` made absolute."""
+    candidate placeholder replaced by its state's index (owner ``o`` visited this thread's candidates from
+    ``visit_res[visit_from[o]]`` on, in order); its states' ``row_start`` made absolute."""
     for k in range(n_edges):
         e = edges_t[e_from + k]
         if e < 0:
             c = -1 - e
-            e = owner_base[cand_owner[c]] + cand_res[c]
+            o = cand_owner[c]
+            e = owner_base[o] + visit_res[visit_from[o] + cand_rank[c]]
         edges[e_base + k] = e
     for src in range(lo, hi):
         row_start[src] += e_base
@@ -235,28 +292,30 @@ def scatter_level(bucket, first, cursor, order):
 
 @nb.njit(types.void(U64_2D, types.int64, I64_1D), cache=True, nogil=True)
 def sort_bucket(states, lo, segment):
-    """Sort step 3: the level-local indices ``segment`` (one key range) in key order, in place: stable
-    sorts by each word, last word first (words compare as signed integers)."""
+    """Sort step 3: the level-local indices ``segment`` (one key range) in key order, in place: a sort by
+    each word, last word first, every pass after the first stable (words compare as signed integers)."""
     n = len(segment)
     if n < 2:
         return
     keys = np.empty(n, np.int64)
-    for w in range(states.shape[1] - 1, -1, -1):
+    last = states.shape[1] - 1
+    for w in range(last, -1, -1):
         for k in range(n):
             keys[k] = np.int64(states[lo + segment[k], w])
-        perm = np.argsort(keys, kind="mergesort")
+        # the first pass has no order to keep; each later one keeps the order of the words after it
+        perm = np.argsort(keys) if w == last else np.argsort(keys, kind="mergesort")
         segment[:] = segment[perm]
 
 
-@nb.njit(types.void(U64_2D, types.uint64[::1], types.int64, types.int64, types.int8[::1], I64_1D, types.int64),
-         cache=True, nogil=True, _nrt=False)
-def relink_owner(states, table, owners, lo, own, new_pos, o):
+@nb.njit(types.void(U64_2D, types.uint64[::1], types.UniTuple(types.int64, 2), types.int64, types.int8[::1],
+                    I64_1D, types.int64), cache=True, nogil=True, _nrt=False)
+def relink_owner(states, table, regions, lo, own, new_pos, o):
     """Point region ``o``'s table entries of the level ``[lo, lo + len(own))`` at their sorted positions."""
     words = states.shape[1]
     for i in range(len(own)):
         if own[i] != o:
             continue
-        j, slot, tag = K._find(states, table, owners, states[lo + i])
+        j, slot, tag = K._find(states, table, regions, states[lo + i])
         K._put(table, words, slot, tag, new_pos[i])
 
 

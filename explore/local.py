@@ -123,7 +123,7 @@ class LocalExplorer:
         self.owners = threads        # one table region per thread
         self.slice_states = slice_states or SLICE_STATES
         # smaller levels run on the one-thread kernel (same results; a round's fixed cost is not worth it)
-        self.parallel_from = parallel_from if parallel_from is not None else 2 * self.slice_states
+        self.parallel_from = parallel_from if parallel_from is not None else 8 * self.slice_states
         self.team: ThreadTeam | None = None
         self.rounds: LevelRounds | None = None
 

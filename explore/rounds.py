@@ -16,7 +16,8 @@ from . import kernel as K
 from . import threaded as P
 from .coverage import new_tally
 
-SLICE_STATES = 16384     # states per thread and round: rounds of tens of milliseconds, buffers of tens of MB
+SLICE_STATES = 4096      # states per slice; a round has SLICES_PER_THREAD slices per thread, so a thread
+SLICES_PER_THREAD = 4    # that meets cheaper states takes another slice: tens of milliseconds a round
 SAMPLES_PER_RANGE = 256  # sort splitters are drawn from this many level states per thread
 LOCAL_SLOTS = 1 << 16     # a thread's set of its round's candidates: 512 KiB, in its core's L2 cache
 PAD = 16                 # int64 slots between two threads' rows of small per-thread arrays (128 bytes)
@@ -61,11 +62,12 @@ class LevelRounds:
     def __init__(self, explorer: Any, team: ThreadTeam, slice_states: int = SLICE_STATES) -> None:
         self.ex = explorer
         self.team = team
-        self.T = team.threads
+        self.T = team.threads                # owners: table regions, one per thread
+        self.S = SLICES_PER_THREAD * self.T  # slices of a round, handed to the threads as they come free
         self.slice = slice_states
         nact, words = max(explorer.nact, 1), explorer.words
-        self.C = slice_states * nact   # a thread's candidates in one round, at most
-        n = self.T * self.C
+        self.C = slice_states * nact   # a slice's candidates, at most
+        n = self.S * self.C
         self.cand_rows = np.empty((n, words), dtype=np.uint64)
         self.cand_h = np.empty(n, dtype=np.uint64)
         self.cand_slot = np.empty(n, dtype=np.int64)
@@ -76,21 +78,22 @@ class LevelRounds:
         self.visit_res = np.empty(n, dtype=np.int64)
         self.new_ref = np.empty(n, dtype=np.int64)
         self.edges_t = np.empty(n if explorer.graph else 1, dtype=np.int64)
-        # each thread's hot counters on cache lines of their own (a shared line costs more than the work)
-        self.tio = np.zeros((self.T, P.T_SIZE + PAD), dtype=np.int64)
-        self.owner_counts = np.zeros((self.T, self.T + PAD), dtype=np.int64)
+        # each slice's hot counters on cache lines of their own (a shared line costs more than the work)
+        self.tio = np.zeros((self.S, P.T_SIZE + PAD), dtype=np.int64)
+        self.owner_counts = np.zeros((self.S, self.T + PAD), dtype=np.int64)
         self.owner_count = self.owner_counts[:, :self.T]
-        self.wit_src = np.full((self.T, 64), -1, dtype=np.int64)
-        self.wit_act = np.full((self.T, 64), -1, dtype=np.int64)
+        self.wit_src = np.full((self.S, 64), -1, dtype=np.int64)
+        self.wit_act = np.full((self.S, 64), -1, dtype=np.int64)
         self.wit_owner = np.full((self.T, 64), -1, dtype=np.int64)   # state witnesses per owner, this level
         size = len(new_tally(explorer.nact))
-        self.tallies = np.zeros((self.T, size + PAD), dtype=np.int64)
+        self.tallies = np.zeros((self.S, size + PAD), dtype=np.int64)
         self.tally = self.tallies[:, :size]
+        # each thread's scratch
         self.rows = [K.Rows(np.zeros((nact + PAD, words), dtype=np.uint64)[:nact],
                             np.zeros(nact + PAD, dtype=np.int64)[:nact], np.zeros(nact + PAD, dtype=np.int64)[:nact],
                             np.zeros(nact + PAD, dtype=np.uint64)[:nact]) for _ in range(self.T)]
         self.hashes = np.zeros((self.T, nact + PAD), dtype=np.uint64)
-        self.local = np.zeros((self.T, LOCAL_SLOTS + PAD), dtype=np.int64)   # each thread's emitted set
+        self.local = np.zeros((self.T, LOCAL_SLOTS + PAD), dtype=np.int64)   # a slice's emitted set
         self.seen = [np.zeros(0, dtype=np.int64) for _ in range(self.T)]       # each owner's scratch set
 
     @staticmethod
@@ -98,7 +101,9 @@ class LevelRounds:
         """What :class:`LevelRounds` allocates, and the address space each worker thread reserves (its
         stack, its malloc arena), for the explorer's memory budget."""
         per_candidate = 8 * words + 8 + 8 + 4 + 2 + 4 + 4 + 8 + 8 + (8 if graph else 0)
-        return threads * (slice_states * max(nact, 1) * per_candidate + 8 * LOCAL_SLOTS + THREAD_ADDRESS_SPACE)
+        slices = SLICES_PER_THREAD * threads
+        return (slices * slice_states * max(nact, 1) * per_candidate
+                + threads * (8 * LOCAL_SLOTS + THREAD_ADDRESS_SPACE))
 
     # -- expansion ---------------------------------------------------------------------------------------
     def expand(self, level: int, lo: int, hi: int) -> int:
@@ -107,8 +112,8 @@ class LevelRounds:
         ex = self.ex
         pos = lo
         while pos < hi:
-            n = min(hi - pos, self.T * self.slice)
-            bounds = [pos + n * t // self.T for t in range(self.T + 1)]
+            n = min(hi - pos, self.S * self.slice)
+            bounds = [pos + n * t // self.S for t in range(self.S + 1)]
             status = self._round(bounds)
             if status != K.ST_LEVEL_DONE:
                 return status
@@ -152,27 +157,35 @@ class LevelRounds:
     def _expand_slices(self, visited: Any, bounds: list[int]) -> int:
         ex = self.ex
         graph, leaves = int(ex.graph), int(ex.leaves)
+        bounds_a = np.array(bounds, dtype=np.int64)
+        counter = np.zeros(PAD, dtype=np.int64)   # the next slice to take
 
-        def phase_a(t: int) -> int:
-            return P.expand_slice(ex.model.successors, ex.props.transition_check, ex.model.params, visited,
-                                  ex.masks, bounds[t], bounds[t + 1], t * self.C, self.cand_rows, self.cand_h,
-                                  self.cand_slot, self.cand_src, self.cand_act, self.cand_owner, self.cand_rank,
-                                  self.tio[t], self.owner_counts[t],
-                                  K.Witnesses(ex.wit_state, self.wit_src[t], self.wit_act[t]), self.rows[t],
-                                  self.hashes[t], self.tallies[t, :self.tally.shape[1]], self.edges_t[t * self.C:] if graph else self.edges_t,
-                                  graph, leaves, self.local[t, :LOCAL_SLOTS])
+        def phase_a(i: int) -> None:
+            P.expand_slices(ex.model.successors, ex.props.transition_check, ex.model.params, visited, ex.masks,
+                            bounds_a, self.C, self.cand_rows, self.cand_h, self.cand_slot, self.cand_src,
+                            self.cand_act, self.cand_owner, self.cand_rank, self.tio, self.owner_counts, self.wit_src,
+                            self.wit_act, self.rows[i], self.hashes[i], self.tallies, self.tally.shape[1],
+                            self.edges_t, graph, leaves, self.local[i, :LOCAL_SLOTS], counter)
         try:
-            statuses = self.team.run(phase_a)
-        except Exception:   # raised inside model code: the state it was expanding, for the report
-            ex.io[K.IO_POS] = self.tio[self.team.failed, P.T_POS]
+            self.team.run(phase_a)
+        except Exception:   # raised inside model code: report the first slice that failed, as one thread would
+            started = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_STARTED)
+            errors = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_ERROR)
+            if len(errors) and (not len(started) or errors[0] < started[0]):
+                return self._model_error(int(errors[0]))
+            ex.io[K.IO_POS] = self.tio[started[0], P.T_POS]
             raise
-        for t, status in enumerate(statuses):
-            if status == K.ST_ERROR:   # the first in index order: the one a single thread would meet
-                ex.io[K.IO_ERR_STATE] = self.tio[t, P.T_ERR_STATE]
-                ex.io[K.IO_ERR_ACTION] = self.tio[t, P.T_ERR_ACTION]
-                ex.io[K.IO_ERR_FLAGS] = self.tio[t, P.T_ERR_FLAGS]
-                return K.ST_ERROR
+        errors = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_ERROR)
+        if len(errors):   # the first in index order: the one a single thread would meet
+            return self._model_error(int(errors[0]))
         return K.ST_LEVEL_DONE
+
+    def _model_error(self, s: int) -> int:
+        io = self.ex.io
+        io[K.IO_ERR_STATE] = self.tio[s, P.T_ERR_STATE]
+        io[K.IO_ERR_ACTION] = self.tio[s, P.T_ERR_ACTION]
+        io[K.IO_ERR_FLAGS] = self.tio[s, P.T_ERR_FLAGS]
+        return K.ST_ERROR
 
     def _dedup(self) -> tuple[np.ndarray, np.ndarray]:
         """Phase B: ``(new states per owner, each owner's first place in new_ref)``."""
@@ -205,7 +218,7 @@ class LevelRounds:
         visit_from = (self.ref0 + np.cumsum(self.owner_count, axis=0) - self.owner_count).astype(np.int64)
         self.team.run(lambda t: P.resolve_edges(self.edges_t, t * self.C, int(n_edges[t]), ex.edges, int(e_base[t]),
                                                 self.cand_owner, self.cand_rank, self.visit_res, visit_from[t],
-                                                owner_base, ex.row_start, bounds[t], bounds[t + 1]))
+                                                owner_base, ex.row_start, bounds[t], bounds[t + 1]), self.S)
         ex.io[K.IO_EDGES] = start + int(n_edges.sum())
         return True
 
@@ -221,7 +234,7 @@ class LevelRounds:
                 io[K.IO_TERMINAL_AT] = tio[found[0], P.T_TERMINAL]
         ex.tally += self.tally.sum(axis=0)
         self.tally[:] = 0
-        for t in range(self.T):
+        for t in range(self.S):
             take = (ex.wit_src < 0) & (self.wit_src[t] >= 0)
             ex.wit_src[take] = self.wit_src[t][take]
             ex.wit_act[take] = self.wit_act[t][take]

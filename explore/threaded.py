@@ -33,6 +33,7 @@ from numba import types
 from model.native import kernel
 
 from . import kernel as K
+from .atomic import fetch_add
 from .kernel import (ROWS_T, SCHECK_T, VISITED_T, WITNESSES_T, check_new, home_of, owner_of,  # noqa: F401
                      state_hash)
 from .step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
@@ -47,7 +48,12 @@ T_ERR_STATE = 5
 T_ERR_ACTION = 6
 T_ERR_FLAGS = 7
 T_POS = 8        # the state being expanded (where an exception in model code was raised)
-T_SIZE = 9
+T_STATUS = 9     # S_STARTED, S_DONE or S_ERROR (0: not taken)
+T_SIZE = 10
+
+S_STARTED = 1
+S_DONE = 2
+S_ERROR = 3
 
 I32_1D = types.int32[::1]
 I16_1D = types.int16[::1]
@@ -87,18 +93,12 @@ def _remember(local, lfill, h, c):
     return lfill + 1
 
 
-EXPAND_SLICE_SIG = types.int64(SUCC_T, TCHECK_T, I64_1D, VISITED_T, types.uint64[::1], types.int64, types.int64,
-                               types.int64, U64_2D, types.uint64[::1], I64_1D, I32_1D, I16_1D, I32_1D, I32_1D, I64_1D,
-                               I64_1D, WITNESSES_T, ROWS_T, types.uint64[::1], I64_1D, I64_1D, types.int64, types.int64,
-                               I64_1D)
-
-
-@nb.njit(EXPAND_SLICE_SIG, cache=True, nogil=True, _nrt=False)
-def expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, cand_h, cand_slot, cand_src,
-                 cand_act, cand_owner, cand_rank, tio, owner_count, witnesses, rows, hashes, tally, edges_t, graph, leaves,
-                 local):
-    """Phase A for the states ``[lo, hi)``: candidates from ``c0`` on, edges into ``edges_t`` (a candidate
-    as ``-1 - c``), ``row_start`` relative to this thread's first edge; returns a kernel status."""
+@kernel
+def _expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, cand_h, cand_slot, cand_src,
+                  cand_act, cand_owner, cand_rank, tio, owner_count, wit_src, wit_act, rows, hashes, tally, edges_t,
+                  graph, leaves, local):
+    """Phase A for the slice ``[lo, hi)``: candidates from ``c0`` on, edges into ``edges_t`` (a candidate
+    as ``-1 - c``), ``row_start`` relative to the slice's first edge; returns a kernel status."""
     states = visited.states
     table = visited.table
     regions = visited.regions
@@ -117,8 +117,7 @@ def expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, ca
         if leaves and visited.noexp[src] != 0:
             tio[T_NLEAF] += 1
             continue
-        enabled = generate(succ, tcheck, params, states, src, out, oflags, trans_watch, witnesses.src,
-                           witnesses.act, tally)
+        enabled = generate(succ, tcheck, params, states, src, out, oflags, trans_watch, wit_src, wit_act, tally)
         if enabled < 0:
             tio[T_ERR_STATE] = src
             tio[T_ERR_ACTION] = -1 - enabled
@@ -141,13 +140,14 @@ def expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, ca
             if rows_equal(out[a], states[src]):
                 j = np.int64(src)
             else:
-                j, slot, _ = K._probe(states, table, regions, out[a], rows.homes[a], rows.tags[a])
-                r = -1
-                if j < 0:
-                    r = _emitted(local, cand_h, cand_rows, hashes[a], out[a])
-                    if r >= 0:   # a candidate of this thread already: its placeholder
-                        j = -1 - r
-                if j < 0 and r < 0:
+                # a candidate of this slice already (not in the visited set, then): its placeholder, and no
+                # lookup in the table (BFS meets most new states from several sources of the same level)
+                r = _emitted(local, cand_h, cand_rows, hashes[a], out[a])
+                j = -1 - r
+                slot = rows.homes[a]
+                if r < 0:
+                    j, slot, _ = K._probe(states, table, regions, out[a], rows.homes[a], rows.tags[a])
+                if j == -1 and r < 0:
                     c = c0 + tio[T_NCAND]
                     tio[T_NCAND] += 1
                     for w in range(words):
@@ -170,6 +170,34 @@ def expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, ca
 
 DEDUP_SIG = types.int64(types.int64, types.int64, I64_1D, U64_2D, types.uint64[::1], I32_1D, I64_1D, I64_1D,
                         I64_1D, I64_1D, types.int64)
+
+
+EXPAND_SLICES_SIG = types.void(SUCC_T, TCHECK_T, I64_1D, VISITED_T, types.uint64[::1], I64_1D, types.int64, U64_2D,
+                               types.uint64[::1], I64_1D, I32_1D, I16_1D, I32_1D, I32_1D, types.int64[:, ::1],
+                               types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1], ROWS_T,
+                               types.uint64[::1], types.int64[:, ::1], types.int64, I64_1D, types.int64, types.int64,
+                               I64_1D, I64_1D)
+
+
+@nb.njit(EXPAND_SLICES_SIG, cache=True, nogil=True, _nrt=False)
+def expand_slices(succ, tcheck, params, visited, masks, bounds, capacity, cand_rows, cand_h, cand_slot, cand_src,
+                  cand_act, cand_owner, cand_rank, tio, owner_count, wit_src, wit_act, rows, hashes, tally, tally_size,
+                  edges_t, graph, leaves, local, counter):
+    """Phase A on one thread: slices ``s`` (states ``[bounds[s], bounds[s + 1])``) taken one by one from
+    ``counter`` until none is left; each writes only its own rows (``tio[s]``, ``owner_count[s]``,
+    ``tally[s]``, its witnesses) and its own candidates ``[s * capacity, ...)``; ``tio[s, T_STATUS]`` says
+    how far it got. ``rows``, ``hashes`` and ``local`` are this thread's scratch."""
+    slices = len(bounds) - 1
+    while True:
+        s = fetch_add(counter, 0, 1)
+        if s >= slices:
+            return
+        tio[s, T_STATUS] = S_STARTED
+        status = _expand_slice(succ, tcheck, params, visited, masks, bounds[s], bounds[s + 1], s * capacity,
+                               cand_rows, cand_h, cand_slot, cand_src, cand_act, cand_owner, cand_rank, tio[s],
+                               owner_count[s], wit_src[s], wit_act[s], rows, hashes, tally[s, :tally_size],
+                               edges_t[s * capacity:] if graph else edges_t, graph, leaves, local)
+        tio[s, T_STATUS] = S_ERROR if status == K.ST_ERROR else S_DONE
 
 
 @nb.njit(DEDUP_SIG, cache=True, nogil=True, _nrt=False)

@@ -10,7 +10,8 @@
    property holds under some set of the current size, or ``max_configs`` explorations were run.
 
 Every task is a function of a :class:`~model.Config` and returns small picklable values, so the sweep runs
-them in a process pool and the results (in task order) do not depend on ``--jobs``.
+them in a process pool or as Spark tasks (:func:`rmqcheck.engines.sweep_runner`) and the results (in task
+order) depend neither on ``--jobs`` nor on the engine. Step 1 runs on the local engine in this process.
 """
 from __future__ import annotations
 
@@ -156,6 +157,7 @@ class FaultsReport:
     error: str = ""
     lattice: Lattice | None = None
     unsettled: list[str] = field(default_factory=list)
+    sweep_engine: str = "local"     # where the sweeps ran: "local" processes or "spark" tasks
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -170,21 +172,26 @@ class FaultSearch:
     max_configs: int = DEFAULT_MAX_CONFIGS
     listener: Any = None
     on_progress: Callable[[str], None] | None = None
+    sweeper: Any = None     # runs the sweeps (``run(tasks)``): default a SweepPool of ``jobs`` processes
 
     def run(self) -> FaultsReport:
         self.always = [p for p in self.properties if p.kind == ALWAYS]
         self.graph = [p for p in self.properties if p.kind == GRAPH]
-        self.memory = int(available_memory_bytes() * 0.7 / max(self.jobs, 1))
         self.configurations = 0     # explorations the sweeps ran
         self.closing = 0            # of which for the closing search (bounded by max_configs)
         self.stopped: str | None = None
         self.unsettled: list[str] = []   # closing explorations that settled nothing (a limit, an error)
         self.interrupted = False
+        self.failure = ""           # why the sweep runner itself failed (e.g. Spark), if it did
+        if self.sweeper is None:
+            self.sweeper = SweepPool(self.jobs)
+        # each concurrent exploration of a sweep gets its share of this machine's memory
+        self.memory = int(available_memory_bytes() * 0.7 / max(self.sweeper.jobs, 1))
         self.lattice = Lattice.of(self.config)
         reports: dict[str, Any] = {}
         analysis = None
         if self.always:
-            self._say("exploring every state with the full budgets")
+            self._say("exploring every state with the full budgets (local engine)")
             analysis = analyse(RocketMQModel(self.config), self.properties.select([p.name for p in self.always]),
                                self.limits, self.listener)
             if analysis.result.error is not None:
@@ -193,7 +200,7 @@ class FaultSearch:
                 reports[p.name] = self._always_report(p, analysis)
         complete = analysis is None or analysis.complete
         broken = [reports[p.name] for p in self.always if reports[p.name].modes]
-        with SweepPool(self.jobs) as self.pool:
+        with self.sweeper as self.pool:
             if complete and self.graph:
                 for p in self.graph:
                     reports[p.name] = self._graph_report(p)
@@ -211,10 +218,13 @@ class FaultSearch:
         result = analysis.result if analysis is not None else None
         reason = result.incomplete_reason if result is not None else ""
         if self.interrupted and not reason:
-            reason = "interrupted (Ctrl-C)"
-        return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.jobs, self.stopped,
-                            result.stats if result is not None else None, reason, error, self.lattice,
-                            self.unsettled)
+            reason = self._stop_reason()
+        return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.sweeper.jobs,
+                            self.stopped, result.stats if result is not None else None, reason, error, self.lattice,
+                            self.unsettled, self.sweeper.engine)
+
+    def _stop_reason(self) -> str:
+        return self.failure or "interrupted (Ctrl-C)"
 
     def _outcome(self, ordered: list[Any], analysis: FaultAnalysis | None) -> str:
         """violated / passed as the modes and vectors say; incomplete whenever the exhaustive exploration
@@ -263,6 +273,7 @@ class FaultSearch:
         self.configurations += sweep.finished
         self.closing += sweep.finished if closing else 0
         self.interrupted |= sweep.interrupted
+        self.failure = self.failure or sweep.failure
         return sweep
 
     # -- step 3: what closes each mode, and which switch sets make the property hold ---------------------
@@ -286,7 +297,7 @@ class FaultSearch:
                     if s is not None and not s.breaks(mode.kind, mode.vector):
                         mode.closed_by.append(c)
         if sweep.interrupted:
-            self.stopped = "interrupted (Ctrl-C)"
+            self.stopped = self._stop_reason()
             return
         self._holds_with(reports, answers)
 
@@ -336,7 +347,7 @@ class FaultSearch:
                     record(idx, r)
                     self._note_unsettled(_merged(settings, idx), r)
             if sweep.interrupted:
-                self.stopped = "interrupted (Ctrl-C)"
+                self.stopped = self._stop_reason()
                 break
             if len(batch) < len(candidates):
                 self.stopped = (f"--max-configs {self.max_configs} reached within sets of {size} changes "

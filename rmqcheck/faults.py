@@ -9,9 +9,10 @@ import click
 from reports.files import OutputSet, is_standard_output
 
 from .compile_notice import announce_compilation
-from .engines import progress_listener
+from .engines import progress_listener, sweep_runner
 from .exit_codes import EXIT_FOR_OUTCOME
-from .options import config_options, json_option, limit_options, property_option, quiet_option, traces_option
+from .options import (check_master_url, config_options, engine_option, given_options, json_option, limit_options,
+                      property_option, quiet_option, refuse_unless_spark, spark_master_option, traces_option)
 from .output import stdout_console
 from .setup import BadInput, check_outputs, config_name, limits, resolve_config, select_properties
 
@@ -28,12 +29,16 @@ DEFAULT_MAX_CONFIGS = 64
               help="Write a section per property with its modes and every trace: Markdown (.md) or HTML (.html).")
 @traces_option
 @click.option("--jobs", type=int, metavar="N",
-              help="Explorations of the sweeps run in parallel (default: the usable cores).")
+              help="Explorations of the sweeps run in parallel (default: the usable cores; --engine local only).")
 @click.option("--max-configs", type=int, default=DEFAULT_MAX_CONFIGS, show_default=True, metavar="N",
               help="Configurations the search for what closes each mode may explore in all.")
+@engine_option("Where the sweeps' explorations run: local processes (--jobs), or one Spark task each; the "
+               "exhaustive exploration runs on the local engine.")
+@spark_master_option
 @quiet_option
-def faults(preset_name, config_file, assignments, property_names, max_states, max_depth, max_seconds,
-           json_path, report_path, traces, jobs, max_configs, quiet) -> None:
+@click.pass_context
+def faults(ctx: click.Context, preset_name, config_file, assignments, property_names, max_states, max_depth,
+           max_seconds, json_path, report_path, traces, jobs, max_configs, engine, spark_master, quiet) -> None:
     """Which failure combinations break each property, through which step, and what closes each mode.
 
     One exhaustive exploration with the full failure budgets gives, per always property, the minimal
@@ -58,6 +63,12 @@ def faults(preset_name, config_file, assignments, property_names, max_states, ma
                        "faults reports always and graph properties")
     props = props.without([SOMETIMES])
     lim = limits(max_states, max_depth, max_seconds)
+    refuse_unless_spark(ctx, engine, ("spark_master",))
+    if engine == "spark" and given_options(ctx, ("jobs",)):
+        raise BadInput("--jobs is for --engine local; on Spark the master runs the sweeps' tasks on its cores "
+                       "(e.g. --spark-master local[2])")
+    if engine == "spark":
+        check_master_url(spark_master)
     cores = usable_cores()
     if jobs is None:
         jobs = cores
@@ -68,10 +79,11 @@ def faults(preset_name, config_file, assignments, property_names, max_states, ma
     if report_path:
         report_format(report_path)
     check_outputs({"--json": json_path, "--report": report_path})
+    sweeper = sweep_runner(engine, jobs, spark_master)   # Java and the master checked before any exploration
 
     say = None if quiet else (lambda text: click.echo(f"faults: {text}", err=True))
     with progress_listener(quiet) as listener:
-        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say).run()
+        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say, sweeper).run()
     out = stdout_console(stderr=is_standard_output(json_path))
     name = config_name(preset_name, config_file)
     from reports.faults import faults_json, faults_report, render_console, summary_line

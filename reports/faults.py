@@ -75,7 +75,8 @@ def render_console(out: Console, report: Any, config_text: str, traces: str) -> 
     out.print(f"[bold]rmqcheck faults[/bold]: {config_text}")
     if report.stats is not None:
         s = report.stats
-        out.print(f"one exhaustive exploration with the full budgets: {s.distinct_states:,} states, "
+        on = "" if report.engine == "local" else f" on the {report.engine} engine"
+        out.print(f"one exhaustive exploration with the full budgets{on}: {s.distinct_states:,} states, "
                   f"{s.transitions:,} transitions, depth {s.depth}, {s.seconds:.2f} s")
     for rep in report.properties:
         out.print()
@@ -127,10 +128,10 @@ def summary_line(report: Any) -> str:
 
 # -- JSON ------------------------------------------------------------------------------------------------
 def report_to_dict(report: Any) -> dict[str, Any]:
-    """``engine`` is the engine of the exhaustive exploration (step 1, always the local one, in this
-    process); ``sweep.engine`` where the sweeps of small explorations ran (``--engine``)."""
+    """``engine`` is the engine of the exhaustive exploration (step 1); ``sweep.engine`` where the sweeps of
+    small explorations ran."""
     d: dict[str, Any] = {"tool": TOOL, "version": version(), "command": "faults", "config": report.config,
-                         "engine": "local", "outcome": report.outcome,
+                         "engine": report.engine, "outcome": report.outcome,
                          "properties": [_property_dict(r) for r in report.properties],
                          "sweep": {"configurations": report.configurations, "jobs": report.jobs,
                                    "engine": report.sweep_engine, "stopped": report.stopped,

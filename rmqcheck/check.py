@@ -13,16 +13,15 @@ from .compile_notice import announce_compilation
 from .engines import SparkOptions, run_check
 from .exit_codes import EXIT_FOR_OUTCOME
 from .interrupt import stop_on_signals
-from .options import (TRACES, check_master_url, command_line, config_options, engine_option, json_option,
-                      limit_options, property_option, quiet_option, refuse_unless_spark, spark_master_option,
-                      traces_option)
+from .options import (TRACES, command_line, config_options, driver_level_limit_option, engine_option, json_option,
+                      limit_options, partitions_option, property_option, quiet_option, spark_master_option,
+                      spark_options, traces_option)
 from .output import print_result
-from .setup import (MAX_COUNT, BadInput, CheckJob, bounded, check_itf_dir, check_outputs, config_name, limits,
+from .setup import (BadInput, CheckJob, check_itf_dir, check_outputs, config_name, limits,
                     resolve_config,
                     select_properties)
 
 SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_limit")
-MAX_PARTITIONS = 1 << 20
 
 
 @click.command()
@@ -46,12 +45,10 @@ MAX_PARTITIONS = 1 << 20
 @quiet_option
 @traces_option
 @spark_master_option
-@click.option("--partitions", type=int, metavar="N", help="Frontier partitions (--engine spark only).")
+@partitions_option
 @click.option("--work-dir", metavar="DIR", help="Checkpoint directory (--engine spark only).")
 @click.option("--resume", is_flag=True, help="Resume from the checkpoints in --work-dir (--engine spark only).")
-@click.option("--driver-level-limit", type=int, metavar="N",
-              help="Expand levels of at most N states in the driver, without Spark stages "
-                   "(default 20,000; 0: every level after the initial states on the cluster; --engine spark only).")
+@driver_level_limit_option
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, engine, max_states,
           max_depth, max_seconds, json_path, report_path, graph_path, graph_around, graph_radius, itf_dir, quiet,
@@ -103,22 +100,10 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
 
 
 def _spark_options(ctx: click.Context, engine: str, graph_path: str | None) -> SparkOptions:
-    refuse_unless_spark(ctx, engine, SPARK_ONLY)
-    if engine != "spark":
-        return SparkOptions()
-    if graph_path:
+    spark = spark_options(ctx, engine, SPARK_ONLY)
+    if engine == "spark" and graph_path:
         raise BadInput("--graph needs the local engine's stored states; drop --graph or use --engine local")
-    partitions = ctx.params["partitions"]
-    if partitions is not None:
-        bounded("--partitions", partitions, MAX_PARTITIONS)
-    if ctx.params["resume"] and not ctx.params["work_dir"]:
-        raise BadInput("--resume needs --work-dir DIR (the checkpoints to resume from)")
-    limit = ctx.params["driver_level_limit"]
-    if limit is not None:
-        bounded("--driver-level-limit", limit, MAX_COUNT, positive=False)
-    check_master_url(ctx.params["spark_master"])
-    return SparkOptions(ctx.params["spark_master"], partitions, ctx.params["work_dir"], ctx.params["resume"],
-                        limit)
+    return spark
 
 
 def _graph_around_options(ctx: click.Context, graph_path, graph_around, graph_radius, props) -> None:

@@ -11,7 +11,8 @@
 
 Every task is a function of a :class:`~model.Config` and returns small picklable values, so the sweep runs
 them in a process pool or as Spark tasks (:func:`rmqcheck.engines.sweep_runner`) and the results (in task
-order) depend neither on ``--jobs`` nor on the engine. Step 1 runs on the local engine in this process.
+order) depend neither on ``--jobs`` nor on the engine. Step 1 runs on the engine ``check --engine`` would
+use: :func:`explore.faults.analyse`, or :func:`spark_explore.faults.analyse_on_spark` (same answers).
 """
 from __future__ import annotations
 
@@ -158,6 +159,7 @@ class FaultsReport:
     lattice: Lattice | None = None
     unsettled: list[str] = field(default_factory=list)
     sweep_engine: str = "local"     # where the sweeps ran: "local" processes or "spark" tasks
+    engine: str = "local"           # the engine of the exhaustive exploration (step 1)
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -173,6 +175,7 @@ class FaultSearch:
     listener: Any = None
     on_progress: Callable[[str], None] | None = None
     sweeper: Any = None     # runs the sweeps (``run(tasks)``): default a SweepPool of ``jobs`` processes
+    analyser: Any = None    # step 1, ``analyse``'s signature: default the local engine's
 
     def run(self) -> FaultsReport:
         self.always = [p for p in self.properties if p.kind == ALWAYS]
@@ -191,8 +194,9 @@ class FaultSearch:
         reports: dict[str, Any] = {}
         analysis = None
         if self.always:
-            self._say("exploring every state with the full budgets (local engine)")
-            analysis = analyse(RocketMQModel(self.config), self.properties.select([p.name for p in self.always]),
+            step1 = self.analyser or analyse
+            self._say("exploring every state with the full budgets")
+            analysis = step1(RocketMQModel(self.config), self.properties.select([p.name for p in self.always]),
                                self.limits, self.listener)
             if analysis.result.error is not None:
                 return self._report([], ERROR, analysis, error=analysis.result.error.message)
@@ -221,7 +225,8 @@ class FaultSearch:
             reason = self._stop_reason()
         return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.sweeper.jobs,
                             self.stopped, result.stats if result is not None else None, reason, error, self.lattice,
-                            self.unsettled, self.sweeper.engine)
+                            self.unsettled, self.sweeper.engine,
+                            result.engine if result is not None else self.sweeper.engine)
 
     def _stop_reason(self) -> str:
         return self.failure or "interrupted (Ctrl-C)"
@@ -239,7 +244,7 @@ class FaultSearch:
         return INCOMPLETE if unknown else PASSED
 
     # -- step 1: one exhaustive exploration --------------------------------------------------------------
-    def _always_report(self, p: Any, a: FaultAnalysis) -> AlwaysReport:
+    def _always_report(self, p: Any, a: Any) -> AlwaysReport:
         pf = a.faults[p.name]
         status = "violated" if pf.violated_cells else ("holds" if a.complete else "unknown")
         rep = AlwaysReport(p.name, p.summary, status)

@@ -2,7 +2,9 @@
 setting closes each one (see :mod:`rmqcheck.fault_search` for how)."""
 from __future__ import annotations
 
+import functools
 import sys
+from typing import Any
 
 import click
 
@@ -11,13 +13,15 @@ from reports.files import OutputSet, is_standard_output
 from .compile_notice import announce_compilation
 from .engines import progress_listener, sweep_runner
 from .exit_codes import EXIT_FOR_OUTCOME
-from .options import (check_master_url, config_options, engine_option, given_options, json_option, limit_options,
-                      property_option, quiet_option, refuse_unless_spark, spark_master_option, traces_option)
+from .options import (config_options, driver_level_limit_option, engine_option, given_options, json_option,
+                      limit_options, partitions_option, property_option, quiet_option, spark_master_option,
+                      spark_options, traces_option)
 from .output import stdout_console
 from .setup import BadInput, check_outputs, config_name, limits, resolve_config, select_properties
 
 #: configurations the search for what closes each mode may explore in all (``--max-configs``)
 DEFAULT_MAX_CONFIGS = 64
+SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 
 
 @click.command()
@@ -32,13 +36,16 @@ DEFAULT_MAX_CONFIGS = 64
               help="Explorations of the sweeps run in parallel (default: the usable cores; --engine local only).")
 @click.option("--max-configs", type=int, default=DEFAULT_MAX_CONFIGS, show_default=True, metavar="N",
               help="Configurations the search for what closes each mode may explore in all.")
-@engine_option("Where the sweeps' explorations run: local processes (--jobs), or one Spark task each; the "
-               "exhaustive exploration runs on the local engine.")
+@engine_option("The exhaustive exploration on the local BFS or the same BFS on Spark; the sweeps' explorations "
+               "in local processes (--jobs) or as one Spark task each.")
 @spark_master_option
+@partitions_option
+@driver_level_limit_option
 @quiet_option
 @click.pass_context
 def faults(ctx: click.Context, preset_name, config_file, assignments, property_names, max_states, max_depth,
-           max_seconds, json_path, report_path, traces, jobs, max_configs, engine, spark_master, quiet) -> None:
+           max_seconds, json_path, report_path, traces, jobs, max_configs, engine, spark_master, partitions,
+           driver_level_limit, quiet) -> None:
     """Which failure combinations break each property, through which step, and what closes each mode.
 
     One exhaustive exploration with the full failure budgets gives, per always property, the minimal
@@ -63,12 +70,10 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
                        "faults reports always and graph properties")
     props = props.without([SOMETIMES])
     lim = limits(max_states, max_depth, max_seconds)
-    refuse_unless_spark(ctx, engine, ("spark_master",))
+    spark = spark_options(ctx, engine, SPARK_ONLY)
     if engine == "spark" and given_options(ctx, ("jobs",)):
         raise BadInput("--jobs is for --engine local; on Spark the master runs the sweeps' tasks on its cores "
                        "(e.g. --spark-master local[2])")
-    if engine == "spark":
-        check_master_url(spark_master)
     cores = usable_cores()
     if jobs is None:
         jobs = cores
@@ -79,11 +84,12 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
     if report_path:
         report_format(report_path)
     check_outputs({"--json": json_path, "--report": report_path})
-    sweeper = sweep_runner(engine, jobs, spark_master)   # Java and the master checked before any exploration
+    sweeper = sweep_runner(engine, jobs, spark.master)   # Java and the master checked before any exploration
 
     say = None if quiet else (lambda text: click.echo(f"faults: {text}", err=True))
     with progress_listener(quiet) as listener:
-        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say, sweeper).run()
+        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say, sweeper,
+                             _analyser(engine, spark)).run()
     out = stdout_console(stderr=is_standard_output(json_path))
     name = config_name(preset_name, config_file)
     from reports.faults import faults_json, faults_report, render_console, summary_line
@@ -98,3 +104,14 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
         files.add(report_path, faults_report(report_path, report, name, cfg.short()))
     files.write()
     sys.exit(EXIT_FOR_OUTCOME[report.outcome])
+
+
+def _analyser(engine: str, spark) -> Any:
+    """Step 1 on the engine ``check --engine`` would use (None: the local engine's)."""
+    if engine != "spark":
+        return None
+    from spark_explore.engine import DRIVER_LEVEL_LIMIT
+    from spark_explore.faults import analyse_on_spark
+    limit = DRIVER_LEVEL_LIMIT if spark.driver_level_limit is None else spark.driver_level_limit
+    return functools.partial(analyse_on_spark, master=spark.master, partitions=spark.partitions,
+                             driver_threshold=limit)

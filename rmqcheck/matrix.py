@@ -11,8 +11,8 @@ from .compile_notice import announce_compilation
 from .engines import run_check, sweep_runner
 from .exit_codes import EXIT_FOR_OUTCOME, EXIT_INCOMPLETE, worst_outcome
 from .interrupt import stop_on_signals
-from .options import (TRACES, check_master_url, command_line, engine_option, given_options, json_option, limit_options,
-                      property_option, quiet_option, refuse_unless_spark, spark_master_option, traces_option)
+from .options import (TRACES, command_line, engine_option, given_options, json_option, limit_options,
+                      property_option, quiet_option, spark_master_option, spark_options, traces_option)
 from .output import stdout_console
 from .setup import BadInput, CheckJob, check_outputs, limits, resolve_config, select_properties
 
@@ -61,12 +61,10 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, max_st
     lim = limits(max_states, max_depth, max_seconds)
     from explore.sweep import usable_cores
 
-    refuse_unless_spark(ctx, engine, ("spark_master",))
+    spark_options(ctx, engine, ("spark_master",))
     if engine == "spark" and given_options(ctx, ("jobs",)):
         raise BadInput("--jobs is for --engine local; on Spark the master runs the configurations' tasks on its "
                        "cores (e.g. --spark-master local[2])")
-    if engine == "spark":
-        check_master_url(spark_master)
     cores = usable_cores()
     if not 1 <= jobs <= cores:
         raise BadInput(f"--jobs {jobs}: must be between 1 and {cores} (the usable cores)")

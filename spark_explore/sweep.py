@@ -32,8 +32,8 @@ def _run_task(indexed: tuple[int, Task]) -> tuple[int, Any]:
 
 
 def task_slots(master: str) -> int:
-    """How many tasks the master runs at once, as far as its URL says (a standalone cluster's cores are
-    known only once its executors register: :attr:`SparkSweep.jobs` then asks Spark)."""
+    """How many tasks the master runs at once, as far as its URL says (for a standalone cluster, whose
+    cores the URL does not say, this machine's usable cores)."""
     m = LOCAL_SLOTS.fullmatch(master)
     if m:
         return max(int(m.group(1)), 1)
@@ -64,9 +64,7 @@ class SparkSweep:
 
     @property
     def jobs(self) -> int:
-        """The tasks that run at once: Spark's default parallelism once a session runs, else the URL's."""
-        if self.spark is not None:
-            return int(self.spark.sparkContext.defaultParallelism)
+        """The tasks that run at once, as the master URL says (what a sweep reports as its jobs)."""
         return task_slots(self.master)
 
     def run(self, tasks: Sequence[Task], on_result: Callable[[int, Any], None] | None = None) -> SweepResult:

@@ -1,5 +1,6 @@
-"""``faults --engine spark`` and ``matrix --engine spark``: the sweeps as Spark tasks give the same answers,
-in the same order, as local processes (spark_explore.sweep)."""
+"""``faults --engine spark`` and ``matrix --engine spark``: the exhaustive exploration on the Spark engine
+(spark_explore.faults) and the sweeps as Spark tasks (spark_explore.sweep) give the same answers, in the
+same order, as the local engine and local processes."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from explore.sweep import Task
+from spark_explore.faults import SparkFaultAnalysis
 from spark_explore.sweep import SparkSweep, task_slots
 
 from spark_compare import MASTER
@@ -20,6 +22,8 @@ from cli_driver import assert_bad_input, invoke  # noqa: E402
 DEFAULT_SMALL = ("--set", "messages=1", "--max-configs", "4")
 #: read-from-slave, 1 message: the closing search reaches sets of two changes
 READ_FROM_SLAVE = ("--preset", "read-from-slave", "--set", "messages=1", "--max-configs", "14")
+#: no slave, 1 message (331 states, depth 12, levels peaking at 53 states): 8 modes of three properties
+NO_SLAVE = ("--set", "messages=1", "--set", "slaves=0", "--max-configs", "2")
 
 
 def _faults_json(tmp_path: Path, name: str, *args: str) -> dict:
@@ -41,12 +45,31 @@ def _without_timings_and_engines(d: dict) -> dict:
 
 @pytest.mark.parametrize("config", [DEFAULT_SMALL, READ_FROM_SLAVE], ids=["default", "read-from-slave"])
 def test_faults_json_is_the_same_on_spark_and_local(config, tmp_path):
+    """Spaces this small run every level in the Spark engine's driver: the pass runs there."""
     local = _faults_json(tmp_path, "local", *config, "--jobs", "2")
     spark = _faults_json(tmp_path, "spark", *config, "--engine", "spark", "--spark-master", MASTER)
+    assert (local["engine"], spark["engine"]) == ("local", "spark")
     assert (local["sweep"]["engine"], spark["sweep"]["engine"]) == ("local", "spark")
     assert spark["sweep"]["jobs"] == 2                        # local[2]: two task slots
     assert spark["sweep"]["configurations"] > 4               # graph vectors and closing explorations ran
     assert any(m["closed_by"] for p in spark["properties"] for m in p.get("modes", []))
+    assert _without_timings_and_engines(spark) == _without_timings_and_engines(local)
+
+
+def test_faults_with_levels_on_the_cluster_match_local(tmp_path, monkeypatch):
+    """From the level of 53 states on (7 levels), the levels are expanded by Spark stages and written to the
+    work directory; the failure-mode pass then runs as Spark tasks over them, and the minima of its batches
+    (witnesses, breaking transitions, their traces) are the local engine's."""
+    passes = []
+    on_cluster = SparkFaultAnalysis._on_cluster
+    monkeypatch.setattr(SparkFaultAnalysis, "_on_cluster", lambda self: passes.append(1) or on_cluster(self))
+    local = _faults_json(tmp_path, "local", *NO_SLAVE, "--jobs", "1")
+    spark = _faults_json(tmp_path, "spark", *NO_SLAVE, "--engine", "spark", "--spark-master", MASTER,
+                         "--driver-level-limit", "52")
+    assert passes == [1]
+    modes = [m for p in spark["properties"] for m in p.get("modes", [])]
+    # a mode whose source state is on a level the cluster wrote (level 7 on): its trace is read back from there
+    assert len(modes) == 8 and max(m["length"] for m in modes) >= 8
     assert _without_timings_and_engines(spark) == _without_timings_and_engines(local)
 
 
@@ -95,12 +118,16 @@ def test_matrix_on_spark_gives_the_local_verdicts(tmp_path, monkeypatch):
 @pytest.mark.parametrize("command", ["faults", "matrix"])
 @pytest.mark.parametrize("args, words", [
     (("--spark-master", "local[2]"), ("--spark-master", "--engine spark")),
+    (("--driver-level-limit", "0"), ("--driver-level-limit", "--engine spark")),
+    (("--engine", "spark", "--partitions", "0"), ("--partitions 0", "> 0")),
     (("--engine", "spark", "--jobs", "2"), ("--jobs", "--engine local")),
     (("--engine", "spark", "--spark-master", "local[abc]"), ("--spark-master 'local[abc]'", "not a master URL")),
     (("--engine", "spark", "--spark-master", "spark://nohost"), ("'spark://nohost'",)),
     (("--engine", "gpu"), ("--engine", "local", "spark")),
 ])
 def test_bad_spark_options(command, args, words, tmp_path, monkeypatch):
+    if command == "matrix" and ("--partitions" in args or "--driver-level-limit" in args):
+        words = ("No such option", args[-2])   # matrix has neither: a usage error, still one line
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("rmqcheck.engines.sweep_runner", None)   # nothing may start Spark nor explore
     monkeypatch.setattr(f"rmqcheck.{command}.sweep_runner", None)

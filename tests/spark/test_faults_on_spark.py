@@ -4,6 +4,7 @@ same order, as the local engine and local processes."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -85,6 +86,16 @@ def test_spark_sweep_returns_results_in_task_order():
     assert out.results == [sum(range(n)) for n in sizes]
     assert seen == list(range(len(tasks)))
     assert not out.interrupted and not out.failure and out.finished == len(tasks)
+
+
+def test_a_lost_python_worker_ends_the_sweep_with_one_line_and_no_results():
+    """A task whose Python worker dies (as on a lost executor: local mode does not retry) fails the job: the
+    sweep keeps no result and says why in one line; the session still runs the next sweep."""
+    with SparkSweep(MASTER) as sweep:
+        out = sweep.run([Task(sum, (range(3),)), Task(os._exit, (3,))])
+        assert out.interrupted and out.results == [None, None]
+        assert out.failure.startswith("a Spark sweep failed: ") and "\n" not in out.failure
+        assert sweep.run([Task(sum, (range(4),))]).results == [6]
 
 
 def test_an_empty_sweep_starts_nothing():

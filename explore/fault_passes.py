@@ -79,3 +79,78 @@ def breaking_transitions(succ, params, states, count, bits, cells, row_start, ed
                             best_src[p, kind, c] = src
                             best_act[p, kind, c] = a
             k += 1
+
+
+# -- one pass over a batch of states, for engines that keep no edges (the Spark engine) -------------------
+@nb.njit(inline="always")
+def _cell(state, cfield):
+    """The lattice cell of ``state``: its failure counters (``cfield`` rows: word, shift, mask, stride)."""
+    c = np.int64(0)
+    for f in range(cfield.shape[0]):
+        if cfield[f, 2] != 0:
+            count = (state[cfield[f, 0]] >> np.uint64(cfield[f, 1])) & np.uint64(cfield[f, 2])
+            c += np.int64(count) * cfield[f, 3]
+    return c
+
+
+@nb.njit(inline="always")
+def _earlier(levels, states, i, ai, j, aj):
+    """``(level, key, action)`` of row ``i`` before that of row ``j``: the canonical order of witnesses
+    (shallowest level, then smallest key as signed words, then smallest action)."""
+    if levels[i] != levels[j]:
+        return levels[i] < levels[j]
+    for w in range(states.shape[1]):
+        x = np.int64(states[i, w])
+        y = np.int64(states[j, w])
+        if x != y:
+            return x < y
+    return ai < aj
+
+
+BATCH_FAULTS_SIG = types.void(SUCC_T, SCHECK_T, I64_1D, U64_2D, I64_1D, I64_1D, I64_1D, types.int64[:, ::1],
+                              types.int64[:, ::1], types.int64[:, :, ::1], types.int64[:, :, ::1], U64_2D, I64_1D)
+
+
+@nb.njit(BATCH_FAULTS_SIG, cache=True, nogil=True)
+def batch_faults(succ, scheck, params, states, levels, prop_bits, kind_of, cfield, vbest, bbest, bact, out,
+                 oflags):
+    """Both passes over a batch of stored states (rows of any levels, in any order), without edges.
+
+    ``vbest[p, cell]``: the row of the canonically first state violating property ``p`` in ``cell``;
+    ``bbest[p, kind, cell]`` / ``bact``: the canonically first breaking transition (row, action) of that
+    action kind into ``cell``, found by expanding every source that satisfies some property and checking
+    each successor (a successor's bits are a function of the state: the ones stored for it). Entries are
+    -1 where none; entries already set are only replaced by earlier ones, so batches can be reduced by the
+    same order (``levels[row]``, then key, then action) wherever they ran."""
+    nact = len(oflags)
+    always = np.uint64(0)
+    for p in range(len(prop_bits)):
+        always |= np.uint64(1) << np.uint64(prop_bits[p])
+    for i in range(states.shape[0]):
+        bits = scheck(states[i], params)
+        bad = bits & always
+        if bad != 0:
+            c = _cell(states[i], cfield)
+            for p in range(len(prop_bits)):
+                if bad & (np.uint64(1) << np.uint64(prop_bits[p])):
+                    j = vbest[p, c]
+                    if j < 0 or _earlier(levels, states, i, 0, j, 0):
+                        vbest[p, c] = i
+        ok = ~bits & always
+        if ok == 0:
+            continue
+        succ(states[i], params, out, oflags)
+        for a in range(nact):
+            if not oflags[a] & 1:
+                continue
+            hits = scheck(out[a], params) & ok
+            if hits == 0:
+                continue
+            c = _cell(out[a], cfield)
+            kind = kind_of[a]
+            for p in range(len(prop_bits)):
+                if hits & (np.uint64(1) << np.uint64(prop_bits[p])):
+                    j = bbest[p, kind, c]
+                    if j < 0 or _earlier(levels, states, i, a, j, bact[p, kind, c]):
+                        bbest[p, kind, c] = i
+                        bact[p, kind, c] = a

@@ -101,18 +101,25 @@ def minimal(vectors: Sequence[Vector]) -> list[Vector]:
     return out
 
 
-def counter_cells(model: Any, states: np.ndarray, lattice: Lattice) -> np.ndarray:
-    """The lattice cell of every stored state, read from the counters' bit ranges of the packed layout (a
-    counter whose budget is 0 has no bits: it is 0)."""
+def counter_fields(model: Any, lattice: Lattice) -> np.ndarray:
+    """Per failure kind, where its counter sits in the packed layout and its lattice stride: rows of
+    ``(word, shift, mask, stride)``; a counter whose budget is 0 has no bits (mask 0: it is 0)."""
     slots = {s.name: s for s in model.layout.slots}
-    cells = np.zeros(len(states), dtype=np.int64)
-    for (_, _, name), stride in zip(FAILURE_KINDS, lattice.strides):
+    fields = np.zeros((len(FAILURE_KINDS), 4), dtype=np.int64)
+    for i, ((_, _, name), stride) in enumerate(zip(FAILURE_KINDS, lattice.strides)):
         s = slots.get(name)
-        if s is None:
-            continue
-        mask = np.uint64((1 << s.width) - 1)
-        counts = (states[:, s.word] >> np.uint64(s.shift)) & mask
-        cells += counts.astype(np.int64) * stride
+        if s is not None:
+            fields[i] = (s.word, s.shift, (1 << s.width) - 1, stride)
+    return fields
+
+
+def counter_cells(model: Any, states: np.ndarray, lattice: Lattice) -> np.ndarray:
+    """The lattice cell of every stored state, read from the counters' bit ranges of the packed layout."""
+    cells = np.zeros(len(states), dtype=np.int64)
+    for word, shift, mask, stride in counter_fields(model, lattice):
+        if mask:
+            counts = (states[:, word] >> np.uint64(shift)) & np.uint64(mask)
+            cells += counts.astype(np.int64) * stride
     return cells
 
 

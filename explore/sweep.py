@@ -35,10 +35,12 @@ class Task:
 
 @dataclass
 class SweepResult:
-    """Results in task order (``None`` where a task did not finish), and whether Ctrl-C stopped it."""
+    """Results in task order (``None`` where a task did not finish), and whether Ctrl-C stopped it (or a
+    failure of the runner itself, e.g. of Spark, said in one line in ``failure``)."""
 
     results: list[Any] = field(default_factory=list)
     interrupted: bool = False
+    failure: str = ""
 
     @property
     def finished(self) -> int:
@@ -48,7 +50,10 @@ class SweepResult:
 class SweepPool:
     """Worker processes kept for several sweeps (each worker loads the compiled kernels once).
 
-    ``with SweepPool(jobs) as pool: pool.run(tasks)``; with one job every task runs in this process."""
+    ``with SweepPool(jobs) as pool: pool.run(tasks)``; with one job every task runs in this process.
+    :class:`spark_explore.sweep.SparkSweep` runs the same tasks as Spark tasks."""
+
+    engine = "local"
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs

@@ -75,7 +75,8 @@ def render_console(out: Console, report: Any, config_text: str, traces: str) -> 
     out.print(f"[bold]rmqcheck faults[/bold]: {config_text}")
     if report.stats is not None:
         s = report.stats
-        out.print(f"one exhaustive exploration with the full budgets: {s.distinct_states:,} states, "
+        on = "" if report.engine == "local" else f" on the {report.engine} engine"
+        out.print(f"one exhaustive exploration with the full budgets{on}: {s.distinct_states:,} states, "
                   f"{s.transitions:,} transitions, depth {s.depth}, {s.seconds:.2f} s")
     for rep in report.properties:
         out.print()
@@ -111,8 +112,9 @@ def _minimal_line(rep: Any) -> str:
 
 def summary_line(report: Any) -> str:
     modes = sum(len(getattr(r, "modes", [])) for r in report.properties)
+    where = "Spark task slot(s)" if report.sweep_engine == "spark" else "job(s)"
     text = f"{report.outcome}: {modes} failure mode(s); sweep: {report.configurations} configuration(s) on " \
-           f"{report.jobs} job(s)"
+           f"{report.jobs} {where}"
     if report.stopped:
         text += f"; closing search stopped: {report.stopped}"
     if report.unsettled:
@@ -125,12 +127,15 @@ def summary_line(report: Any) -> str:
 
 
 # -- JSON ------------------------------------------------------------------------------------------------
-def report_to_dict(report: Any, engine: str = "local") -> dict[str, Any]:
+def report_to_dict(report: Any) -> dict[str, Any]:
+    """``engine`` is the engine of the exhaustive exploration (step 1); ``sweep.engine`` where the sweeps of
+    small explorations ran."""
     d: dict[str, Any] = {"tool": TOOL, "version": version(), "command": "faults", "config": report.config,
-                         "engine": engine, "outcome": report.outcome,
+                         "engine": report.engine, "outcome": report.outcome,
                          "properties": [_property_dict(r) for r in report.properties],
                          "sweep": {"configurations": report.configurations, "jobs": report.jobs,
-                                   "stopped": report.stopped, "unsettled": report.unsettled}}
+                                   "engine": report.sweep_engine, "stopped": report.stopped,
+                                   "unsettled": report.unsettled}}
     if report.stats is not None:
         s = report.stats
         d["stats"] = {"distinct_states": s.distinct_states, "transitions": s.transitions, "depth": s.depth,

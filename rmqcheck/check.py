@@ -1,7 +1,6 @@
 """``rmqcheck check``: explore one configuration exhaustively and give every property a verdict."""
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -11,34 +10,23 @@ from click.core import ParameterSource
 from reports.graph_export import DEFAULT_RADIUS, GRAPH_NODE_LIMIT
 
 from .compile_notice import announce_compilation
-from .engines import ENGINES, SparkOptions, run_check
+from .engines import SparkOptions, run_check
 from .exit_codes import EXIT_FOR_OUTCOME
 from .interrupt import stop_on_signals
-from .options import (TRACES, command_line, config_options, json_option, limit_options, property_option,
-                      quiet_option, threads_option, traces_option)
+from .options import (TRACES, command_line, config_options, driver_level_limit_option, engine_option, json_option,
+                      limit_options, partitions_option, property_option, quiet_option, spark_master_option,
+                      spark_options, threads_option, traces_option)
 from .output import print_result
-from .setup import (MAX_COUNT, BadInput, CheckJob, bounded, check_itf_dir, check_outputs, config_name, limits,
-                    parallelism, resolve_config, select_properties)
+from .setup import (BadInput, CheckJob, check_itf_dir, check_outputs, config_name, limits, parallelism,
+                    resolve_config, select_properties)
 
 SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_limit")
-MAX_PARTITIONS = 1 << 20
-#: the master URLs a check can use: local, local[N], local[*], local[N,F], local[*,F], spark://HOST:PORT[,HOST:PORT]
-MASTER_URL = re.compile(r"local(\[(\*|[1-9][0-9]{0,5})(,\s*[0-9]{1,5})?\])?"
-                        r"|spark://[A-Za-z0-9.\-_\[\]:]+:[0-9]{1,5}(,[A-Za-z0-9.\-_\[\]:]+:[0-9]{1,5})*")
-
-
-def check_master_url(url: str) -> None:
-    """Refuse a master URL Spark would only reject after starting a JVM (or, worse, take as a file)."""
-    if not MASTER_URL.fullmatch(url or ""):
-        raise BadInput(f"--spark-master {url!r}: not a master URL; use local, local[N], local[*], local[N,F] "
-                       "or spark://HOST:PORT")
 
 
 @click.command()
 @config_options
 @property_option
-@click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
-              help="Exploration engine: the embedded local BFS, or the same BFS on Spark.")
+@engine_option("Exploration engine: the embedded local BFS, or the same BFS on Spark.")
 @limit_options
 @threads_option
 @json_option
@@ -56,14 +44,11 @@ def check_master_url(url: str) -> None:
               help="Write each trace as DIR/<property>.itf.json in the Informal Trace Format (Apalache, Quint).")
 @quiet_option
 @traces_option
-@click.option("--spark-master", default="local[*]", show_default=True, metavar="URL",
-              help="Spark master URL (--engine spark only).")
-@click.option("--partitions", type=int, metavar="N", help="Frontier partitions (--engine spark only).")
+@spark_master_option
+@partitions_option
 @click.option("--work-dir", metavar="DIR", help="Checkpoint directory (--engine spark only).")
 @click.option("--resume", is_flag=True, help="Resume from the checkpoints in --work-dir (--engine spark only).")
-@click.option("--driver-level-limit", type=int, metavar="N",
-              help="Expand levels of at most N states in the driver, without Spark stages "
-                   "(default 20,000; 0: every level after the initial states on the cluster; --engine spark only).")
+@driver_level_limit_option
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, engine, max_states,
           max_depth, max_seconds, threads, json_path, report_path, graph_path, graph_around, graph_radius, itf_dir, quiet,
@@ -118,25 +103,10 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
 
 
 def _spark_options(ctx: click.Context, engine: str, graph_path: str | None) -> SparkOptions:
-    given = [f"--{p.replace('_', '-')}" for p in SPARK_ONLY
-             if ctx.get_parameter_source(p) not in (ParameterSource.DEFAULT, None)]
-    if engine != "spark":
-        if given:
-            raise BadInput(f"{given[0]} is only meaningful with --engine spark; drop it or add --engine spark")
-        return SparkOptions()
-    if graph_path:
+    spark = spark_options(ctx, engine, SPARK_ONLY)
+    if engine == "spark" and graph_path:
         raise BadInput("--graph needs the local engine's stored states; drop --graph or use --engine local")
-    partitions = ctx.params["partitions"]
-    if partitions is not None:
-        bounded("--partitions", partitions, MAX_PARTITIONS)
-    if ctx.params["resume"] and not ctx.params["work_dir"]:
-        raise BadInput("--resume needs --work-dir DIR (the checkpoints to resume from)")
-    limit = ctx.params["driver_level_limit"]
-    if limit is not None:
-        bounded("--driver-level-limit", limit, MAX_COUNT, positive=False)
-    check_master_url(ctx.params["spark_master"])
-    return SparkOptions(ctx.params["spark_master"], partitions, ctx.params["work_dir"], ctx.params["resume"],
-                        limit)
+    return spark
 
 
 def _graph_around_options(ctx: click.Context, graph_path, graph_around, graph_radius, props) -> None:

@@ -67,6 +67,19 @@ def build_explorer(job: CheckJob, engine: str, listener: Any, spark: SparkOption
                        "use --engine local") from None
 
 
+def sweep_runner(engine: str, jobs: int, spark_master: str = "local[*]") -> Any:
+    """What runs a sweep's tasks (``run(tasks)``, results in task order): ``jobs`` local processes, or one
+    Spark task per exploration on ``spark_master`` (the compiled local engine inside an executor)."""
+    if engine != "spark":
+        from explore.sweep import SweepPool
+        return SweepPool(jobs)
+    try:
+        from spark_explore.sweep import SparkSweep
+    except ImportError as exc:
+        raise BadInput(f"--engine spark: the spark engine cannot be loaded ({exc}); use --engine local") from None
+    return SparkSweep(spark_master)
+
+
 def run_check(job: CheckJob, engine: str = "local", quiet: bool = False,
               spark: SparkOptions | None = None, label: str = "") -> tuple[CheckResult, Any]:
     """Explore ``job`` on ``engine``: ``(result, local explorer or None)``; the local explorer's stored

@@ -10,11 +10,14 @@
    property holds under some set of the current size, or ``max_configs`` explorations were run.
 
 Every task is a function of a :class:`~model.Config` and returns small picklable values, so the sweep runs
-them in a process pool and the results (in task order) do not depend on ``--jobs``.
+them in a process pool or as Spark tasks (:func:`rmqcheck.engines.sweep_runner`) and the results (in task
+order) depend neither on ``--jobs`` nor on the engine. Step 1 runs on the engine ``check --engine`` would
+use: :func:`explore.faults.analyse`, or :func:`spark_explore.faults.analyse_on_spark` (same answers).
 """
 from __future__ import annotations
 
 import itertools
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -158,6 +161,8 @@ class FaultsReport:
     error: str = ""
     lattice: Lattice | None = None
     unsettled: list[str] = field(default_factory=list)
+    sweep_engine: str = "local"     # where the sweeps ran: "local" processes or "spark" tasks
+    engine: str = "local"           # the engine of the exhaustive exploration (step 1)
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -174,30 +179,37 @@ class FaultSearch:
     on_progress: Callable[[str], None] | None = None
     threads: int = 1          # of each sweep exploration (jobs times threads: at most the usable cores)
     step1_threads: int = 1    # of the one exploration of step 1, which runs alone
+    sweeper: Any = None     # runs the sweeps (``run(tasks)``): default a SweepPool of ``jobs`` processes
+    analyser: Any = None    # step 1, ``analyse``'s signature: default the local engine's
 
     def run(self) -> FaultsReport:
         self.always = [p for p in self.properties if p.kind == ALWAYS]
         self.graph = [p for p in self.properties if p.kind == GRAPH]
-        self.memory = int(available_memory_bytes() * 0.7 / max(self.jobs, 1))
         self.configurations = 0     # explorations the sweeps ran
         self.closing = 0            # of which for the closing search (bounded by max_configs)
         self.stopped: str | None = None
         self.unsettled: list[str] = []   # closing explorations that settled nothing (a limit, an error)
         self.interrupted = False
+        self.failure = ""           # why the sweep runner itself failed (e.g. Spark), if it did
+        if self.sweeper is None:
+            self.sweeper = SweepPool(self.jobs)
+        # each concurrent exploration of a sweep gets its share of this machine's memory
+        self.memory = int(available_memory_bytes() * 0.7 / max(self.sweeper.jobs, 1))
         self.lattice = Lattice.of(self.config)
         reports: dict[str, Any] = {}
         analysis = None
         if self.always:
+            step1 = self.analyser or partial(analyse, threads=self.step1_threads)
             self._say("exploring every state with the full budgets")
-            analysis = analyse(RocketMQModel(self.config), self.properties.select([p.name for p in self.always]),
-                               self.limits, self.listener, threads=self.step1_threads)
+            analysis = step1(RocketMQModel(self.config), self.properties.select([p.name for p in self.always]),
+                             self.limits, self.listener)
             if analysis.result.error is not None:
                 return self._report([], ERROR, analysis, error=analysis.result.error.message)
             for p in self.always:
                 reports[p.name] = self._always_report(p, analysis)
         complete = analysis is None or analysis.complete
         broken = [reports[p.name] for p in self.always if reports[p.name].modes]
-        with SweepPool(self.jobs) as self.pool:
+        with self.sweeper as self.pool:
             if complete and self.graph:
                 for p in self.graph:
                     reports[p.name] = self._graph_report(p)
@@ -215,10 +227,14 @@ class FaultSearch:
         result = analysis.result if analysis is not None else None
         reason = result.incomplete_reason if result is not None else ""
         if self.interrupted and not reason:
-            reason = "interrupted (Ctrl-C)"
-        return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.jobs, self.stopped,
-                            result.stats if result is not None else None, reason, error, self.lattice,
-                            self.unsettled)
+            reason = self._stop_reason()
+        return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.sweeper.jobs,
+                            self.stopped, result.stats if result is not None else None, reason, error, self.lattice,
+                            self.unsettled, self.sweeper.engine,
+                            result.engine if result is not None else self.sweeper.engine)
+
+    def _stop_reason(self) -> str:
+        return self.failure or "interrupted (Ctrl-C)"
 
     def _outcome(self, ordered: list[Any], analysis: FaultAnalysis | None) -> str:
         """violated / passed as the modes and vectors say; incomplete whenever the exhaustive exploration
@@ -233,7 +249,7 @@ class FaultSearch:
         return INCOMPLETE if unknown else PASSED
 
     # -- step 1: one exhaustive exploration --------------------------------------------------------------
-    def _always_report(self, p: Any, a: FaultAnalysis) -> AlwaysReport:
+    def _always_report(self, p: Any, a: Any) -> AlwaysReport:
         pf = a.faults[p.name]
         status = "violated" if pf.violated_cells else ("holds" if a.complete else "unknown")
         rep = AlwaysReport(p.name, p.summary, status)
@@ -267,6 +283,7 @@ class FaultSearch:
         self.configurations += sweep.finished
         self.closing += sweep.finished if closing else 0
         self.interrupted |= sweep.interrupted
+        self.failure = self.failure or sweep.failure
         return sweep
 
     # -- step 3: what closes each mode, and which switch sets make the property hold ---------------------
@@ -290,7 +307,7 @@ class FaultSearch:
                     if s is not None and not s.breaks(mode.kind, mode.vector):
                         mode.closed_by.append(c)
         if sweep.interrupted:
-            self.stopped = "interrupted (Ctrl-C)"
+            self.stopped = self._stop_reason()
             return
         self._holds_with(reports, answers)
 
@@ -340,7 +357,7 @@ class FaultSearch:
                     record(idx, r)
                     self._note_unsettled(_merged(settings, idx), r)
             if sweep.interrupted:
-                self.stopped = "interrupted (Ctrl-C)"
+                self.stopped = self._stop_reason()
                 break
             if len(batch) < len(candidates):
                 self.stopped = (f"--max-configs {self.max_configs} reached within sets of {size} changes "

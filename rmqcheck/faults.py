@@ -2,22 +2,26 @@
 setting closes each one (see :mod:`rmqcheck.fault_search` for how)."""
 from __future__ import annotations
 
+import functools
 import sys
+from typing import Any
 
 import click
 
 from reports.files import OutputSet, is_standard_output
 
 from .compile_notice import announce_compilation
-from .engines import progress_listener
+from .engines import progress_listener, sweep_runner
 from .exit_codes import EXIT_FOR_OUTCOME
-from .options import (config_options, json_option, limit_options, property_option, quiet_option,
-                      threads_option, traces_option)
+from .options import (config_options, driver_level_limit_option, engine_option, given_options, json_option,
+                      limit_options, partitions_option, property_option, quiet_option, spark_master_option,
+                      spark_options, threads_option, traces_option)
 from .output import stdout_console
 from .setup import BadInput, check_outputs, config_name, limits, parallelism, resolve_config, select_properties
 
 #: configurations the search for what closes each mode may explore in all (``--max-configs``)
 DEFAULT_MAX_CONFIGS = 64
+SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 
 
 @click.command()
@@ -29,13 +33,21 @@ DEFAULT_MAX_CONFIGS = 64
               help="Write a section per property with its modes and every trace: Markdown (.md) or HTML (.html).")
 @traces_option
 @click.option("--jobs", type=int, metavar="N",
-              help="Explorations of the sweeps run in parallel (default: the usable cores --threads leaves).")
+              help="Explorations of the sweeps run in parallel (default: the usable cores --threads leaves; "
+                   "--engine local only).")
 @threads_option
 @click.option("--max-configs", type=int, default=DEFAULT_MAX_CONFIGS, show_default=True, metavar="N",
               help="Configurations the search for what closes each mode may explore in all.")
+@engine_option("The exhaustive exploration on the local BFS or the same BFS on Spark; the sweeps' explorations "
+               "in local processes (--jobs) or as one Spark task each.")
+@spark_master_option
+@partitions_option
+@driver_level_limit_option
 @quiet_option
-def faults(preset_name, config_file, assignments, property_names, max_states, max_depth, max_seconds,
-           json_path, report_path, traces, jobs, threads, max_configs, quiet) -> None:
+@click.pass_context
+def faults(ctx: click.Context, preset_name, config_file, assignments, property_names, max_states, max_depth,
+           max_seconds, json_path, report_path, traces, jobs, threads, max_configs, engine, spark_master, partitions,
+           driver_level_limit, quiet) -> None:
     """Which failure combinations break each property, through which step, and what closes each mode.
 
     One exhaustive exploration with the full failure budgets gives, per always property, the minimal
@@ -59,18 +71,28 @@ def faults(preset_name, config_file, assignments, property_names, max_states, ma
                        "faults reports always and graph properties")
     props = props.without([SOMETIMES])
     lim = limits(max_states, max_depth, max_seconds)
+    spark = spark_options(ctx, engine, SPARK_ONLY)
+    if engine == "spark" and given_options(ctx, ("jobs",)):
+        raise BadInput("--jobs is for --engine local; on Spark the master runs the sweeps' tasks on its cores "
+                       "(e.g. --spark-master local[2])")
+    if engine == "spark" and threads is not None:
+        raise BadInput("--threads: the local engine's option; on Spark each sweep task explores on one thread")
     # the one exploration of step 1 runs alone: unless told otherwise it takes every core
     step1_threads = threads or parallelism(None, 1)[1]
     jobs, threads = parallelism(threads, jobs, default_jobs=0)
+    if engine == "spark":
+        threads = 1
     if max_configs < 0:
         raise BadInput(f"--max-configs {max_configs}: must be >= 0")
     if report_path:
         report_format(report_path)
     check_outputs({"--json": json_path, "--report": report_path})
+    sweeper = sweep_runner(engine, jobs, spark.master)   # Java and the master checked before any exploration
 
     say = None if quiet else (lambda text: click.echo(f"faults: {text}", err=True))
     with progress_listener(quiet) as listener:
-        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say, threads, step1_threads).run()
+        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say, threads=threads,
+                             step1_threads=step1_threads, sweeper=sweeper, analyser=_analyser(engine, spark)).run()
     out = stdout_console(stderr=is_standard_output(json_path))
     name = config_name(preset_name, config_file)
     from reports.faults import faults_json, faults_report, render_console, summary_line
@@ -85,3 +107,14 @@ def faults(preset_name, config_file, assignments, property_names, max_states, ma
         files.add(report_path, faults_report(report_path, report, name, cfg.short()))
     files.write()
     sys.exit(EXIT_FOR_OUTCOME[report.outcome])
+
+
+def _analyser(engine: str, spark) -> Any:
+    """Step 1 on the engine ``check --engine`` would use (None: the local engine's)."""
+    if engine != "spark":
+        return None
+    from spark_explore.engine import DRIVER_LEVEL_LIMIT
+    from spark_explore.faults import analyse_on_spark
+    limit = DRIVER_LEVEL_LIMIT if spark.driver_level_limit is None else spark.driver_level_limit
+    return functools.partial(analyse_on_spark, master=spark.master, partitions=spark.partitions,
+                             driver_threshold=limit)

@@ -8,13 +8,14 @@ import click
 from reports.files import OutputSet, is_standard_output
 
 from .compile_notice import announce_compilation
-from .engines import run_check
-from .exit_codes import EXIT_FOR_OUTCOME, worst_outcome
+from .engines import run_check, sweep_runner
+from .exit_codes import EXIT_FOR_OUTCOME, EXIT_INCOMPLETE, worst_outcome
 from .interrupt import stop_on_signals
-from .options import (TRACES, command_line, json_option, limit_options, property_option, quiet_option,
-                      threads_option, traces_option)
+from .options import (TRACES, command_line, engine_option, given_options, json_option, limit_options,
+                      property_option, quiet_option, spark_master_option, spark_options, threads_option,
+                      traces_option)
 from .output import stdout_console
-from .setup import CheckJob, check_outputs, limits, parallelism, resolve_config, select_properties
+from .setup import BadInput, CheckJob, check_outputs, limits, parallelism, resolve_config, select_properties
 
 #: the preset the matrix leaves out by default: the benchmark space
 NOT_BY_DEFAULT = ("bench",)
@@ -38,12 +39,16 @@ def default_presets() -> tuple[str, ...]:
               help="Write every configuration's verdicts and traces: Markdown (.md) or HTML (.html).")
 @click.option("--jobs", type=int, metavar="N",
               help="Configurations checked in parallel, one process each (default: 1, or the cores --threads "
-                   "leaves; jobs times threads at most the usable cores).")
+                   "leaves; jobs times threads at most the usable cores; --engine local only).")
 @threads_option
+@engine_option("Where each configuration is explored, on the local engine: in local processes (--jobs), or "
+               "as one Spark task each.")
+@spark_master_option
 @quiet_option
 @traces_option
-def matrix(preset_names, assignments, property_names, max_states, max_depth, max_seconds, json_path,
-           report_path, jobs, threads, quiet, traces) -> None:
+@click.pass_context
+def matrix(ctx: click.Context, preset_names, assignments, property_names, max_states, max_depth, max_seconds,
+           json_path, report_path, jobs, threads, engine, spark_master, quiet, traces) -> None:
     """Check several presets and print one table: each cell a verdict, violations with trace length.
 
     The exit code is that of the most serious outcome: 4 model error, 1 violated, 3 incomplete, 0 passed.
@@ -56,19 +61,32 @@ def matrix(preset_names, assignments, property_names, max_states, max_depth, max
     configs = [(name, resolve_config(name, None, assignments)) for name in names]
     props = select_properties(property_names)
     lim = limits(max_states, max_depth, max_seconds)
+    spark_options(ctx, engine, ("spark_master",))
+    if engine == "spark" and given_options(ctx, ("jobs",)):
+        raise BadInput("--jobs is for --engine local; on Spark the master runs the configurations' tasks on its "
+                       "cores (e.g. --spark-master local[2])")
+    if engine == "spark" and threads is not None:
+        raise BadInput("--threads: the local engine's option; on Spark each configuration's task explores on one "
+                       "thread")
     jobs, threads = parallelism(threads, jobs, default_jobs=0 if threads is not None else 1)
+    if engine == "spark":
+        threads = 1
     if report_path:
         report_format(report_path)
     check_outputs({"--json": json_path, "--report": report_path})
 
-    from explore.sweep import Task, run_sweep
+    from explore.sweep import Task
 
-    # one sweep task per configuration; in parallel the workers draw no progress bar
-    tasks = [Task(check_configuration, (cfg, tuple(props.names()), lim, quiet or jobs > 1,
+    # one sweep task per configuration; in parallel (or in an executor) the workers draw no progress bar
+    tasks = [Task(check_configuration, (cfg, tuple(props.names()), lim, quiet or jobs > 1 or engine == "spark",
                                         f"[{i}/{len(configs)}] {name}", threads))
              for i, (name, cfg) in enumerate(configs, start=1)]
-    with stop_on_signals():   # after Ctrl-C the remaining configurations stop at once, as incomplete
-        sweep = run_sweep(tasks, jobs)
+    with stop_on_signals(), sweep_runner(engine, jobs, spark_master) as runner:
+        # after Ctrl-C the remaining configurations stop at once, as incomplete
+        sweep = runner.run(tasks)
+        if sweep.failure:
+            click.echo(f"rmqcheck: {sweep.failure}; no output file written", err=True)
+            sys.exit(EXIT_INCOMPLETE)
         if sweep.interrupted:
             raise KeyboardInterrupt
         sections = [ReportSection(name, cfg.short(), result) for (name, cfg), result in zip(configs, sweep.results)]

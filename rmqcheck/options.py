@@ -1,6 +1,7 @@
 """Click options shared by several commands, so each is spelled and documented once."""
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Callable
 
@@ -8,6 +9,14 @@ import click
 from click.core import ParameterSource
 
 from explore.result import REACHED, S_VIOLATED
+
+from .engines import ENGINES, SparkOptions
+from .setup import MAX_COUNT, BadInput, bounded
+
+#: the master URLs Spark can use: local, local[N], local[*], local[N,F], local[*,F], spark://HOST:PORT[,HOST:PORT]
+MASTER_URL = re.compile(r"local(\[(\*|[1-9][0-9]{0,5})(,\s*[0-9]{1,5})?\])?"
+                        r"|spark://[A-Za-z0-9.\-_\[\]:]+:[0-9]{1,5}(,[A-Za-z0-9.\-_\[\]:]+:[0-9]{1,5})*")
+MAX_PARTITIONS = 1 << 20
 
 
 def config_options(f: Callable) -> Callable:
@@ -86,3 +95,64 @@ def command_line(ctx: click.Context) -> str:
         for item in (value if param.multiple else [value]):
             words += [spelling, str(item)]
     return shlex.join(words)
+
+
+def engine_option(help_text: str) -> Callable[[Callable], Callable]:
+    """``--engine local|spark`` (the registered engines); ``help_text`` says what runs on the engine."""
+    return click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
+                        help=help_text)
+
+
+def spark_master_option(f: Callable) -> Callable:
+    return click.option("--spark-master", default="local[*]", show_default=True, metavar="URL",
+                        help="Spark master URL (--engine spark only).")(f)
+
+
+def partitions_option(f: Callable) -> Callable:
+    return click.option("--partitions", type=int, metavar="N", help="Frontier partitions (--engine spark only).")(f)
+
+
+def driver_level_limit_option(f: Callable) -> Callable:
+    return click.option("--driver-level-limit", type=int, metavar="N",
+                        help="Expand levels of at most N states in the driver, without Spark stages "
+                             "(default 20,000; 0: every level after the initial states on the cluster; "
+                             "--engine spark only).")(f)
+
+
+def check_master_url(url: str) -> None:
+    """Refuse a master URL Spark would only reject after starting a JVM (or, worse, take as a file)."""
+    if not MASTER_URL.fullmatch(url or ""):
+        raise BadInput(f"--spark-master {url!r}: not a master URL; use local, local[N], local[*], local[N,F] "
+                       "or spark://HOST:PORT")
+
+
+def given_options(ctx: click.Context, names: tuple[str, ...]) -> list[str]:
+    """The options of ``names`` (parameter names) given on the command line, as ``--spelled-out``."""
+    return [f"--{p.replace('_', '-')}" for p in names
+            if ctx.get_parameter_source(p) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)]
+
+
+def refuse_unless_spark(ctx: click.Context, engine: str, names: tuple[str, ...]) -> None:
+    """Spark-only options (``names``) given without ``--engine spark`` are bad input."""
+    given = given_options(ctx, names)
+    if engine != "spark" and given:
+        raise BadInput(f"{given[0]} is only meaningful with --engine spark; drop it or add --engine spark")
+
+
+def spark_options(ctx: click.Context, engine: str, names: tuple[str, ...]) -> SparkOptions:
+    """The command's Spark options (``names``: the parameter names it has), validated: bad input when one
+    is given without ``--engine spark`` or is out of range."""
+    refuse_unless_spark(ctx, engine, names)
+    if engine != "spark":
+        return SparkOptions()
+    p = ctx.params
+    partitions = p.get("partitions")
+    if partitions is not None:
+        bounded("--partitions", partitions, MAX_PARTITIONS)
+    if p.get("resume") and not p.get("work_dir"):
+        raise BadInput("--resume needs --work-dir DIR (the checkpoints to resume from)")
+    limit = p.get("driver_level_limit")
+    if limit is not None:
+        bounded("--driver-level-limit", limit, MAX_COUNT, positive=False)
+    check_master_url(p["spark_master"])
+    return SparkOptions(p["spark_master"], partitions, p.get("work_dir"), bool(p.get("resume")), limit)

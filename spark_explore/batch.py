@@ -149,6 +149,15 @@ def expanded_schema(words: int) -> Any:
     return pa.schema(fields)
 
 
+def arrow_states(rb: Any, words: int) -> np.ndarray:
+    """The packed states of an Arrow batch whose first ``words`` columns are the key columns (signed
+    longs in Spark, the packed words' bits)."""
+    states = np.empty((rb.num_rows, words), dtype=np.uint64)
+    for i in range(words):
+        states[:, i] = rb.column(i).to_numpy(zero_copy_only=False).view(np.uint64)
+    return states
+
+
 def expander(refs: KernelRefs, state_mask: int, transition_mask: int):
     """The function Spark's ``mapInArrow`` runs on each partition of the frontier."""
 
@@ -167,9 +176,7 @@ def expander(refs: KernelRefs, state_mask: int, transition_mask: int):
             n = rb.num_rows
             if n == 0:
                 continue
-            states = np.empty((n, w), dtype=np.uint64)
-            for i in range(w):
-                states[:, i] = rb.column(i).to_numpy(zero_copy_only=False).view(np.uint64)
+            states = arrow_states(rb, w)
             cap = n * nact
             child = np.empty((max(cap, 1), w), dtype=np.uint64)
             parent = np.empty(max(cap, 1), dtype=np.int64)

@@ -56,6 +56,10 @@ def _s(x: int) -> int:
 
 class SparkExplorer:
     engine = "spark"
+    #: ``on_explored(result, local)``, called when the exploration ends while the work directory is still
+    #: open (``local``: the driver's LocalExplorer when every level ran there, else None and the levels are
+    #: in the work directory): what :mod:`spark_explore.faults` analyses
+    on_explored: Any = None
 
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(), listener: Any = None,
                  master: str = "local[*]", partitions: int | None = None, work_dir: str | None = None,
@@ -149,7 +153,7 @@ class SparkExplorer:
                 self.wd.reset()
                 local = self._driver_phase()
                 if local.finished():
-                    return self._from_local(local)
+                    return self._explored(self._from_local(local), local)
                 meta = self._hand_over(local)
                 self.wd.save_meta(meta)
             else:
@@ -160,9 +164,14 @@ class SparkExplorer:
                 self.tracker.witness[name] = w
             if not meta.finished and not self.tracker.all_decided():
                 self._cluster_phase_or_stop()
-            return self._result()
+            return self._explored(self._result(), None)
         finally:
             self.wd.close()
+
+    def _explored(self, result: CheckResult, local: LocalExplorer | None) -> CheckResult:
+        if self.on_explored is not None:
+            self.on_explored(result, local)
+        return result
 
     def _from_local(self, local: LocalExplorer) -> CheckResult:
         result = local.result()

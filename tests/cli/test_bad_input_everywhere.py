@@ -110,7 +110,7 @@ def test_out_of_range_values_are_refused_before_anything_starts(args, words, no_
 @pytest.mark.parametrize("url", ["local", "local[2]", "local[*]", "local[2,3]", "local[*,4]", "spark://h:7077",
                                  "spark://a:7077,b:7077"])
 def test_valid_master_urls_pass_the_check(url):
-    from rmqcheck.check import check_master_url
+    from rmqcheck.options import check_master_url
     check_master_url(url)
 
 

@@ -35,7 +35,8 @@ def small_json(tmp_path_factory):
 def test_json_follows_the_schema(small_json):
     d = small_json
     assert d["tool"] == "rmqcheck" and d["engine"] == "local" and d["outcome"] == "violated"
-    assert set(d["sweep"]) == {"configurations", "jobs", "stopped", "unsettled"}
+    assert set(d["sweep"]) == {"configurations", "jobs", "engine", "stopped", "unsettled"}
+    assert d["sweep"]["engine"] == "local"
     assert d["sweep"]["stopped"] and "--max-configs 4" in d["sweep"]["stopped"]
     kinds = {p["name"]: p["kind"] for p in d["properties"]}
     assert "slave_serves_pull" not in kinds and kinds["replication_can_catch_up"] == "graph"

@@ -59,3 +59,8 @@ def test_parallelism_shares_the_cores_among_jobs(monkeypatch):
     assert parallelism(None, None, default_jobs=1) == (1, 8)   # matrix: one job unless told otherwise
     with pytest.raises(BadInput):
         parallelism(3, 3)
+
+
+@pytest.mark.parametrize("command", ["matrix", "faults"])
+def test_threads_are_refused_where_spark_runs_the_sweep(command):
+    assert_bad_input(invoke(command, *TINY, "--engine", "spark", "--threads", "1"), "--threads", "local")

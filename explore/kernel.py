@@ -196,10 +196,11 @@ def _put(table, words, slot, tag, j):
 def put_new(table, regions, fill, io, words, slot, tag, j):
     """File a new state ``j`` at ``slot`` and count it in its region (``io[IO_FILL_MAX]``: the fullest)."""
     _put(table, words, slot, tag, j)
-    o = 0 if regions[0] == 1 else np.int64(np.uint64(slot) // np.uint64(regions[1]))
-    fill[o] += 1
-    if fill[o] > io[IO_FILL_MAX]:
-        io[IO_FILL_MAX] = fill[o]
+    if regions[0] > 1:   # one region holds every state: its fill is the state count
+        o = np.int64(np.uint64(slot) // np.uint64(regions[1]))
+        fill[o] += 1
+        if fill[o] > io[IO_FILL_MAX]:
+            io[IO_FILL_MAX] = fill[o]
 
 
 @nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1], I64_1D, types.int64, types.int64, types.int64),
@@ -283,7 +284,7 @@ def _store_new(scheck, params, visited, io, masks, wit_state, row, slot, tag, sr
     return j
 
 
-@kernel
+@kernel(inline=True)
 def check_new(scheck, params, visited, masks, wit_state, j, graph, leaves):
     """Check the new stored state ``j``: witness candidates, its goal bits, whether it is left unexpanded."""
     state_watch = masks[MK_STATE_WATCH]
@@ -339,7 +340,8 @@ def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, ch
     leaves = io[IO_LEAVES] != 0
     while io[IO_POS] < end:
         src = io[IO_POS]
-        if (io[IO_COUNT] + nact > io[IO_CAP] or io[IO_FILL_MAX] + nact > io[IO_TABLE_LIMIT]
+        fill_max = io[IO_COUNT] if regions[0] == 1 else io[IO_FILL_MAX]
+        if (io[IO_COUNT] + nact > io[IO_CAP] or fill_max + nact > io[IO_TABLE_LIMIT]
                 or (graph and io[IO_EDGES] + nact > io[IO_EDGE_CAP])):
             return ST_NEED_ROOM
         if graph:

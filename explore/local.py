@@ -409,7 +409,8 @@ class LocalExplorer:
                                    f"({self.cap:,} fit in the memory available)")
             return False
         try:
-            if io[K.IO_FILL_MAX] + self.nact > io[K.IO_TABLE_LIMIT]:
+            fill_max = io[K.IO_COUNT] if self.owners == 1 else io[K.IO_FILL_MAX]   # as the kernel counts
+            if fill_max + self.nact > io[K.IO_TABLE_LIMIT]:
                 self._grow_table()
         except MemoryError:
             self._out_of_memory("growing the hash table")

@@ -1,9 +1,9 @@
 """Driving :mod:`explore.threaded`'s phases for the local explorer: a level in rounds, then its sort.
 
-The explorer owns the visited set; a :class:`LevelRounds` owns the per-thread buffers of a round and a
+The explorer owns the visited set; a :class:`LevelRounds` owns the per-slice buffers of a round and a
 :class:`ThreadTeam` that runs one call per thread (the kernels release the GIL, so the threads run at
 once). Everything a round adds to the explorer (its states, counters, witnesses, coverage tally, edges)
-is folded in by the main thread between phases, in thread order.
+is folded in by the main thread between phases, in slice order.
 """
 from __future__ import annotations
 

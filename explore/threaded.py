@@ -1,21 +1,22 @@
 """The local engine's levels on several threads, with the results of one thread.
 
-A level is expanded in rounds. A round gives each of ``T`` threads a contiguous slice of the level's
-states, in index order (the level is sorted by key, so index order is key order). Its phases, each one
-parallel, with a barrier between them:
+A level is expanded in rounds. A round cuts a run of the level's states into contiguous slices, in index
+order (the level is sorted by key, so index order is key order); the threads take the slices one by one
+from an atomic counter. Its phases, each one parallel, with a barrier between them:
 
-A. :func:`expand_slice`: each thread generates and checks its states' successors (the shared step,
-   :func:`explore.step.generate`) and looks each one up in the visited set, which nothing writes during the
-   phase. A successor that is not there is a *candidate*, written to the thread's own buffer with its hash,
-   its source and action, and its owner: the table region its hash falls in.
-B. :func:`dedup_owner`: each owner goes through the candidates it owns, thread after thread, each thread's
-   in order, and keeps the first of each distinct state: the one with the smallest (source index, action),
+A. :func:`expand_slices`: a thread generates and checks a slice's successors (the shared step,
+   :func:`explore.step.generate`) and looks each one up, first among the slice's own candidates, then in
+   the visited set, which nothing writes during the phase. A successor found in neither is a
+   *candidate*, written to the slice's own buffer with its hash, its source and action, and its owner:
+   the table region (one per thread) its hash falls in.
+B. :func:`dedup_owner`: each owner goes through the candidates it owns, slice after slice, each slice's in
+   order, and keeps the first of each distinct state: the one with the smallest (source index, action),
    which is the canonical parent, exactly as when one thread expands the level in index order.
 C. :func:`place_owner`: once every owner's count of new states is known, owner ``o`` stores its states
    at its own range of indices, files them in its own table region (regions are disjoint, so no locks),
    and checks them (witness candidates per owner, compared by key).
-D. :func:`resolve_edges` (graph properties only): each thread copies its edges to their place in the
-   edge list, a candidate's placeholder replaced by the index its owner gave it.
+D. :func:`resolve_edges` (graph properties only): each slice's edges go to their place in the edge list,
+   a candidate's placeholder replaced by the index its owner gave it.
 
 At the end of the level, :func:`bucket_level`, :func:`scatter_level` and :func:`sort_bucket` sort it by
 key as a sample sort (one key range per thread), and :func:`relink_owner` / :func:`relink_edges` /
@@ -34,8 +35,7 @@ from model.native import kernel
 
 from . import kernel as K
 from .atomic import fetch_add
-from .kernel import (ROWS_T, SCHECK_T, VISITED_T, WITNESSES_T, check_new, home_of, owner_of,  # noqa: F401
-                     state_hash)
+from .kernel import ROWS_T, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
 from .step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
 
 # per-thread slots of a round (``tio``)

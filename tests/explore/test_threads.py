@@ -71,7 +71,8 @@ CASES = {
     "twophase-5": (lambda: TwoPhase(5), TWOPHASE_PROPERTIES),
     "default-1msg": (lambda: rocketmq(messages=1), PROPERTIES),
     "sync-master-1msg": (lambda: rocketmq("sync-master", messages=1), PROPERTIES),
-    "two-slaves-1msg": (lambda: rocketmq("two-slaves", messages=1), PROPERTIES),
+    "two-slaves-no-master-failure": (lambda: rocketmq("two-slaves", max_master_crashes=0, max_master_power_losses=0),
+                                     PROPERTIES),
     "retention": (lambda: rocketmq("retention", messages=2, consumers=1, max_master_crashes=0,
                                    max_master_power_losses=0), PROPERTIES),
 }

@@ -301,14 +301,19 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_
                 f"benchmark {spec['name']} did not finish within --timeout {timeout:g} s")
             break
     table = Table(title="rmqcheck bench" + (" (quick)" if quick else ""), title_justify="left")
+    spark_rows = any(r.get("fixed_overhead_per_level_seconds") is not None for r in results)
     for col in ("benchmark", "engine", "workers", "threads", "distinct states", "transitions", "seconds",
-                "states/s", "bytes/state", "overhead/level"):
-        table.add_column(col, justify="left" if col in ("benchmark", "engine") else "right")
+                "states/s", "bytes/state") + (("overhead/level",) if spark_rows else ()):
+        # a narrow terminal folds a cell onto more lines rather than cutting a figure short
+        table.add_column(col, justify="left" if col in ("benchmark", "engine") else "right", overflow="fold")
     for r in results:
         overhead = r.get("fixed_overhead_per_level_seconds")
-        table.add_row(r["name"], r["engine"], str(r["workers"]), str(r["threads"]), f"{r['distinct_states']:,}",
-                      f"{r['transitions']:,}", f"{r['seconds']:.2f}", f"{r['states_per_second']:,.0f}",
-                      f"{r['bytes_per_state']:.1f}", f"{overhead:.2f} s" if overhead is not None else "")
+        cells = [r["name"], r["engine"], str(r["workers"]), str(r["threads"]), f"{r['distinct_states']:,}",
+                 f"{r['transitions']:,}", f"{r['seconds']:.2f}", f"{r['states_per_second']:,.0f}",
+                 f"{r['bytes_per_state']:.1f}"]
+        if spark_rows:
+            cells.append(f"{overhead:.2f} s" if overhead is not None else "")
+        table.add_row(*cells)
     console.print(table)
     for line in thread_scaling(results):
         console.print(line)

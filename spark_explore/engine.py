@@ -1,15 +1,14 @@
 """Level-synchronous breadth-first exploration on Spark, with the same results as the local engine.
 
-Per level: the frontier (packed states, hash-partitioned by their key columns) is expanded by the
-executors in Arrow batches (:mod:`spark_explore.batch`); successors are shuffled by key, sorted, and
-removed when already visited by left anti-joins on the key columns against each sorted run of earlier
-levels, co-partitioned so the visited data is never shuffled nor collected; the survivors are then
-deduplicated within the level (``groupBy`` on the key, keeping the smallest ``(parent key, action)``: the
-local engine's canonical parent); the new level is
-``localCheckpoint``-ed (cutting lineage), written to the work directory as Parquet, and summarised by one
-aggregate (its size and, per watched property bit, the smallest witnessing key). Checkpoints nothing needs
-any more are unpersisted at once (:mod:`spark_explore.checkpoints`). The first level with a
-witness settles a property, so traces are shortest and identical to the local engine's.
+Each level is one Spark job (:mod:`spark_explore.level_job`): map tasks expand the level's partitions with
+the compiled model kernel and send each successor, with its canonical parent, to the partition owning it
+as a few large NumPy records; reduce tasks deduplicate, drop what the partition's visited runs (sorted
+key files in the work directory) already hold, and write the new level and a new visited run. Spark
+schedules, shuffles and re-runs lost tasks; the model kernel and columnar code do the per-state work, and
+every file a later level needs is in the work directory. The driver combines one small summary per task:
+the level's size, its transitions and coverage, and per watched property the smallest witnessing key.
+The first level with a witness settles a property, so traces are shortest and identical to the local
+engine's.
 
 While levels are small the engine expands them in the driver with the local engine's compiled kernel
 (no Spark stage latency) and only then hands the levels over to the cluster; the stats say where each
@@ -17,9 +16,7 @@ level ran. A run stopped between levels continues with ``resume=True`` from its 
 """
 from __future__ import annotations
 
-import copy
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -28,20 +25,21 @@ from explore import kernel as K
 from explore.coverage import fill_stats, new_tally, note_pruned
 from explore.step import tally_size
 from explore.local import Limits, LocalExplorer, Progress, peak_rss_bytes, rss_bytes
-from explore.result import CheckResult, ModelError, PropertyResult, Stats, UNKNOWN, outcome_of, state_limit_reason
+from explore.result import (HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of,
+                            state_limit_reason)
 from explore.trace import replay
 from explore.tracker import PropertyTracker
 from invariants.base import GRAPH, PropertySet
 
-from .checkpoints import FRONTIER, VISITED, WRITE, Checkpoints
-from .batch import (KIND_CHILD, KIND_COUNT, KIND_ERROR, KIND_TALLY, KIND_TERMINAL, KIND_WITNESS, KernelRefs,
-                    expander, key_columns, parent_columns)
+from .batch import KernelRefs
+from .level_job import LevelJob, MapSummary, PartSummary, edges_name, run_level_job, write_array, write_run
+from .reachability import ReachJob, cannot_reach_goal_on_spark
+from .shards import group_by_owner, key_order, owner_of
 from .errors import SparkRefused, SparkUnavailable, root_cause
 from .session import SparkLog, check_java, check_master
 from .workdir import KeyWitness, LevelInfo, Meta, WorkDir, run_digest
 
 DRIVER_LEVEL_LIMIT = 20_000   # expand a level in the driver while its frontier is at most this big
-GRAPH_NOTE = "the spark engine keeps no state graph; check graph properties with --engine local"
 
 
 def _u(x: int) -> int:
@@ -64,14 +62,6 @@ class SparkExplorer:
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(), listener: Any = None,
                  master: str = "local[*]", partitions: int | None = None, work_dir: str | None = None,
                  resume: bool = False, driver_threshold: int = DRIVER_LEVEL_LIMIT) -> None:
-        graph = [p for p in properties if p.kind == GRAPH]
-        self.dropped_graph = []
-        if graph:
-            if len(properties) < len(properties.names_in_order):
-                raise SparkRefused(f"property '{graph[0].name}' needs the whole reachable graph, which the "
-                                   "spark engine does not keep; check it with --engine local")
-            self.dropped_graph = graph
-            properties = properties.without([GRAPH])
         if resume and not work_dir:
             raise SparkRefused("--resume needs the --work-dir of the run to continue")
         if partitions is not None and partitions < 1:
@@ -90,8 +80,6 @@ class SparkExplorer:
         self.resume = resume
         self.driver_threshold = driver_threshold
         self.words = int(model.words)
-        self.keys = key_columns(self.words)
-        self.pcols = parent_columns(self.words)
 
     # -- driver phase -------------------------------------------------------------------------------------
     def _driver_phase(self) -> LocalExplorer:
@@ -106,9 +94,10 @@ class SparkExplorer:
         return local
 
     def _hand_over(self, local: LocalExplorer) -> Meta:
-        """Write the driver's levels as Parquet and turn its witnesses into key witnesses."""
+        """Write the driver's levels and visited runs as the level job would, and turn its witnesses into
+        key witnesses."""
         states, parent, via = local.states, local.parent, local.via
-        meta = Meta(run_digest(self.model, self.props), self.words)
+        meta = Meta(run_digest(self.model, self.props), self.words, partitions=self.parts)
         scheck, params = self.props.state_check, self.model.params
         leaf_mask = np.uint64(self.tracker.leaf_mask())
         for level in range(local.level + 1):
@@ -121,9 +110,18 @@ class SparkExplorer:
                 parents = states[parent[lo:hi].astype(np.int64)]
                 actions = via[lo:hi].astype(np.int64)
             sbits = np.array([scheck(keys[i], params) for i in range(hi - lo)], dtype=np.uint64)
-            self.wd.write_level(level, keys, parents, actions, sbits)
+            self.wd.write_level(level, keys, parents, actions, sbits, self.parts)
             leaves = int(np.count_nonzero(sbits & leaf_mask == leaf_mask)) if leaf_mask else 0
             meta.levels.append(LevelInfo(hi - lo, "driver", local.level_seconds[level], leaves))
+        stored = np.ascontiguousarray(states[:local.level_starts[local.level + 1]])
+        stored = stored[key_order(stored)]
+        rows, starts = group_by_owner(owner_of(stored, self.parts), self.parts)
+        with self.wd._writing("the visited runs"):
+            meta.runs = [[write_run(self.wd.root, q, 0, local.level, stored[rows[starts[q]:starts[q + 1]]])]
+                         if starts[q + 1] > starts[q] else [] for q in range(self.parts)]
+            meta.edges = [[] for _ in range(self.parts)]
+            if self.tracker.graph:
+                self._hand_over_edges(local, meta)
         meta.expanded_levels = local.level
         meta.transitions = int(local.io[K.IO_TRANS])
         meta.unexpanded = int(local.io[K.IO_NLEAF])
@@ -137,6 +135,19 @@ class SparkExplorer:
             meta.witnesses[name] = KeyWitness(level, tuple(int(x) for x in states[src]), w.action)
         return meta
 
+    def _hand_over_edges(self, local: LocalExplorer, meta: Meta) -> None:
+        """The driver's transitions out of each expanded level, as the level job stores them."""
+        states, row_start, edges = local.states, local.row_start, local.edges
+        for level in range(local.level):
+            lo, hi = local.level_starts[level], local.level_starts[level + 1]
+            src = np.repeat(np.arange(lo, hi), np.diff(row_start[lo:hi + 1]))
+            tgt = edges[row_start[lo]:row_start[hi]].astype(np.int64)
+            pairs = np.hstack([states[tgt], states[src]])
+            rows, starts = group_by_owner(owner_of(np.ascontiguousarray(states[tgt]), self.parts), self.parts)
+            for q in range(self.parts):
+                part = pairs[rows[starts[q]:starts[q + 1]]]
+                meta.edges[q].append(write_array(self.wd.edges_dir(q) / edges_name(level), part[key_order(part)]))
+
     # -- the run --------------------------------------------------------------------------------------------
     def run(self) -> CheckResult:
         self.t0 = time.perf_counter()
@@ -144,12 +155,14 @@ class SparkExplorer:
         self.tracker = PropertyTracker(self.props)
         self.incomplete = ""
         self.error: ModelError | None = None
+        self.graph_witness: dict[str, KeyWitness | None] = {}   # per graph property, once decided
         try:
             meta = self.wd.load_meta() if self.resume else None
             if meta is not None and meta.digest != run_digest(self.model, self.props):
                 raise SparkRefused(f"--work-dir {str(self.wd.root)!r} holds a run of another configuration or "
                                    "property selection; use another directory or drop --resume")
             if meta is None:
+                self.parts = self.partitions or max(2, 2 * _default_parallelism_hint(self.master))
                 self.wd.reset()
                 local = self._driver_phase()
                 if local.finished():
@@ -157,12 +170,14 @@ class SparkExplorer:
                 meta = self._hand_over(local)
                 self.wd.save_meta(meta)
             else:
+                self.parts = meta.partitions   # the levels and runs on disk are partitioned so
                 self.wd.drop_levels_after(len(meta.levels) - 1)
+                self.wd.drop_unrecorded_runs(meta)
             self.meta = meta
             for name, w in meta.witnesses.items():
                 self.tracker.undecided.pop(name, None)
                 self.tracker.witness[name] = w
-            if not meta.finished and not self.tracker.all_decided():
+            if not meta.finished and not self.tracker.all_decided() or self.tracker.graph:
                 self._cluster_phase_or_stop()
             return self._explored(self._result(), None)
         finally:
@@ -177,12 +192,7 @@ class SparkExplorer:
         result = local.result()
         result.engine = self.engine
         result.stats.level_engines = ["driver"] * len(result.stats.levels)
-        self._note_dropped(result)
         return result
-
-    def _note_dropped(self, result: CheckResult) -> None:
-        for p in self.dropped_graph:
-            result.properties.append(PropertyResult(p.name, p.kind, UNKNOWN, p.summary, note=GRAPH_NOTE))
 
     # -- cluster phase --------------------------------------------------------------------------------------
     def _cluster_phase_or_stop(self) -> None:
@@ -204,36 +214,27 @@ class SparkExplorer:
         return f"the levels done so far are in {str(self.wd.root)!r}: add --work-dir {self.wd.root} --resume to continue"
 
     def _cluster_phase(self) -> None:
-        from pyspark.sql import functions as F
-
-        self.F = F
-        parts = self.partitions or max(2, 2 * _default_parallelism_hint(self.master))
-        self.spark = start_session_cached(self.master, parts, None if self.wd.owned else self.wd.root)
-        self.parts = parts
-        meta = self.meta
+        self.spark = start_session_cached(self.master, self.parts, None if self.wd.owned else self.wd.root)
         self.refs = KernelRefs.of(self.model, self.props)
-        self.ckpt = Checkpoints()
-        # every level so far, in one co-partitioned, checkpointed DataFrame (keys, sbits, level): the first
-        # run of the visited set, and the source of the first cluster level's frontier
-        stored = self.spark.read.parquet(str(self.wd.levels_dir)).select(*self.keys, "sbits", "level")
-        first, rid = self.ckpt.checkpoint(stored.repartition(parts, *self.keys).sortWithinPartitions(*self.keys),
-                                          VISITED, FRONTIER)
-        self.visited = [(first, sum(li.size for li in meta.levels), rid)]
-        level = meta.expanded_levels
-        self.level_frames: dict[int, tuple[Any, int]] = {level: (first.filter(F.col("level") == level), rid)}
-        # levels are written to the work directory by one background thread, in order, each followed by
-        # the meta.json that describes it: the next level's job does not wait for the previous write
-        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rmqcheck-level-writer")
-        self.writing: list[tuple[Future, int]] = []   # writes not yet seen done, and the level each holds
         leaf_mask = self.tracker.leaf_mask()
         try:
             self._levels_loop(leaf_mask)
+            if self.meta.finished and self.tracker.graph and not self.incomplete and self.error is None:
+                self._graph_phase()
         finally:
-            self.writer.shutdown(wait=True)
-            self.ckpt.release_all()   # after the writes: an unpersisted local checkpoint cannot be recomputed
-        for future, _ in self.writing:
-            future.result()  # surface a failed write
-        self.wd.save_meta(meta)
+            self.wd.save_meta(self.meta)
+            self.wd.drop_levels_after(len(self.meta.levels) - 1)
+            self.wd.drop_unrecorded_runs(self.meta)
+
+    def _graph_phase(self) -> None:
+        """Decide the graph properties over the stored levels and edges (:mod:`spark_explore.reachability`)."""
+        meta = self.meta
+        base = ReachJob(str(self.wd.root), self.parts, self.words, len(meta.levels),
+                        tuple(tuple(f.name for f in runs) for runs in meta.runs))
+        props = self.tracker.graph_props
+        found = cannot_reach_goal_on_spark(self.spark.sparkContext, base, [p.mask for p in props])
+        for p, w in zip(props, found):
+            self.graph_witness[p.name] = None if w is None else KeyWitness(w[0], tuple(_u(x) for x in w[1]))
 
     def _levels_loop(self, leaf_mask: int) -> None:
         meta = self.meta
@@ -254,144 +255,65 @@ class SparkExplorer:
             if not self._expand_cluster_level(level, leaf_mask):
                 break
 
-    def _frontier(self, level: int, leaf_mask: int):
-        F = self.F
-        df = self.level_frames[level][0]
-        if leaf_mask:
-            df = df.filter((F.col("sbits").bitwiseAND(F.lit(_s(leaf_mask)))) != F.lit(_s(leaf_mask)))
-        return df.select(*self.keys)
+    def _level_job(self, level: int, leaf_mask: int) -> LevelJob:
+        undecided = self.tracker.undecided.values()
+        return LevelJob(self.refs, str(self.wd.root), level, self.parts,
+                        self.tracker.state_watch_mask() | leaf_mask | self.tracker.goal_mask(),
+                        self.tracker.transition_watch_mask(), leaf_mask,
+                        tuple((p.bit, p.mask) for p in undecided if not p.on_transitions),
+                        tuple(tuple(f.name for f in runs) for runs in self.meta.runs), self.tracker.graph)
 
     def _expand_cluster_level(self, level: int, leaf_mask: int) -> bool:
-        """One level on the cluster: one job computes and checkpoints the new level (with its summary
-        observed on the way), a second writes it to the work directory."""
-        from pyspark.sql import Observation
-
-        F, meta, keys, pcols = self.F, self.meta, self.keys, self.pcols
+        """One level on the cluster: one job of two stages files the new level; the driver then records it
+        in ``meta.json`` (a level whose job did not finish is not counted: resume expands it again)."""
+        meta = self.meta
         t = time.perf_counter()
-        if leaf_mask:
-            meta.unexpanded += meta.levels[level].leaves
-        state_mask = self.tracker.state_watch_mask() | leaf_mask
-        trans_mask = self.tracker.transition_watch_mask()
-        watched_t = [p for p in self.tracker.undecided.values() if p.on_transitions]
-        watched_s = [p for p in self.tracker.undecided.values() if not p.on_transitions]
-        kind = F.col("kind")
-        on_expand = Observation(f"expand-{level}")
-        expand_metrics = [F.sum(F.when(kind == KIND_COUNT, F.col("count")).otherwise(0)).alias("transitions"),
-                          F.min(F.when(kind == KIND_ERROR, F.struct(*pcols, "action", "message"))).alias("error"),
-                          F.min(F.when(kind == KIND_TERMINAL, F.struct(*pcols))).alias("terminal"),
-                          # one row per partition and non-zero tally slot: a short list
-                          F.collect_list(F.when(kind == KIND_TALLY, F.struct("tbit", "count"))).alias("tally")]
-        for p in watched_t:
-            expand_metrics.append(F.min(F.when((kind == KIND_WITNESS) & (F.col("tbit") == p.bit),
-                                               F.struct(*pcols, "action"))).alias(f"t{p.bit}"))
-        expanded = (self._frontier(level, leaf_mask)
-                    .mapInArrow(expander(self.refs, state_mask, trans_mask), _spark_schema(self.words))
-                    .observe(on_expand, *expand_metrics))
-        children = expanded.filter(kind == KIND_CHILD).select(*keys, *pcols, "action", "sbits")
-        # every successor row is sorted by key once; the sort-merge anti-joins against the visited runs (each
-        # kept partitioned and sorted by key, so no visited row is shuffled or collected) keep that order, and
-        # only then are the survivors grouped by key (keeping the canonical parent): the aggregate, which
-        # Spark cannot hash on a struct minimum, sees only the rows of new states, already sorted
-        fresh = children.repartition(self.parts, *keys).sortWithinPartitions(*keys)
-        for frame, _, _ in self.visited:
-            fresh = fresh.join(frame.select(*keys), on=keys, how="left_anti")
-        new = (fresh.groupBy(*keys)
-               .agg(F.min(F.struct(*pcols, "action")).alias("par"), F.first("sbits").alias("sbits"))
-               .select(*keys, *[F.col(f"par.{c}").alias(c) for c in pcols], F.col("par.action").alias("action"),
-                       "sbits").sortWithinPartitions(*keys))
-        on_level = Observation(f"level-{level + 1}")
-        level_metrics = [F.count(F.lit(1)).alias("n")]
-        if leaf_mask:
-            is_leaf = (F.col("sbits").bitwiseAND(F.lit(_s(leaf_mask)))) == F.lit(_s(leaf_mask))
-            level_metrics.append(F.sum(F.when(is_leaf, 1).otherwise(0)).alias("leaves"))
-        for p in watched_s:
-            hit = F.col("sbits").bitwiseAND(F.lit(_s(p.mask))) != 0
-            level_metrics.append(F.min(F.when(hit, F.struct(*keys))).alias(f"s{p.bit}"))
-        self._release_written()
-        new, rid = self.ckpt.checkpoint(new.observe(on_level, *level_metrics), VISITED, FRONTIER, WRITE)
-        em, lm = on_expand.get, on_level.get
-        if em["error"] is not None:
-            e = em["error"]
-            self._model_error(level, tuple(_u(e[c]) for c in pcols), int(e["action"]), e["message"])
+        job = self._level_job(level, leaf_mask)
+        summaries = run_level_job(self.spark.sparkContext, job)
+        expanded: MapSummary = summaries[-1]
+        parts: list[PartSummary] = summaries[:-1]
+        if expanded.error is not None:
+            key, action, message = expanded.error
+            self._model_error(level, tuple(_u(x) for x in key), action, message)
             return False
-        size = int(lm["n"])
-        transitions = int(em["transitions"] or 0)
+        size = sum(p.size for p in parts)
         if self.limits.max_states is not None and sum(li.size for li in meta.levels) + size > self.limits.max_states:
             self.incomplete = state_limit_reason(self.limits.max_states)
-            if leaf_mask:
-                meta.unexpanded -= meta.levels[level].leaves
-            return False  # the level is not added: a resumed run expands it again
-        meta.transitions += transitions
+            return False  # the level is not added (its files are removed): a resumed run expands it again
+        if leaf_mask:
+            meta.unexpanded += meta.levels[level].leaves
+        meta.transitions += expanded.transitions
         meta.expanded_levels = level + 1
-        self._add_tally(em["tally"])
-        if meta.terminal is None and em["terminal"] is not None:   # the shallowest level with one settles it
-            meta.terminal = KeyWitness(level, tuple(_u(em["terminal"][c]) for c in pcols))
-        if size:
-            self._store_visited(new, size, rid)
-            self.level_frames[level + 1] = (new.select(*keys, "sbits"), rid)
-        else:
-            self.ckpt.release(rid, VISITED)
-            self.ckpt.release(rid, FRONTIER)
-        self.ckpt.release(self.level_frames.pop(level)[1], FRONTIER)
-        leaves = int(lm["leaves"] or 0) if leaf_mask else 0
-        meta.levels.append(LevelInfo(size, "cluster", time.perf_counter() - t, leaves))
+        tally = np.asarray(meta.tally or [0] * tally_size(self.refs.actions), dtype=np.int64)
+        meta.tally = [int(x) for x in tally + expanded.tally]
+        if meta.terminal is None and expanded.terminal is not None:   # the shallowest level with one settles it
+            meta.terminal = KeyWitness(level, tuple(_u(x) for x in expanded.terminal))
+        self.wd.record_written(level + 1, [p.level_file for p in parts])
+        for p in parts:
+            written = {f.name: f for f in p.written}
+            known = {f.name: f for f in meta.runs[p.q]}
+            meta.runs[p.q] = [written.get(name) or known[name] for name in p.runs]
+            if p.edges_file is not None:
+                meta.edges[p.q].append(p.edges_file)
+        meta.levels.append(LevelInfo(size, "cluster", time.perf_counter() - t, sum(p.leaves for p in parts)))
 
-        def witness(p):
-            row = (em if p.on_transitions else lm).get(f"{'t' if p.on_transitions else 's'}{p.bit}")
-            if row is None:
-                return None
-            if p.on_transitions:
-                return KeyWitness(level, tuple(_u(row[c]) for c in pcols), int(row["action"]))
-            return KeyWitness(level + 1, tuple(_u(row[c]) for c in keys))
+        def witness(prop):
+            if prop.on_transitions:
+                found = expanded.witnesses.get(prop.bit)
+                return None if found is None else KeyWitness(level, tuple(_u(x) for x in found[0]), found[1])
+            keys = [p.witnesses[prop.bit] for p in parts if prop.bit in p.witnesses]
+            return KeyWitness(level + 1, tuple(_u(x) for x in min(keys))) if keys else None
 
         for name in self.tracker.settle(witness):
             meta.witnesses[name] = self.tracker.witness[name]
-        future = self.writer.submit(self._write_level, new if size else None, level + 1, copy.deepcopy(meta))
-        self.writing.append((future, rid))
+        self.wd.save_meta(meta)
+        self.wd.drop_unrecorded_runs(meta)    # runs merged away, now that meta.json no longer names them
         if self.listener is not None:
             distinct = sum(li.size for li in meta.levels)
             self.listener.on_progress(Progress(level, meta.levels[level].size, meta.levels[level].size, distinct,
                                                meta.transitions, time.perf_counter() - self.t0,
                                                len(self.tracker.witness), len(self.tracker.properties), rss_bytes()))
         return True
-
-    def _add_tally(self, rows: list[Any]) -> None:
-        tally = self.meta.tally or [0] * tally_size(self.refs.actions)
-        for row in rows:
-            tally[int(row["tbit"])] += int(row["count"])
-        self.meta.tally = tally
-
-    def _store_visited(self, frame: Any, size: int, rid: int) -> None:
-        """Add a level to the visited set, kept as a few sorted runs (like an LSM tree): whenever the newest
-        run is at least half the size of the one before, the two are merged (keys only). Each candidate then
-        passes through a logarithmic number of anti-joins instead of one per level."""
-        visited, keys = self.visited, self.keys
-        visited.append((frame, size, rid))
-        while len(visited) >= 2 and 2 * visited[-1][1] >= visited[-2][1]:
-            (b, nb, rb), (a, na, ra) = visited.pop(), visited.pop()
-            merged = a.select(*keys).union(b.select(*keys)).sortWithinPartitions(*keys)
-            merged, rm = self.ckpt.checkpoint(merged, VISITED)
-            self.ckpt.release(ra, VISITED)
-            self.ckpt.release(rb, VISITED)
-            visited.append((merged, na + nb, rm))
-
-    def _release_written(self) -> None:
-        """Release the levels the background writer has finished with; a failed write surfaces here."""
-        still = []
-        for future, rid in self.writing:
-            if future.done():   # asked once: a write may finish while this loop runs
-                future.result()
-                self.ckpt.release(rid, WRITE)
-            else:
-                still.append((future, rid))
-        self.writing = still
-
-    def _write_level(self, frame: Any, level: int, meta: Meta) -> None:
-        """Background: the level's Parquet table, then the meta.json that counts it as done."""
-        if frame is not None:
-            frame.write.mode("overwrite").parquet(str(self.wd.level_dir(level)))
-            self.wd.record_level(level)
-        self.wd.save_meta(meta)
 
     def _model_error(self, level: int, key: tuple[int, ...], action: int, message: str) -> None:
         state = key
@@ -420,6 +342,15 @@ class SparkExplorer:
         meta = self.meta
         complete = not self.incomplete and self.error is None
         results = self.tracker.verdicts(complete, self._trace)
+        for p in self.tracker.graph_props:
+            if not complete or p.name not in self.graph_witness:
+                results[p.name] = PropertyResult(p.name, p.kind, UNKNOWN, p.summary,
+                                                 note="needs the whole reachable graph")
+            elif self.graph_witness[p.name] is None:
+                results[p.name] = PropertyResult(p.name, p.kind, HOLDS, p.summary)
+            else:
+                results[p.name] = PropertyResult(p.name, p.kind, S_VIOLATED, p.summary,
+                                                 self._trace(self.graph_witness[p.name]))
         ordered = [results[p.name] for p in self.props]
         levels = [li for li in meta.levels if li.size > 0]
         seconds = time.perf_counter() - self.t0
@@ -441,7 +372,6 @@ class SparkExplorer:
         terminal = self._trace(meta.terminal) if meta.terminal is not None else None
         result = CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered, config,
                              getattr(self.model, "name", ""), self.incomplete, self.error, terminal)
-        self._note_dropped(result)
         return result
 
 
@@ -481,17 +411,6 @@ def _default_parallelism_hint(master: str) -> int:
         if n.isdigit():
             return int(n)
     return os.cpu_count() or 2
-
-
-def _spark_schema(words: int):
-    from pyspark.sql.types import ByteType, IntegerType, LongType, StringType, StructField, StructType
-    fields = [StructField("kind", ByteType())]
-    fields += [StructField(c, LongType()) for c in key_columns(words)]
-    fields += [StructField(c, LongType()) for c in parent_columns(words)]
-    fields += [StructField("action", IntegerType()), StructField("sbits", LongType()),
-               StructField("count", LongType()), StructField("tbit", IntegerType()),
-               StructField("message", StringType())]
-    return StructType(fields)
 
 
 def explore_on_spark(model: Any, properties: PropertySet, limits: Limits = Limits(), listener: Any = None, *,

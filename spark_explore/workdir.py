@@ -1,14 +1,16 @@
-"""The Spark engine's work directory: one Parquet table per BFS level plus ``meta.json``.
+"""The Spark engine's work directory: the BFS levels, the visited runs and ``meta.json``.
 
-``levels/level=N/`` (Hive-style, so Spark reads every level at once with a ``level`` column) holds the
-level's states: key words ``k0..``, parent key words ``p0..`` (zeros
-for initial states), the ``action`` index that reached it from that parent (-1 for initial states) and
-``sbits``, the bits its checks raised. ``meta.json`` is rewritten atomically after every completed level;
-it is what ``--resume`` continues from. Counterexamples are rebuilt by walking parents back level by level
-in these tables, then replaying forward through the model.
+``levels/level=N/part-Q.parquet`` (Hive-style, so Spark reads every level at once with a ``level`` column)
+holds the states of level N owned by partition Q, sorted by key: key words ``k0..``, parent key words
+``p0..`` (zeros for initial states), the ``action`` index that reached it from that parent (-1 for initial
+states) and ``sbits``, the bits its checks raised. ``visited/part-Q/run-A-B.npy`` holds the keys of levels
+A..B owned by partition Q, sorted: the runs the level job searches (:mod:`spark_explore.level_job`).
+``meta.json`` is rewritten atomically after every completed level; it is what ``--resume`` continues
+from. Counterexamples are rebuilt by walking parents back level by level in the level tables, then
+replaying forward through the model.
 
-Integrity: ``meta.json`` records, per level, each Parquet file's name, size, row count and BLAKE2b digest,
-and carries a digest of its own content. ``--resume`` verifies all of it before any work, so a deleted or
+Integrity: ``meta.json`` records, per level and per visited run, each file's name, size, row count and
+BLAKE2b digest, and carries a digest of its own content. ``--resume`` verifies all of it before any work, so a deleted or
 damaged part file, or a hand-edited ``meta.json``, is refused with the file named, never turned into a
 verdict over a partial space. The directory's ownership (marker file, one run at a time) is
 :mod:`spark_explore.ownership`'s.
@@ -30,7 +32,7 @@ import numpy as np
 from .errors import SparkUnavailable
 from .ownership import WorkDirLock, claim
 
-FORMAT = 3
+FORMAT = 4
 HASH_CHUNK = 1 << 20
 
 
@@ -74,6 +76,9 @@ class Meta:
     finished: bool = False
     tally: list[int] = field(default_factory=list)   # coverage tally of the expanded levels (explore.step)
     terminal: KeyWitness | None = None               # the canonical terminal state, once a level has one
+    partitions: int = 1                              # owner partitions of the levels and visited runs
+    runs: list[list[LevelFile]] = field(default_factory=list)   # per partition, its visited runs
+    edges: list[list[LevelFile]] = field(default_factory=list)  # per partition, its transitions per level
     format: int = FORMAT
 
     def to_json(self) -> str:
@@ -96,6 +101,8 @@ class Meta:
         d["levels"] = [LevelInfo(**{**x, "files": [LevelFile(**f) for f in x.get("files", [])]})
                        for x in d["levels"]]
         d["witnesses"] = {k: KeyWitness(v["level"], tuple(v["key"]), v["action"]) for k, v in d["witnesses"].items()}
+        d["runs"] = [[LevelFile(**f) for f in part] for part in d.get("runs", [])]
+        d["edges"] = [[LevelFile(**f) for f in part] for part in d.get("edges", [])]
         t = d.get("terminal")
         d["terminal"] = KeyWitness(t["level"], tuple(t["key"]), t["action"]) if t is not None else None
         meta = Meta(**d)
@@ -112,10 +119,26 @@ class Meta:
         if self.terminal is not None and (not 0 <= self.terminal.level < len(self.levels)
                                           or len(self.terminal.key) != self.words):
             raise ValueError(f"the terminal state names level {self.terminal.level}, outside the recorded levels")
+        if self.runs and len(self.runs) != self.partitions:
+            raise ValueError(f"{len(self.runs)} lists of visited runs for {self.partitions} partitions")
+        for q, runs in enumerate(self.runs):
+            covered = [run_levels(r.name) for r in runs]
+            if any(a > b for a, b in covered) or any(b[0] <= a[1] for a, b in zip(covered, covered[1:])) \
+                    or (covered and covered[-1][1] >= len(self.levels)):
+                raise ValueError(f"partition {q}: its visited runs {[r.name for r in runs]} do not cover the levels")
         for i, li in enumerate(self.levels):
             if li.size < 0 or sum(f.rows for f in li.files) != li.size:
                 raise ValueError(f"level {i}: its files hold {sum(f.rows for f in li.files)} rows, "
                                  f"not the {li.size} states recorded")
+
+
+def run_levels(name: str) -> tuple[int, int]:
+    """``(first, last)`` level of a visited run file's name ``run-A-B.npy``."""
+    try:
+        a, b = name[len("run-"):-len(".npy")].split("-")
+        return int(a), int(b)
+    except ValueError:
+        raise ValueError(f"{name!r} is not the name of a visited run") from None
 
 
 def _content_digest(d: dict) -> str:
@@ -175,6 +198,16 @@ class WorkDir:
     def level_dir(self, level: int) -> Path:
         return self.levels_dir / f"level={level}"
 
+    @property
+    def visited_dir(self) -> Path:
+        return self.root / "visited"
+
+    def runs_dir(self, q: int) -> Path:
+        return self.visited_dir / f"part-{q:05d}"
+
+    def edges_dir(self, q: int) -> Path:
+        return self.root / "edges" / f"part-{q:05d}"
+
     @contextlib.contextmanager
     def _writing(self, what: str):
         """A failed write (disk full, permissions) is one line naming the file, never a traceback."""
@@ -215,19 +248,19 @@ class WorkDir:
                         else f"level {i} holds an unrecorded file {d / extra[0]}")
                 raise self._refuse(what)
             for f in li.files:
-                path = d / f.name
-                if path.stat().st_size != f.bytes or file_digest(path) != f.blake2b:
-                    raise self._refuse(f"level file {path} was changed or damaged since it was written")
+                self._verify_file(d / f.name, f, "level file")
+        for q, runs in enumerate(meta.runs):
+            for f in runs:
+                self._verify_file(self.runs_dir(q) / f.name, f, "visited run")
+        for q, files in enumerate(meta.edges):
+            for f in files:
+                self._verify_file(self.edges_dir(q) / f.name, f, "edge file")
 
-    def record_level(self, level: int) -> list[LevelFile]:
-        """Note the files just written for ``level`` (sizes, row counts, digests), for ``meta.json``."""
-        import pyarrow.parquet as pq
-        files = []
-        for path in sorted(self.level_dir(level).glob("*.parquet")):
-            rows = pq.read_metadata(path).num_rows
-            files.append(LevelFile(path.name, path.stat().st_size, rows, file_digest(path)))
-        self.files[level] = files
-        return files
+    def _verify_file(self, path: Path, f: LevelFile, what: str) -> None:
+        if not path.is_file():
+            raise self._refuse(f"{what} {path} is missing")
+        if path.stat().st_size != f.bytes or file_digest(path) != f.blake2b:
+            raise self._refuse(f"{what} {path} was changed or damaged since it was written")
 
     def save_meta(self, meta: Meta) -> None:
         """Write ``meta`` atomically, with each level's recorded files."""
@@ -248,6 +281,9 @@ class WorkDir:
     def reset(self) -> None:
         """Start afresh: forget any earlier run in this directory."""
         shutil.rmtree(self.root / "levels", ignore_errors=True)
+        shutil.rmtree(self.visited_dir, ignore_errors=True)
+        shutil.rmtree(self.root / "edges", ignore_errors=True)
+        shutil.rmtree(self.root / "graph", ignore_errors=True)
         if self.meta_path.exists():
             self.meta_path.unlink()
         self.files = {}
@@ -262,23 +298,36 @@ class WorkDir:
             if d.name.startswith("level=") and n.isdigit() and int(n) > level:
                 shutil.rmtree(d, ignore_errors=True)
 
+    def drop_unrecorded_runs(self, meta: Meta) -> None:
+        """Remove the visited runs and edge files ``meta`` does not name: runs superseded by a merge, or
+        files written for a level that was not kept (a stopped run, a state limit)."""
+        for q in range(meta.partitions):
+            for d, files in ((self.runs_dir(q), meta.runs), (self.edges_dir(q), meta.edges)):
+                keep = {f.name for f in files[q]} if q < len(files) else set()
+                if d.is_dir():
+                    for path in d.iterdir():
+                        if path.name not in keep:
+                            with contextlib.suppress(OSError):
+                                path.unlink()
+
     # -- reading levels back in the driver ------------------------------------------------------------
     def write_level(self, level: int, keys: np.ndarray, parents: np.ndarray, actions: np.ndarray,
-                    sbits: np.ndarray) -> None:
-        """Write a level computed in the driver (the cluster writes its own levels with Spark)."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-        w = keys.shape[1]
-        cols = {f"k{i}": keys[:, i].view(np.int64) for i in range(w)}
-        cols.update({f"p{i}": parents[:, i].view(np.int64) for i in range(w)})
-        cols["action"] = actions.astype(np.int32)
-        cols["sbits"] = sbits.view(np.int64)
-        d = self.level_dir(level)
+                    sbits: np.ndarray, parts: int = 1) -> None:
+        """Write a level computed in the driver, as the level job would: one file per owner partition,
+        each sorted by key (the cluster's tasks write their own levels)."""
+        from .level_job import write_level_part
+        from .shards import group_by_owner, key_order, owner_of
+        order = key_order(keys)
+        keys, parents, actions, sbits = keys[order], parents[order], actions[order], sbits[order]
+        rows, starts = group_by_owner(owner_of(np.ascontiguousarray(keys), parts), parts)
         with self._writing(f"level {level}"):
-            shutil.rmtree(d, ignore_errors=True)
-            d.mkdir(parents=True)
-            pq.write_table(pa.table(cols), d / "part-00000.parquet")
-            self.record_level(level)
+            shutil.rmtree(self.level_dir(level), ignore_errors=True)
+            self.record_written(level, [write_level_part(self.root, level, q, keys[r], parents[r], actions[r], sbits[r])
+                                        for q in range(parts) for r in [rows[starts[q]:starts[q + 1]]]])
+
+    def record_written(self, level: int, files: list[LevelFile]) -> None:
+        """Note the files the level job's tasks wrote for ``level`` (they computed size, rows, digest)."""
+        self.files[level] = sorted(files, key=lambda f: f.name)
 
     def new_states_per_action(self, levels: int, actions: int) -> np.ndarray:
         """How many states of levels ``1..levels-1`` each action index reached: their ``action`` column is

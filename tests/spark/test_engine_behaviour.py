@@ -19,16 +19,20 @@ NO_GRAPH = PROPERTIES.without(["graph"])
 TINY = RocketMQModel(Config.from_mapping(dict(messages=1, max_master_power_losses=0)))
 
 
-def test_an_explicitly_selected_graph_property_is_refused():
-    with pytest.raises(SparkRefused, match="replication_can_catch_up.*--engine local"):
-        explore_on_spark(TINY, PROPERTIES.select(["replication_can_catch_up"]), master=MASTER)
-
-
-def test_the_default_selection_reports_the_graph_property_unknown_with_a_reason():
-    r = explore_on_spark(TINY, PROPERTIES, master=MASTER, partitions=2)
-    p = r.property("replication_can_catch_up")
-    assert p.status == "unknown" and "--engine local" in p.note
-    assert [q.name for q in r.properties] == PROPERTIES.names()
+@pytest.mark.parametrize("knobs, status, driver_threshold", [
+    (dict(messages=1, max_master_power_losses=0), "holds", 0),
+    (dict(messages=1), "violated", 300),   # the driver's levels hand their edges over too
+])
+def test_the_graph_property_is_decided_on_the_cluster_like_the_local_engine(knobs, status, driver_threshold):
+    """Edges stored per level, backward reachability as Spark jobs: the local engine's verdict and
+    counterexample (shallowest level, smallest key)."""
+    model = RocketMQModel(Config.from_mapping(knobs))
+    local = explore(model, PROPERTIES)
+    assert local.property("replication_can_catch_up").status == status
+    spark = explore_on_spark(model, PROPERTIES, master=MASTER, partitions=3, driver_threshold=driver_threshold)
+    drivers = spark.stats.level_engines.count("driver")
+    assert drivers == 1 if driver_threshold == 0 else 1 < drivers < len(spark.stats.levels)
+    assert_same_exploration(local, spark)
 
 
 def test_depth_limit_then_resume_finishes_like_a_full_run(tmp_path):
@@ -97,31 +101,34 @@ def test_no_pyspark_outside_spark_explore():
     assert os.path.isdir(root / "spark_explore")
 
 
-def test_superseded_levels_are_unpersisted_as_the_run_goes():
-    """Only the visited runs, the next frontier and levels still being written stay on the executors;
-    nothing stays persisted once the run is over."""
-    from spark_explore.engine import SparkExplorer, start_session_cached
+def test_each_partition_keeps_a_few_visited_runs_and_nothing_superseded():
+    """After every level, each partition's visited runs on disk are exactly those meta.json names, they
+    cover every stored state once, and merging keeps them logarithmic in the number of levels."""
+    from spark_explore.engine import SparkExplorer
 
     model = RocketMQModel(Config.from_mapping(dict(messages=1, max_master_power_losses=0)))
-    held = []
+    seen = []
 
     class Watch:
         def on_progress(self, progress):
             explorer = getattr(self, "explorer", None)
-            if explorer is not None and hasattr(explorer, "ckpt"):
-                held.append((len(explorer.ckpt), len(explorer.visited), len(explorer.writing)))
+            meta = getattr(explorer, "meta", None)
+            if meta is None or not meta.runs:
+                return
+            for q, runs in enumerate(meta.runs):
+                on_disk = sorted(p.name for p in explorer.wd.runs_dir(q).glob("*"))
+                seen.append((on_disk, sorted(f.name for f in runs), sum(f.rows for f in runs)))
+            stored = sum(li.size for li in meta.levels)
+            assert sum(f.rows for runs in meta.runs for f in runs) == stored
 
     watch = Watch()
     explorer = SparkExplorer(model, NO_GRAPH, Limits(), watch, MASTER, 2, None, False, 0)
     watch.explorer = explorer
     result = explorer.run()
     assert_same_exploration(explore(model, NO_GRAPH), result)
-    assert len(held) >= 10
-    # a level is held for the visited set, the frontier and its write; merged runs replace their parts
-    assert all(n <= runs + writing + 1 for n, runs, writing in held), held
-    assert max(runs for _, runs, _ in held) <= 5, held   # logarithmic in the number of levels
-    spark = start_session_cached(MASTER, 2)
-    assert spark.sparkContext._jsc.sc().getPersistentRDDs().size() == 0
+    assert len(seen) >= 2 * 10
+    assert all(on_disk == named for on_disk, named, _ in seen), seen
+    assert max(len(named) for _, named, _ in seen) <= 5, seen   # logarithmic in the number of levels
 
 
 @pytest.mark.parametrize("driver_threshold", [20_000, 0])

@@ -34,9 +34,6 @@ def test_check_on_a_standalone_cluster_matches_the_local_engine(tmp_path):
         assert a["stats"][key] == b["stats"][key], key
     for pa, pb in zip(a["properties"], b["properties"]):
         assert pa["name"] == pb["name"]
-        if pa["kind"] == "graph":
-            assert pb["status"] == "unknown"
-            continue
         assert pa["status"] == pb["status"], pa["name"]
         assert [s["action"] for s in pa.get("trace", [])] == [s["action"] for s in pb.get("trace", [])]
 

@@ -1,0 +1,400 @@
+"""One BFS level as one Spark job of two stages, with binary batches and files in the work directory.
+
+The job is ``parallelize(range(P)) -> expand_partition -> partitionBy(P + 1) -> file_partition``:
+
+- **Map** (:func:`expand_partition`, one task per partition ``p``): reads the level's file of partition
+  ``p`` from the work directory, expands it with the compiled kernel (:func:`spark_explore.batch.
+  expand_batch`, the local engine's generation step), keeps one row per distinct successor with its
+  canonical parent (smallest parent key, then action), and emits per owner partition ``q`` one record
+  ``(q, (keys, parent keys, actions))`` of NumPy arrays, plus ``(P, summary)``: transitions, coverage
+  tally, transition witnesses, the smallest terminal state, a model error.
+- **Shuffle**: Spark moves these few large records (pickled arrays: a memory copy, no per-row objects).
+- **Reduce** (:func:`file_partition`, one task per owner ``q``): deduplicates the arrived rows again by
+  the canonical rule (so the order in which they arrive never matters), sorts them by key, drops those in
+  the partition's visited runs (sorted ``.npy`` files searched by a galloping merge), checks the new
+  states, writes them as the next level's Parquet file of partition ``q`` and as a new visited run
+  (merging runs like an LSM tree so a partition keeps a logarithmic number of them), and returns the
+  level's summary for ``q``: size, leaves, per watched property the smallest witnessing key, and the
+  files it wrote (size, rows, BLAKE2b) for ``meta.json``. Task ``P`` combines the map summaries.
+
+Every write is a new file renamed into place, so a task that Spark runs again (a lost executor, a failed
+fetch) writes the same bytes again; runs that merges supersede are deleted by the driver only once the
+``meta.json`` that no longer names them is saved. Nothing a later level needs lives only in an executor:
+losing one costs Spark a recomputation of its tasks from the work directory, not the run.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from explore.kernel import SCHECK_T
+from explore.step import ENABLED, I64_1D, SUCC_T, U64_2D, tally_size
+
+from .batch import B_ERR_ACTION, B_ERR_FLAGS, B_ERR_STATE, B_SIZE, B_TERMINAL, B_TRANSITIONS, KernelRefs, \
+    expand_batch, first_raising
+from .workdir import LevelFile, file_digest
+from .shards import canonical_unique, group_by_owner, key_order, mark_visited, merge_runs, owner_of
+
+BATCH_STATES = 1 << 14     # frontier states expanded per kernel call (bounds the map task's scratch)
+
+CHECK_ROWS_SIG = types.void(SCHECK_T, I64_1D, U64_2D, types.uint64, types.uint64[::1])
+
+
+@nb.njit(CHECK_ROWS_SIG, cache=True, nogil=True, _nrt=False)
+def check_rows(scheck, params, rows, mask, out):
+    """The state check bits (``& mask``) of every row."""
+    for i in range(rows.shape[0]):
+        out[i] = scheck(rows[i], params) & mask
+
+
+EDGES_SIG = types.int64(SUCC_T, I64_1D, U64_2D, U64_2D, I64_1D, U64_2D)
+
+
+@nb.njit(EDGES_SIG, cache=True, nogil=True, _nrt=False)
+def batch_edges(succ, params, states, out, oflags, edges):
+    """Every transition of the batch as a row ``(target words, source words)``; returns the row count.
+    (A second call of ``successors`` per state, made only when a graph property needs the edges.)"""
+    w = states.shape[1]
+    n = 0
+    for i in range(states.shape[0]):
+        succ(states[i], params, out, oflags)
+        for a in range(len(oflags)):
+            if oflags[a] & ENABLED:
+                for k in range(w):
+                    edges[n, k] = out[a, k]
+                    edges[n, w + k] = states[i, k]
+                n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class LevelJob:
+    """What every task of one level's job needs: small, picklable, the same for every task."""
+
+    refs: KernelRefs
+    root: str                  # the work directory (a path every node sees)
+    level: int                 # the level whose states are expanded; the job files level + 1
+    parts: int
+    state_mask: int            # state check bits kept with each new state (watched, leaf and goal bits)
+    trans_mask: int            # transition bits watched
+    leaf_mask: int             # a state with all these bits is a leaf: stored, never expanded
+    state_watch: tuple[tuple[int, int], ...]     # (bit, mask) of each undecided state property
+    runs: tuple[tuple[str, ...], ...]            # per partition, its visited runs' file names
+    edges: bool = False        # also store every transition (target, source), for the graph properties
+    batch: int = BATCH_STATES
+
+
+# -- paths ------------------------------------------------------------------------------------------------
+def level_dir(root: str | Path, level: int) -> Path:
+    return Path(root) / "levels" / f"level={level}"
+
+
+def part_name(q: int) -> str:
+    return f"part-{q:05d}.parquet"
+
+
+def runs_dir(root: str | Path, q: int) -> Path:
+    return Path(root) / "visited" / f"part-{q:05d}"
+
+
+def run_name(first: int, last: int) -> str:
+    return f"run-{first:05d}-{last:05d}.npy"
+
+
+def run_levels(name: str) -> tuple[int, int]:
+    """``(first, last)`` level of a run file's name."""
+    a, b = name[4:-4].split("-")
+    return int(a), int(b)
+
+
+def _replace_into(path: Path, write) -> None:
+    """``write(tmp)`` then rename over ``path``: readers and a re-run task never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{secrets.token_hex(6)}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# -- level files ------------------------------------------------------------------------------------------
+def write_level_part(root: str | Path, level: int, q: int, keys: np.ndarray, parents: np.ndarray,
+                     actions: np.ndarray, sbits: np.ndarray) -> LevelFile:
+    """Partition ``q`` of a level as Parquet (``k*``, ``p*``, ``action``, ``sbits``), rows sorted by key."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    w = keys.shape[1]
+    cols = {f"k{i}": keys[:, i].view(np.int64) for i in range(w)}
+    cols.update({f"p{i}": parents[:, i].view(np.int64) for i in range(w)})
+    cols["action"] = actions.astype(np.int32)
+    cols["sbits"] = sbits.view(np.int64)
+    path = level_dir(root, level) / part_name(q)
+    _replace_into(path, lambda tmp: pq.write_table(pa.table(cols), tmp, compression="none"))
+    return LevelFile(path.name, path.stat().st_size, len(keys), file_digest(path))
+
+
+def read_frontier(root: str | Path, level: int, q: int, words: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, sbits)`` of partition ``q`` of ``level``."""
+    import pyarrow.parquet as pq
+    table = pq.read_table(level_dir(root, level) / part_name(q), columns=[f"k{i}" for i in range(words)] + ["sbits"])
+    keys = np.empty((table.num_rows, words), dtype=np.uint64)
+    for i in range(words):
+        keys[:, i] = table.column(i).to_numpy().view(np.uint64)
+    return keys, table.column(words).to_numpy().view(np.uint64)
+
+
+def write_run(root: str | Path, q: int, first: int, last: int, keys: np.ndarray) -> LevelFile:
+    return write_array(runs_dir(root, q) / run_name(first, last), keys)
+
+
+def read_run(root: str | Path, q: int, name: str) -> np.ndarray:
+    return np.load(runs_dir(root, q) / name, mmap_mode="r")
+
+
+def edges_dir(root: str | Path, q: int) -> Path:
+    return Path(root) / "edges" / f"part-{q:05d}"
+
+
+def edges_name(level: int) -> str:
+    """The transitions out of ``level`` whose target partition ``q`` owns."""
+    return f"from-level-{level:05d}.npy"
+
+
+def write_array(path: Path, rows: np.ndarray) -> LevelFile:
+    def save(tmp: Path) -> None:
+        with open(tmp, "wb") as f:
+            np.save(f, np.ascontiguousarray(rows))
+
+    _replace_into(path, save)
+    return LevelFile(path.name, path.stat().st_size, len(rows), file_digest(path))
+
+
+# -- the map side -----------------------------------------------------------------------------------------
+_LOADED: dict[Any, tuple[Any, Any, Any]] = {}
+
+
+def _kernels(refs: KernelRefs) -> tuple[Any, Any, Any]:
+    """The model's compiled functions, imported once per Python worker (it is reused across tasks)."""
+    key = (refs.successors, refs.state_check, refs.transition_check)
+    if key not in _LOADED:
+        _LOADED[key] = refs.load()
+    return _LOADED[key]
+
+
+def _signed(row: np.ndarray) -> tuple[int, ...]:
+    """A key as a tuple of signed words: Python's tuple order is then the canonical key order."""
+    return tuple(int(x) for x in np.asarray(row, dtype=np.uint64).view(np.int64))
+
+
+@dataclass
+class MapSummary:
+    """What one map task learned besides the successors (combined by :meth:`add`)."""
+
+    transitions: int = 0
+    tally: np.ndarray | None = None
+    terminal: tuple[int, ...] | None = None                  # signed key
+    witnesses: dict[int, tuple[tuple[int, ...], int]] = field(default_factory=dict)   # bit -> (key, action)
+    error: tuple[tuple[int, ...], int, str] | None = None     # (signed key, action, message)
+    edges: int = 0
+
+    def add(self, other: "MapSummary") -> None:
+        self.transitions += other.transitions
+        if other.tally is not None:
+            self.tally = other.tally.copy() if self.tally is None else self.tally + other.tally
+        if other.terminal is not None and (self.terminal is None or other.terminal < self.terminal):
+            self.terminal = other.terminal
+        for bit, w in other.witnesses.items():
+            if bit not in self.witnesses or w < self.witnesses[bit]:
+                self.witnesses[bit] = w
+        if other.error is not None and (self.error is None or other.error[:2] < self.error[:2]):
+            self.error = other.error
+
+
+def expand_partition(job: LevelJob, p: int) -> Iterator[tuple[int, Any]]:
+    """Map task: the successors of partition ``p`` of ``job.level``, one record per owner partition."""
+    succ, scheck, tcheck = _kernels(job.refs)
+    w, nact = job.refs.words, max(job.refs.actions, 1)
+    keys, sbits = read_frontier(job.root, job.level, p, w)
+    if job.leaf_mask:
+        leaf = np.uint64(job.leaf_mask)
+        keys = np.ascontiguousarray(keys[(sbits & leaf) != leaf])
+    summary = MapSummary(tally=np.zeros(tally_size(nact), dtype=np.int64))
+    masks = np.array([0, job.trans_mask], dtype=np.uint64)   # the reduce side checks the distinct states
+    out = np.zeros((nact, w), dtype=np.uint64)
+    oflags = np.zeros(nact, dtype=np.int64)
+    tw_src = np.full(64, -1, dtype=np.int64)
+    tw_act = np.full(64, -1, dtype=np.int64)
+    cap = max(min(job.batch, len(keys)) * nact, 1)
+    child = np.empty((cap, w), dtype=np.uint64)
+    parent = np.empty(cap, dtype=np.int64)
+    action = np.empty(cap, dtype=np.int64)
+    unused = np.empty(cap, dtype=np.uint64)
+    table = np.empty(1 << max(int(2 * cap).bit_length(), 4), dtype=np.int64)
+    got_keys, got_parents, got_actions, got_edges = [], [], [], []
+    edges = np.empty((cap, 2 * w), dtype=np.uint64) if job.edges else None
+    for lo in range(0, len(keys), job.batch):
+        states = keys[lo:lo + job.batch]
+        io = np.zeros(B_SIZE, dtype=np.int64)
+        try:
+            m = expand_batch(succ, scheck, tcheck, job.refs.params, states, masks, child, parent, action, unused,
+                             table, tw_src, tw_act, io, out, oflags, summary.tally)
+        except Exception as exc:  # model code raised: the first state of the batch that raises
+            bad = first_raising(succ, job.refs.params, states, out, oflags)
+            summary.error = (_signed(bad), -1, f"{type(exc).__name__}: {exc}")
+            yield job.parts, summary
+            return
+        if m < 0:
+            summary.error = (_signed(states[io[B_ERR_STATE]]), int(io[B_ERR_ACTION]), f"flags={int(io[B_ERR_FLAGS])}")
+            yield job.parts, summary
+            return
+        summary.transitions += int(io[B_TRANSITIONS])
+        if io[B_TERMINAL] > 0:
+            t = _signed(states[io[B_TERMINAL] - 1])
+            if summary.terminal is None or t < summary.terminal:
+                summary.terminal = t
+        for bit in np.flatnonzero(tw_src >= 0):
+            wit = (_signed(states[tw_src[bit]]), int(tw_act[bit]))
+            if int(bit) not in summary.witnesses or wit < summary.witnesses[int(bit)]:
+                summary.witnesses[int(bit)] = wit
+        got_keys.append(child[:m].copy())
+        got_parents.append(states[parent[:m]])
+        got_actions.append(action[:m].astype(np.int16))
+        if edges is not None:
+            got_edges.append(edges[:batch_edges(succ, job.refs.params, states, out, oflags, edges)].copy())
+    if got_edges:
+        pairs = np.concatenate(got_edges)
+        order, starts = group_by_owner(owner_of(np.ascontiguousarray(pairs[:, :w]), job.parts), job.parts)
+        for q in range(job.parts):
+            yield q, ("edges", pairs[order[starts[q]:starts[q + 1]]])
+    if got_keys:
+        ks, ps, acts = np.concatenate(got_keys), np.concatenate(got_parents), np.concatenate(got_actions)
+        if len(got_keys) > 1:   # the kernel removed duplicates inside each batch; now across the batches
+            keep = canonical_unique(ks, ps, acts)
+            ks, ps, acts = ks[keep], ps[keep], acts[keep]
+        order, starts = group_by_owner(owner_of(ks, job.parts), job.parts)
+        for q in range(job.parts):
+            rows = order[starts[q]:starts[q + 1]]
+            if len(rows):
+                yield q, ("states", (ks[rows], ps[rows], acts[rows]))
+    yield job.parts, summary
+
+
+# -- the reduce side --------------------------------------------------------------------------------------
+@dataclass
+class PartSummary:
+    """What one reduce task filed: partition ``q`` of the new level."""
+
+    q: int
+    size: int
+    leaves: int
+    witnesses: dict[int, tuple[int, ...]]     # state bit -> smallest signed key with it
+    level_file: LevelFile
+    runs: tuple[str, ...]                     # the partition's visited runs after this level
+    written: tuple[LevelFile, ...]            # the run files this task wrote (merges included)
+    new_per_action: np.ndarray
+    edges_file: LevelFile | None = None       # the transitions into partition ``q`` (graph properties)
+
+
+def _concat(records: list[tuple[np.ndarray, np.ndarray, np.ndarray]], w: int):
+    if not records:
+        return (np.empty((0, w), np.uint64), np.empty((0, w), np.uint64), np.empty(0, np.int16))
+    return tuple(np.concatenate([r[i] for r in records]) for i in range(3))
+
+
+def file_partition(job: LevelJob, q: int, items: Iterable[tuple[int, Any]]) -> Iterator[Any]:
+    """Reduce task ``q``: file the new states of partition ``q``; task ``job.parts`` combines summaries."""
+    if q == job.parts:
+        total = MapSummary()
+        for _, s in items:
+            total.add(s)
+        yield total
+        return
+    _, scheck, _ = _kernels(job.refs)
+    w, nact = job.refs.words, max(job.refs.actions, 1)
+    items = [v for _, v in items]
+    ks, ps, acts = _concat([v for kind, v in items if kind == "states"], w)
+    keep = canonical_unique(ks, ps, acts)
+    keep = keep[key_order(ks[keep])]
+    cands = np.ascontiguousarray(ks[keep])
+    found = np.zeros(len(cands), dtype=np.bool_)
+    names = job.runs[q]
+    for name in names:
+        mark_visited(cands, read_run(job.root, q, name), found)
+    new = keep[~found]
+    keys = np.ascontiguousarray(ks[new])
+    parents, actions = ps[new], acts[new]
+    sbits = np.zeros(len(keys), dtype=np.uint64)
+    if job.state_mask and len(keys):
+        check_rows(scheck, job.refs.params, keys, np.uint64(job.state_mask), sbits)
+    level = job.level + 1
+    level_file = write_level_part(job.root, level, q, keys, parents, actions, sbits)
+    witnesses = {}
+    for bit, mask in job.state_watch:
+        hits = np.flatnonzero(sbits & np.uint64(mask))
+        if len(hits):
+            witnesses[bit] = _signed(keys[hits[0]])
+    leaves = 0
+    if job.leaf_mask:
+        leaf = np.uint64(job.leaf_mask)
+        leaves = int(np.count_nonzero((sbits & leaf) == leaf))
+    runs, written = _add_run(job.root, q, list(names), level, keys)
+    edges_file = None
+    if job.edges:
+        pairs = [v for kind, v in items if kind == "edges"]
+        pairs = np.concatenate(pairs) if pairs else np.empty((0, 2 * w), np.uint64)
+        edges_file = write_array(edges_dir(job.root, q) / edges_name(job.level), pairs[key_order(pairs)])
+    yield PartSummary(q, len(keys), leaves, witnesses, level_file, tuple(runs), tuple(written),
+                      np.bincount(actions.astype(np.int64), minlength=nact)[:nact], edges_file)
+
+
+def _add_run(root: str, q: int, runs: list[str], level: int, keys: np.ndarray):
+    """Append the level's keys as a run, then merge the last two while the newer holds at least half as
+    many keys as the older (so a partition keeps a logarithmic number of runs). Returns the run names
+    after, and the records of the files written."""
+    if not len(keys):
+        return runs, []
+    sizes = [len(read_run(root, q, r)) for r in runs]
+    written = [write_run(root, q, level, level, keys)]
+    runs = runs + [written[-1].name]
+    sizes.append(len(keys))
+    while len(runs) >= 2 and 2 * sizes[-1] >= sizes[-2]:
+        b, a = runs.pop(), runs.pop()
+        nb_, na = sizes.pop(), sizes.pop()
+        ra, rb = read_run(root, q, a), read_run(root, q, b)
+        merged = np.empty((na + nb_, ra.shape[1]), dtype=np.uint64)
+        merge_runs(ra, rb, merged)
+        written.append(write_run(root, q, run_levels(a)[0], run_levels(b)[1], merged))
+        runs.append(written[-1].name)
+        sizes.append(na + nb_)
+    return runs, written
+
+
+# -- the driver side --------------------------------------------------------------------------------------
+def _partition_of(key: int) -> int:
+    return key
+
+
+def run_level_job(sc: Any, job: LevelJob) -> list[Any]:
+    """Run one level's job; returns the reduce tasks' :class:`PartSummary` in partition order, then the
+    combined :class:`MapSummary`."""
+    parts = job.parts
+    sc.setJobDescription(f"rmqcheck level {job.level + 1}")
+    out = (sc.parallelize(range(parts), parts)
+           .mapPartitionsWithIndex(lambda p, _: expand_partition(job, p))
+           .partitionBy(parts + 1, _partition_of)
+           .mapPartitionsWithIndex(lambda q, items: file_partition(job, q, items))
+           .collect())
+    filed = sorted((s for s in out if isinstance(s, PartSummary)), key=lambda s: s.q)
+    combined = [s for s in out if isinstance(s, MapSummary)]
+    if len(filed) != parts or len(combined) != 1:
+        raise RuntimeError(f"level job {job.level + 1}: {len(filed)} of {parts} partitions reported")
+    return filed + combined

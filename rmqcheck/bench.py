@@ -125,14 +125,24 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
     engine, workers = "local", 1
     if kind == "spark":
         return _run_spark(spec, model)
+    cpu = _own_cpu_seconds()
     result, seconds, grown, busy = _measured(lambda: LocalExplorer(model, props, Limits(), threads=threads).run())
+    cpu = _own_cpu_seconds() - cpu
     s = result.stats
     return {"name": spec["name"], "engine": engine, "workers": workers, "threads": threads,
             "distinct_states": s.distinct_states,
             "transitions": s.transitions, "seconds": round(seconds, 3),
             "states_per_second": round(s.distinct_states / seconds, 1),
             "bytes_per_state": round(grown / max(s.distinct_states, 1), 2), "depth": s.depth,
-            "cores_busy": round(busy / seconds, 2), "outcome": result.outcome}
+            "cores_busy": round(busy / seconds, 2), "cpu_seconds": round(cpu, 2),
+            "cpu_us_per_state": round(cpu * 1e6 / max(s.distinct_states, 1), 3), "outcome": result.outcome}
+
+
+def _own_cpu_seconds() -> float:
+    """User + system CPU of this process (every thread), what a local benchmark spends."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
@@ -160,7 +170,9 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
         result, seconds, grown, busy = _measured(lambda: explore_on_spark(
             model, props, master=cluster.master_url, partitions=spec.get("partitions", 4),
             driver_threshold=spec.get("driver_threshold", 20_000)))
-        by_role = cpu_roles.cpu_by_role(before, cpu_roles.snapshot())
+        after = cpu_roles.snapshot()
+        by_role = cpu_roles.cpu_by_role(before, after)
+        peaks = cpu_roles.peak_rss_by_role(after)
         stop_sessions()
     s = result.stats
     cluster_levels = [(n, sec) for n, e, sec in zip(s.levels, s.level_engines, s.level_seconds) if e == "cluster"]
@@ -174,7 +186,12 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
             "level_seconds": s.level_seconds, "level_sizes": s.levels,
             "fixed_overhead_per_level_seconds": round(fixed, 3),
             "cluster_seconds_per_million_states": round(per_state * 1e6, 3), "cores_busy": round(busy / seconds, 2),
-            "cpu_seconds_by_role": by_role, "outcome": result.outcome}
+            "cpu_seconds_by_role": by_role, "cpu_seconds": round(sum(by_role.values()), 2),
+            "cpu_us_per_state": round(sum(by_role.values()) * 1e6 / max(s.distinct_states, 1), 3),
+            "executor_peak_rss_bytes": peaks["executor_jvms"] + peaks["python_workers"],
+            "executor_bytes_per_state": round((peaks["executor_jvms"] + peaks["python_workers"])
+                                              / max(s.distinct_states, 1), 2),
+            "outcome": result.outcome}
 
 
 def _fit(points: list[tuple[int, float]]) -> tuple[float, float]:
@@ -230,6 +247,22 @@ def thread_scaling(results: list[dict[str, Any]]) -> list[str]:
         for r in runs[1:]:
             lines.append(f"{name}: {r['threads']} threads {r['states_per_second'] / runs[0]['states_per_second']:.2f}x "
                          f"the states/s of {runs[0]['threads']}")
+    return lines
+
+
+def spark_costs(results: list[dict[str, Any]]) -> list[str]:
+    """Per Spark benchmark: its CPU per state (every process of the cluster) against the local engine's
+    one-thread run of the same preset in this run, and the executors' memory per visited state."""
+    local = {r["name"]: r for r in results if r["engine"] == "local" and r.get("threads", 1) == 1}
+    lines = []
+    for r in (r for r in results if r["engine"] == "spark"):
+        twin = local.get(r["name"].removeprefix("spark-"))
+        ratio = ""
+        if twin and twin.get("cpu_us_per_state") and twin["distinct_states"] == r["distinct_states"]:
+            ratio = f", {r['cpu_us_per_state'] / twin['cpu_us_per_state']:.2f}x the local engine's"
+        lines.append(f"{r['name']} with {r['workers']} worker(s): {r['cpu_us_per_state']:.2f} CPU-us per state"
+                     f"{ratio}; executors' peak memory {r['executor_peak_rss_bytes'] / 2**20:,.0f} MiB, "
+                     f"{r['executor_bytes_per_state']:.1f} bytes per visited state")
     return lines
 
 
@@ -324,6 +357,8 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_
             console.print(f"{r['name']} with {r['workers']} worker(s), CPU seconds by process: "
                           + ", ".join(f"{k.replace('_', ' ')} {v:.1f}" for k, v in roles.items() if v > 0)
                           + f" (machine busy {r['cores_busy'] * r['seconds']:.1f})")
+    for line in spark_costs(results):
+        console.print(line)
     if len(sparks) >= 2:
         base = sparks[0]
         for r in sparks[1:]:

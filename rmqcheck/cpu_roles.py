@@ -75,3 +75,25 @@ def cpu_by_role(before: Snapshot, after: Snapshot) -> dict[str, float]:
         earlier = before.get(pid)
         total[kind] += cpu - (earlier[1] if earlier is not None and earlier[0] == kind else 0.0)
     return {r: round(max(total[r], 0.0), 2) for r in ROLES}
+
+
+def _peak_rss(pid: int) -> int:
+    """Peak resident set (``VmHWM``) of a process in bytes, 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def peak_rss_by_role(snap: Snapshot) -> dict[str, int]:
+    """Per role, the sum of the peak resident sets of its live processes in ``snap``: an upper bound of
+    the memory the role held at once (peaks of different processes need not coincide, and forked Python
+    workers share their parent's pages)."""
+    total: Counter[str] = Counter()
+    for pid, (kind, _) in snap.items():
+        total[kind] += _peak_rss(pid)
+    return {r: int(total[r]) for r in ROLES}

@@ -5,7 +5,7 @@ same generation step, :func:`explore.step.generate`, as the local engine) expand
 removes duplicate successors inside the batch keeping the canonical parent (smallest parent key, then
 smallest action), optionally checks each distinct successor, keeps per property bit the smallest
 witnessing transition and the smallest terminal state (no enabled action) of the batch, and adds to the
-coverage tally. :mod:`spark_explore.level_job` runs it in the map tasks of a level's job.
+coverage tally. :mod:`spark_explore.level_job` runs it in the tasks of each level step.
 """
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """Level-synchronous breadth-first exploration on Spark, with the same results as the local engine.
 
-Each level is one Spark job (:mod:`spark_explore.level_job`): map tasks expand the level's partitions with
-the compiled model kernel and send each successor, with its canonical parent, to the partition owning it
-as a few large NumPy records; reduce tasks deduplicate, drop what the partition's visited runs (sorted
-key files in the work directory) already hold, and write the new level and a new visited run. Spark
-schedules, shuffles and re-runs lost tasks; the model kernel and columnar code do the per-state work, and
-every file a later level needs is in the work directory. The driver combines one small summary per task:
-the level's size, its transitions and coverage, and per watched property the smallest witnessing key.
+Each level is one Spark stage (:mod:`spark_explore.level_job`): the task of a partition files the level's
+states the previous step sent it (deduplicated, minus what its visited runs already hold) and at once
+expands them with the compiled model kernel, leaving each successor, with its canonical parent, for the
+partition owning it as NumPy files in the work directory. Spark schedules the tasks and runs a lost one
+again; the model kernel and columnar code do the per-state work, and every file a later level needs is in
+the work directory. The driver combines one small summary per task: the level's size, its transitions
+and coverage, and per watched property the smallest witnessing key.
 The first level with a witness settles a property, so traces are shortest and identical to the local
 engine's.
 
@@ -29,10 +29,11 @@ from explore.result import (HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError,
                             state_limit_reason)
 from explore.trace import replay
 from explore.tracker import PropertyTracker
-from invariants.base import GRAPH, PropertySet
+from invariants.base import PropertySet
 
 from .batch import KernelRefs
-from .level_job import LevelJob, MapSummary, PartSummary, edges_name, run_level_job, write_array, write_run
+from .level_job import (LevelJob, MapSummary, PartSummary, drop_buckets, edges_name, run_level_step,
+                        write_array, write_run)
 from .reachability import ReachJob, cannot_reach_goal_on_spark
 from .shards import group_by_owner, key_order, owner_of
 from .errors import SparkRefused, SparkUnavailable, root_cause
@@ -46,10 +47,6 @@ def _u(x: int) -> int:
     """A Spark long (signed) as the packed word (unsigned)."""
     return int(np.int64(x).view(np.uint64))
 
-
-def _s(x: int) -> int:
-    """A packed word as a Spark long."""
-    return int(np.uint64(x).view(np.int64))
 
 
 class SparkExplorer:
@@ -237,23 +234,26 @@ class SparkExplorer:
             self.graph_witness[p.name] = None if w is None else KeyWitness(w[0], tuple(_u(x) for x in w[1]))
 
     def _levels_loop(self, leaf_mask: int) -> None:
+        if not self._stop_before(self.meta.expanded_levels):
+            self._pipelined_levels(leaf_mask)
+
+    def _stop_before(self, level: int) -> bool:
+        """Whether the run ends before expanding ``level`` (the space is exhausted, every property is
+        settled, or a limit is reached)."""
         meta = self.meta
-        while True:
-            level = meta.expanded_levels
-            if level >= len(meta.levels) or meta.levels[level].size == 0:
-                meta.finished = True
-                break
-            if self.tracker.all_decided():
-                break
-            if self.limits.max_depth is not None and level >= self.limits.max_depth:
-                self.incomplete = (f"depth limit {self.limits.max_depth} reached with {meta.levels[level].size} "
-                                   "states unexpanded")
-                break
-            if self.limits.max_seconds is not None and time.perf_counter() - self.t0 > self.limits.max_seconds:
-                self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
-                break
-            if not self._expand_cluster_level(level, leaf_mask):
-                break
+        if level >= len(meta.levels) or meta.levels[level].size == 0:
+            meta.finished = True
+            return True
+        if self.tracker.all_decided():
+            return True
+        if self.limits.max_depth is not None and level >= self.limits.max_depth:
+            self.incomplete = (f"depth limit {self.limits.max_depth} reached with {meta.levels[level].size} "
+                               "states unexpanded")
+            return True
+        if self.limits.max_seconds is not None and time.perf_counter() - self.t0 > self.limits.max_seconds:
+            self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
+            return True
+        return False
 
     def _level_job(self, level: int, leaf_mask: int) -> LevelJob:
         undecided = self.tracker.undecided.values()
@@ -263,15 +263,36 @@ class SparkExplorer:
                         tuple((p.bit, p.mask) for p in undecided if not p.on_transitions),
                         tuple(tuple(f.name for f in runs) for runs in self.meta.runs), self.tracker.graph)
 
-    def _expand_cluster_level(self, level: int, leaf_mask: int) -> bool:
-        """One level on the cluster: one job of two stages files the new level; the driver then records it
-        in ``meta.json`` (a level whose job did not finish is not counted: resume expands it again)."""
-        meta = self.meta
+    def _pipelined_levels(self, leaf_mask: int) -> None:
+        """The levels as pipelined steps: step ``L`` files level ``L`` from the successors step ``L - 1``
+        left in the work directory and at once expands it (one Spark stage per level). The driver commits
+        level ``L`` after step ``L``; an expansion made for a level the run then does not continue from
+        (every property settled, a limit) is dropped unused."""
+        meta, sc = self.meta, self.spark.sparkContext
+        level = meta.expanded_levels
         t = time.perf_counter()
-        job = self._level_job(level, leaf_mask)
-        summaries = run_level_job(self.spark.sparkContext, job)
-        expanded: MapSummary = summaries[-1]
-        parts: list[PartSummary] = summaries[:-1]
+        _, pending = run_level_step(sc, self._level_job(level, leaf_mask), False, True)
+        try:
+            while True:
+                if self._stop_before(level):
+                    break
+                if pending.error is not None:
+                    self._commit(level, leaf_mask, pending, [], t)
+                    break
+                expand = self.limits.max_depth is None or level + 1 < self.limits.max_depth
+                parts, following = run_level_step(sc, self._level_job(level + 1, leaf_mask), True, expand)
+                if not self._commit(level, leaf_mask, pending, parts, t):
+                    break
+                drop_buckets(self.wd.root, level)
+                t = time.perf_counter()
+                level += 1
+                pending = following
+        finally:
+            drop_buckets(self.wd.root)
+
+    def _commit(self, level: int, leaf_mask: int, expanded: MapSummary, parts: list[PartSummary], t: float) -> bool:
+        """Record the expansion of ``level`` and the new level its tasks filed, in ``meta.json``."""
+        meta = self.meta
         if expanded.error is not None:
             key, action, message = expanded.error
             self._model_error(level, tuple(_u(x) for x in key), action, message)

@@ -133,7 +133,6 @@ def start_session(master: str, partitions: int, app_name: str = "rmqcheck", log_
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", str(partitions))
-               .config("spark.default.parallelism", str(partitions))
                .config("spark.sql.adaptive.enabled", "false")
                # every query posts its plan to the listener bus; the default "formatted" rendering took a
                # sixth of the driver's query thread

@@ -270,6 +270,7 @@ class SparkExplorer:
         (every property settled, a limit) is dropped unused."""
         meta, sc = self.meta, self.spark.sparkContext
         level = meta.expanded_levels
+        drop_buckets(self.wd.root)    # anything a stopped run left: every step writes its exchange anew
         t = time.perf_counter()
         _, pending = run_level_step(sc, self._level_job(level, leaf_mask), False, True)
         try:

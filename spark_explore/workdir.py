@@ -284,6 +284,7 @@ class WorkDir:
         shutil.rmtree(self.visited_dir, ignore_errors=True)
         shutil.rmtree(self.root / "edges", ignore_errors=True)
         shutil.rmtree(self.root / "graph", ignore_errors=True)
+        shutil.rmtree(self.root / "shuffle", ignore_errors=True)
         if self.meta_path.exists():
             self.meta_path.unlink()
         self.files = {}

@@ -32,7 +32,7 @@ from explore.tracker import PropertyTracker
 from invariants.base import PropertySet
 
 from .batch import KernelRefs
-from .level_job import (LevelJob, MapSummary, PartSummary, drop_buckets, edges_name, run_level_step,
+from .level_job import (ALL_BITS, LevelJob, check_rows, MapSummary, PartSummary, drop_buckets, edges_name, run_level_step,
                         write_array, write_run)
 from .reachability import ReachJob, cannot_reach_goal_on_spark
 from .shards import group_by_owner, key_order, owner_of
@@ -106,7 +106,8 @@ class SparkExplorer:
             else:
                 parents = states[parent[lo:hi].astype(np.int64)]
                 actions = via[lo:hi].astype(np.int64)
-            sbits = np.array([scheck(keys[i], params) for i in range(hi - lo)], dtype=np.uint64)
+            sbits = np.zeros(hi - lo, dtype=np.uint64)
+            check_rows(scheck, params, np.ascontiguousarray(keys), ALL_BITS, sbits)
             self.wd.write_level(level, keys, parents, actions, sbits, self.parts)
             leaves = int(np.count_nonzero(sbits & leaf_mask == leaf_mask)) if leaf_mask else 0
             meta.levels.append(LevelInfo(hi - lo, "driver", local.level_seconds[level], leaves))

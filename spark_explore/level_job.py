@@ -51,6 +51,7 @@ from .shards import canonical_unique, group_by_owner, key_order, mark_visited, m
 
 BATCH_STATES = 1 << 14     # frontier states expanded per kernel call (bounds a task's scratch)
 
+ALL_BITS = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 CHECK_ROWS_SIG = types.void(SCHECK_T, I64_1D, U64_2D, types.uint64, types.uint64[::1])
 
 

@@ -84,7 +84,8 @@ def canonical_unique(keys, parents, actions):
 
 
 def key_order(keys: np.ndarray) -> np.ndarray:
-    """Row indices of ``keys`` in canonical key order (words as signed integers, word 0 first)."""
+    """Row indices of ``keys`` in canonical key order (words as signed integers, word 0 first); equal rows
+    keep their order."""
     signed = keys.view(np.int64)
     if keys.shape[1] == 1:
         return np.argsort(signed[:, 0], kind="stable")

@@ -23,7 +23,7 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -82,10 +82,9 @@ class Meta:
     format: int = FORMAT
 
     def to_json(self) -> str:
-        d = asdict(self)
-        d["witnesses"] = {k: asdict(v) for k, v in self.witnesses.items()}
+        d = _plain(self)
         d["checksum"] = _content_digest(d)
-        return json.dumps(d, indent=1)
+        return json.dumps(d, separators=(",", ":"))
 
     @staticmethod
     def from_json(text: str) -> "Meta":
@@ -130,6 +129,18 @@ class Meta:
             if li.size < 0 or sum(f.rows for f in li.files) != li.size:
                 raise ValueError(f"level {i}: its files hold {sum(f.rows for f in li.files)} rows, "
                                  f"not the {li.size} states recorded")
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass tree as JSON values, without :func:`dataclasses.asdict`'s deep copies (``meta.json`` is
+    written after every level and lists every file of the run)."""
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: _plain(getattr(value, name)) for name in value.__dataclass_fields__}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def run_levels(name: str) -> tuple[int, int]:

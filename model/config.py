@@ -282,6 +282,7 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "all-switches": "every alternative behaviour V1-V6 switched on",
     "bench": "a larger space for benchmarks (about 17 million states, about a minute locally): "
              "default with 3 messages and 2 consumers",
+    "large": "two-slaves with 2 messages: over 10^8 states, a space for the Spark engine",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -297,6 +298,7 @@ PRESETS: dict[str, dict[str, Any]] = {
                   "max_master_power_losses": 0},
     "two-slaves": {"broker_role": "SYNC_MASTER", "slaves": 2, "messages": 1},
     "bench": {"messages": 3, "consumers": 2},
+    "large": {"broker_role": "SYNC_MASTER", "slaves": 2, "messages": 2},
 }
 
 

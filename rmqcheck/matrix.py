@@ -17,19 +17,20 @@ from .options import (TRACES, command_line, engine_option, given_options, json_o
 from .output import stdout_console
 from .setup import BadInput, CheckJob, check_outputs, limits, parallelism, resolve_config, select_properties
 
-#: the preset the matrix leaves out by default: the benchmark space
-NOT_BY_DEFAULT = ("bench",)
+#: the presets the matrix leaves out by default: the benchmark spaces
+NOT_BY_DEFAULT = ("bench", "large")
 
 
 def default_presets() -> tuple[str, ...]:
-    """The presets the matrix runs by default: all but the benchmark space."""
+    """The presets the matrix runs by default: all but the benchmark spaces."""
     from model import PRESETS
     return tuple(name for name in PRESETS if name not in NOT_BY_DEFAULT)
 
 
 @click.command()
 @click.option("--preset", "preset_names", multiple=True, metavar="NAME",
-              help="A configuration to run (repeatable); default: every preset but bench ('rmqcheck list').")
+              help="A configuration to run (repeatable); default: every preset but bench and large "
+                   "('rmqcheck list').")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE",
               help="Override one knob in every configuration (repeatable).")
 @property_option

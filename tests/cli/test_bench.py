@@ -115,3 +115,14 @@ def test_a_benchmark_whose_counts_differ_from_the_pin_says_so():
     assert text and "pinned" in text and f"{states - 1:,}" in text
     # overrides make another space: no pin applies
     assert pinned_mismatch({**spec, "set": ["messages=1"]}, {"distinct_states": 1, "transitions": 1}) is None
+
+
+def test_spark_costs_compare_cpu_per_state_with_the_local_run_of_the_same_preset():
+    from rmqcheck.bench import spark_costs
+    local = {"name": "bench", "engine": "local", "threads": 1, "distinct_states": 100, "cpu_us_per_state": 2.0}
+    spark = {"name": "spark-bench", "engine": "spark", "workers": 1, "distinct_states": 100, "cpu_us_per_state": 7.0,
+             "executor_peak_rss_bytes": 3 << 20, "executor_bytes_per_state": 31457.28}
+    (line,) = spark_costs([local, dict(local, threads=2, cpu_us_per_state=9.0), spark])
+    assert "7.00 CPU-us per state, 3.50x the local engine's" in line and "3 MiB" in line and "31457.3 bytes" in line
+    (line,) = spark_costs([dict(local, distinct_states=99), spark])   # another space: no ratio
+    assert "x the local" not in line

@@ -23,10 +23,10 @@ def test_matrix_table_has_a_verdict_per_configuration_and_property(tmp_path):
     assert "broker_role=SYNC_MASTER" in r.stdout
 
 
-def test_matrix_default_runs_every_preset_but_bench(monkeypatch):
+def test_matrix_default_runs_every_preset_but_the_benchmark_spaces(monkeypatch):
     from rmqcheck.matrix import default_presets
     from model import PRESETS
-    assert set(default_presets()) == set(PRESETS) - {"bench"}
+    assert set(default_presets()) == set(PRESETS) - {"bench", "large"}
 
 
 def test_matrix_exit_0_when_all_pass():

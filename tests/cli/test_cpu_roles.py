@@ -37,3 +37,21 @@ def test_a_childs_cpu_is_counted_under_its_role_and_not_twice():
     # the driver (this process) only waited; a second pair of snapshots with nothing new counts ~nothing
     again = snapshot()
     assert sum(cpu_by_role(again, again).values()) == 0
+
+
+def test_peak_memory_by_role_counts_each_live_process_once():
+    from rmqcheck.cpu_roles import peak_rss_by_role
+    child = subprocess.Popen([sys.executable, "-c", "import sys; b = bytearray(64 << 20); sys.stdin.read()"],
+                             stdin=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:   # until the child has touched its 64 MiB
+            peaks = peak_rss_by_role(snapshot())
+            if peaks["other"] >= 64 << 20:
+                break
+            time.sleep(0.1)
+    finally:
+        child.communicate("", timeout=30)
+    assert set(peaks) == set(ROLES)
+    assert 64 << 20 <= peaks["other"] < 1 << 30
+    assert peaks["driver_python"] > 0 and peaks["executor_jvms"] == 0

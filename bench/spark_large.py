@@ -50,6 +50,7 @@ def main() -> None:
                                   partitions=args.partitions, work_dir=args.work_dir)
         seconds = time.perf_counter() - t
         after = cpu_roles.snapshot()
+        peaks = cpu_roles.peak_rss_by_role(after)   # while the executors and their workers are alive
         stop_sessions()
     du = subprocess.run(["du", "-sb", args.work_dir], capture_output=True, text=True).stdout.split()
     s = result.stats
@@ -59,7 +60,7 @@ def main() -> None:
               "states_per_second": round(s.distinct_states / seconds),
               "levels_on_cluster": s.level_engines.count("cluster"),
               "cpu_seconds_by_role": cpu_roles.cpu_by_role(before, after),
-              "peak_rss_bytes_by_role": cpu_roles.peak_rss_by_role(after),
+              "peak_rss_bytes_by_role": peaks,
               "driver_peak_rss_bytes": s.peak_rss_bytes,
               "work_dir_bytes": int(du[0]) if du else None}
     text = json.dumps(report, indent=2)

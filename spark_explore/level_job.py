@@ -164,8 +164,18 @@ def write_run(root: str | Path, q: int, first: int, last: int, keys: np.ndarray)
     return write_array(runs_dir(root, q) / run_name(first, last), keys)
 
 
+_RUNS: dict[Path, np.ndarray] = {}   # runs opened by this Python worker (reused across tasks): files never change
+_RUNS_KEPT = 64
+
+
 def read_run(root: str | Path, q: int, name: str) -> np.ndarray:
-    return np.load(runs_dir(root, q) / name, mmap_mode="r")
+    path = runs_dir(root, q) / name
+    run = _RUNS.get(path)
+    if run is None:
+        if len(_RUNS) >= _RUNS_KEPT:
+            _RUNS.pop(next(iter(_RUNS)))
+        run = _RUNS[path] = np.load(path, mmap_mode="r")
+    return run
 
 
 def edges_dir(root: str | Path, q: int) -> Path:
@@ -381,35 +391,53 @@ def _add_run(root: str, q: int, runs: list[str], level: int, keys: np.ndarray):
 
 
 # -- one step: file, then expand --------------------------------------------------------------------------
-def bucket_dir(root: str | Path, level: int, to: int) -> Path:
-    """Where the expansion of ``level`` leaves the successors partition ``to`` owns, one file per sender."""
-    return Path(root) / "shuffle" / f"level={level}" / f"to-{to:05d}"
+def bucket_path(root: str | Path, level: int, to: int, sender: int) -> Path:
+    """Where the expansion of ``level`` in partition ``sender`` leaves the successors partition ``to``
+    owns (one flat directory per level: removing it is one ``rmdir``)."""
+    return Path(root) / "shuffle" / f"level={level}" / f"to-{to:05d}-from-{sender:05d}.bin"
+
+
+# a bucket file: a header of int64 (states rows, edge rows, words), then the keys, parent keys (uint64),
+# actions (int16) and edge rows (uint64), raw: no per-file header to parse, unlike .npy
+_HEADER = 3
 
 
 def write_buckets(job: LevelJob, q: int, records: dict[int, list[tuple[str, Any]]]) -> None:
+    w = job.refs.words
     for r, recs in records.items():
-        arrays = {}
+        keys, parents, actions = (np.empty((0, w), np.uint64), np.empty((0, w), np.uint64), np.empty(0, np.int16))
+        edges = np.empty((0, 2 * w), np.uint64)
         for kind, value in recs:
             if kind == "states":
-                arrays["keys"], arrays["parents"], arrays["actions"] = value
+                keys, parents, actions = value
             else:
-                arrays["edges"] = value
+                edges = value
 
         def save(tmp: Path) -> None:
             with open(tmp, "wb") as f:
-                np.savez(f, **arrays)
+                f.write(np.array([len(keys), len(edges), w], dtype=np.int64).tobytes())
+                for part in (keys, parents, actions.astype(np.int16), edges):
+                    f.write(np.ascontiguousarray(part).tobytes())
 
-        _replace_into(bucket_dir(job.root, job.level, r) / f"from-{q:05d}.npz", save)
+        _replace_into(bucket_path(job.root, job.level, r, q), save)
 
 
 def read_buckets(root: str | Path, level: int, q: int) -> list[tuple[str, Any]]:
     records: list[tuple[str, Any]] = []
-    for path in sorted(bucket_dir(root, level, q).glob("from-*.npz")):
-        with np.load(path) as f:
-            if "keys" in f:
-                records.append(("states", (f["keys"], f["parents"], f["actions"])))
-            if "edges" in f:
-                records.append(("edges", f["edges"]))
+    for path in sorted((Path(root) / "shuffle" / f"level={level}").glob(f"to-{q:05d}-from-*.bin")):
+        data = path.read_bytes()
+        n, e, w = (int(x) for x in np.frombuffer(data, np.int64, _HEADER))
+        at = 8 * _HEADER
+        keys = np.frombuffer(data, np.uint64, n * w, at).reshape(n, w)
+        at += 8 * n * w
+        parents = np.frombuffer(data, np.uint64, n * w, at).reshape(n, w)
+        at += 8 * n * w
+        actions = np.frombuffer(data, np.int16, n, at)
+        at += 2 * n
+        if n:
+            records.append(("states", (keys, parents, actions)))
+        if e:
+            records.append(("edges", np.frombuffer(data, np.uint64, e * 2 * w, at).reshape(e, 2 * w)))
     return records
 
 

@@ -26,40 +26,20 @@ from typing import Any, Iterator
 import numba as nb
 import numpy as np
 
-from explore.step import key_less, rows_equal
+from explore.step import rows_equal
 
 from .level_job import _replace_into, _signed, edges_dir, level_dir, part_name, read_frontier, read_run
-from .shards import group_by_owner, key_order, merge_runs, owner_of
+from .shards import gallop, group_by_owner, key_order, merge_runs, owner_of
 
 
 @nb.njit(cache=True, nogil=True)
 def locate(cands, states, out):
-    """``out[i]`` = the row of ``states`` equal to ``cands[i]`` (both sorted by key; every candidate is
-    present; candidates may repeat)."""
-    m = states.shape[0]
+    """``out[i]`` = the row of ``states`` equal to ``cands[i]``, -1 if none (both sorted by key;
+    candidates may repeat)."""
     j = 0
     for i in range(cands.shape[0]):
-        c = cands[i]
-        lo = j
-        hi = j
-        step = 1
-        while hi < m and key_less(states[hi], c):
-            lo = hi + 1
-            hi = lo + step
-            step *= 2
-        if hi > m:
-            hi = m
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if key_less(states[mid], c):
-                lo = mid + 1
-            else:
-                hi = mid
-        j = lo
-        if j >= m or not rows_equal(states[j], c):
-            out[i] = -1
-        else:
-            out[i] = j
+        j = gallop(states, cands[i], j)
+        out[i] = j if j < states.shape[0] and rows_equal(states[j], cands[i]) else -1
 
 
 @nb.njit(cache=True, nogil=True)

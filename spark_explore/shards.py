@@ -93,30 +93,36 @@ def key_order(keys: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True, nogil=True)
+def gallop(run, c, j):
+    """The first row of the sorted ``run`` at or after ``j`` that is not below ``c``: exponential steps
+    from ``j``, then a binary search, so a sorted stream of keys walks a run in ``log`` of each gap."""
+    m = run.shape[0]
+    lo = j
+    hi = j
+    step = 1
+    while hi < m and key_less(run[hi], c):
+        lo = hi + 1
+        hi = lo + step
+        step *= 2
+    if hi > m:
+        hi = m
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if key_less(run[mid], c):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@nb.njit(cache=True, nogil=True)
 def mark_visited(cands, run, found):
     """Set ``found[i]`` for each row of ``cands`` present in ``run`` (both sorted by key, no duplicates):
     a merge that gallops over the run, so a small level costs about ``len(cands) * log(len(run))``."""
-    m = run.shape[0]
     j = 0
     for i in range(cands.shape[0]):
-        c = cands[i]
-        lo = j
-        hi = j
-        step = 1
-        while hi < m and key_less(run[hi], c):
-            lo = hi + 1
-            hi = lo + step
-            step *= 2
-        if hi > m:
-            hi = m
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if key_less(run[mid], c):
-                lo = mid + 1
-            else:
-                hi = mid
-        j = lo
-        if j < m and rows_equal(run[j], c):
+        j = gallop(run, cands[i], j)
+        if j < run.shape[0] and rows_equal(run[j], cands[i]):
             found[i] = True
             j += 1
 

@@ -94,6 +94,7 @@ ROWS_T = types.NamedTuple((U64_2D, I64_1D, I64_1D, types.uint64[::1]), Rows)
 LOW32 = np.uint64(0xFFFFFFFF)
 HIGH32 = np.uint64(32)
 MAX_LOAD = 0.7      # the table grows (doubles) beyond this fill ratio
+REHASH_AHEAD = 16   # states between a slot's prefetch and its filing when the table grows
 
 
 def table_slots(table_len: int, words: int) -> int:
@@ -213,14 +214,21 @@ def rehash(states, count, table, fill, owner, owners, region_slots):
     regions = (owners, region_slots)
     done = 0
     for i in range(count):
+        if i + REHASH_AHEAD < count:   # start a later state's cache miss now (hashing it twice costs less)
+            h = state_hash(states[i + REHASH_AHEAD])
+            if owner < 0 or owner_of(h, owners) == owner:
+                _prefetch_home(table, words, home_of(table, regions, states[i + REHASH_AHEAD], h)[0])
         h = state_hash(states[i])
         if owner >= 0 and owner_of(h, owners) != owner:
             continue
         slot, tag = home_of(table, regions, states[i], h)
         _, slot, tag = _probe(states, table, regions, states[i], slot, tag)
         _put(table, words, slot, tag, i)
-        fill[owner_of(h, owners)] += 1
+        if owner < 0:
+            fill[owner_of(h, owners)] += 1
         done += 1
+    if owner >= 0:   # counted once: the regions' counts share a cache line the threads would fight over
+        fill[owner] += done
     return done
 
 

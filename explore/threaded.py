@@ -169,7 +169,7 @@ def _expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, c
 
 
 DEDUP_SIG = types.int64(types.int64, types.int64, I64_1D, U64_2D, types.uint64[::1], I32_1D, I64_1D, I64_1D,
-                        I64_1D, I64_1D, types.int64)
+                        I64_1D, types.int64)
 
 
 EXPAND_SLICES_SIG = types.void(SUCC_T, TCHECK_T, I64_1D, VISITED_T, types.uint64[::1], I64_1D, types.int64, U64_2D,
@@ -201,13 +201,14 @@ def expand_slices(succ, tcheck, params, visited, masks, bounds, capacity, cand_r
 
 
 @nb.njit(DEDUP_SIG, cache=True, nogil=True, _nrt=False)
-def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, seen, seen_id, visit_res, new_ref, ref0):
+def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, seen, visit_res, new_ref, ref0):
     """Phase B for owner ``o``: thread ``t``'s candidates are ``[t * capacity, t * capacity + ncand[t])``.
     The first of each distinct state gets the next owner-local number (``new_ref[ref0 + k]`` is its
     candidate); the number of the owner's ``v``-th candidate, in the order visited, goes to
-    ``visit_res[ref0 + v]`` (the owner's own section: owners never write the same cache line). ``seen`` /
-    ``seen_id`` are an empty scratch set (candidate + 1, its number) whose length is a power of two at
-    least twice the owner's candidates. Returns the number of new states."""
+    ``visit_res[ref0 + v]`` (the owner's own section: owners never write the same cache line). ``seen`` is
+    an empty scratch set, a power of two at least twice the owner's candidates long, of one word per
+    entry (half the memory to clear and to cache of two): candidate + 1 in its low half, number in its
+    high half. Returns the number of new states."""
     mask = np.uint64(len(seen) - 1)
     n_new = 0
     v = ref0
@@ -218,16 +219,16 @@ def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, seen, seen_id
             h = cand_h[c]
             slot = np.int64(h & mask)
             while True:
-                r = seen[slot] - 1
-                if r < 0:
-                    seen[slot] = c + 1
-                    seen_id[slot] = n_new
+                e = seen[slot]
+                if e == 0:
+                    seen[slot] = (n_new << 32) | (c + 1)
                     visit_res[v] = n_new
                     new_ref[ref0 + n_new] = c
                     n_new += 1
                     break
+                r = (e & 0xFFFFFFFF) - 1
                 if cand_h[r] == h and rows_equal(cand_rows[r], cand_rows[c]):
-                    visit_res[v] = seen_id[slot]
+                    visit_res[v] = e >> 32
                     break
                 slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
             v += 1

@@ -52,6 +52,17 @@ class ThreadTeam:
         self.pool.shutdown(wait=True)
 
 
+def refile(team: ThreadTeam, states: np.ndarray, count: int, table: np.ndarray, fill: np.ndarray,
+           region_slots: int) -> None:
+    """File the first ``count`` stored states into the grown, empty ``table`` (``len(fill)`` regions of
+    ``region_slots`` slots), a range of them on each thread; ``fill`` gets each region's count."""
+    T, owners = team.threads, len(fill)
+    cut = [count * t // T for t in range(T + 1)]
+    counts = np.zeros((T, owners + PAD), dtype=np.int64)   # each thread's counts on lines of their own
+    team.run(lambda t: P.refile_range(states, cut[t], cut[t + 1], table, owners, region_slots, counts[t, :owners]))
+    fill[:] = counts[:, :owners].sum(axis=0)
+
+
 def _pow2_at_least(n: int) -> int:
     return 1 << max(int(n) - 1, 1).bit_length()
 

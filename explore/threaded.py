@@ -34,8 +34,8 @@ from numba import types
 from model.native import kernel
 
 from . import kernel as K
-from .atomic import fetch_add
-from .kernel import ROWS_T, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
+from .atomic import claim, fetch_add
+from .kernel import HIGH32, REHASH_AHEAD, ROWS_T, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
 from .step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
 
 # per-thread slots of a round (``tio``)
@@ -285,6 +285,35 @@ def resolve_edges(edges_t, e_from, n_edges, edges, e_base, cand_owner, cand_rank
         edges[e_base + k] = e
     for src in range(lo, hi):
         row_start[src] += e_base
+
+
+@nb.njit(types.void(U64_2D, types.int64, types.int64, types.uint64[::1], types.int64, types.int64, I64_1D),
+         cache=True, nogil=True, _nrt=False)
+def refile_range(states, lo, hi, table, owners, region_slots, fill):
+    """The grown table on threads: file the stored states ``[lo, hi)`` (this thread's range) while the other
+    threads file theirs. A slot is taken by one atomic claim of its index word, so no two states take the
+    same one; no thread compares keys meanwhile (the states are distinct), so a key written just after its
+    claim is never read early. Each region's count goes to this thread's own row ``fill``."""
+    words = states.shape[1]
+    regions = (owners, region_slots)
+    smask = np.uint64(region_slots - 1)
+    for i in range(lo, hi):
+        if i + REHASH_AHEAD < hi:   # start a later state's cache miss now (hashing it twice costs less)
+            ahead = states[i + REHASH_AHEAD]
+            K._prefetch_home(table, words, home_of(table, regions, ahead, state_hash(ahead))[0])
+        h = state_hash(states[i])
+        slot, tag = home_of(table, regions, states[i], h)
+        base = np.uint64(slot) & ~smask
+        ref = np.uint64(i + 1)
+        if words == 1:
+            while not claim(table, 2 * slot + 1, ref):
+                slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+            table[2 * slot] = tag
+        else:
+            entry = (tag << HIGH32) | ref
+            while not claim(table, slot, entry):
+                slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+        fill[owner_of(h, owners)] += 1
 
 
 @nb.njit(types.void(U64_2D, U64_2D, types.int64, types.int64, I32_1D, I64_1D, types.int8[::1], types.int64),

@@ -428,7 +428,7 @@ class LocalExplorer:
         self.fill[:] = 0
         count = int(self.io[K.IO_COUNT])
         if self.owners == 1:
-            K.rehash(self.states, count, self.table, self.fill, -1, 1, self.region_slots)
+            K.rehash(self.states, count, self.table, self.fill, 1, self.region_slots)
         else:
             refile(self.team, self.states, count, self.table, self.fill, self.region_slots)
         self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)

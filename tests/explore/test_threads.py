@@ -109,7 +109,7 @@ def test_default_round_sizes_agree_too():
 
 
 def test_the_table_grows_on_every_thread_count(monkeypatch):
-    # the smallest table: it doubles several times, each owner filing its region's states again
+    # the smallest table: it doubles several times, the threads filing a range of states each at once
     from explore import local as L
     monkeypatch.setattr(L, "TABLE_START", 64)
     grown = {"n": 0}

@@ -1,5 +1,6 @@
-"""An atomic fetch-and-add for compiled loops (LLVM's ``atomicrmw add``): the threads of a round take its
-slices one by one from a shared counter, so a thread that meets cheaper states takes more of them."""
+"""Atomic steps for compiled loops: a fetch-and-add (LLVM's ``atomicrmw add``): the threads of a round take
+its slices one by one from a shared counter, so a thread that meets cheaper states takes more of them; a
+claim of an empty word (``cmpxchg``): the threads file the stored states again into a grown table at once."""
 from __future__ import annotations
 
 import threading
@@ -24,6 +25,23 @@ def fetch_add(typingctx, array, index, value):
     return sig, codegen
 
 
+@intrinsic
+def claim(typingctx, array, index, value):
+    """Set ``array[index]`` to ``value`` if it is 0, as one atomic step (sequentially consistent); returns
+    whether it was 0."""
+    sig = types.boolean(array, index, value)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        zero = context.get_constant(aryty.dtype, 0)
+        pair = builder.cmpxchg(ptr, zero, args[2], "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 1)
+
+    return sig, codegen
+
+
 if nb.config.DISABLE_JIT:
     _lock = threading.Lock()
 
@@ -33,3 +51,11 @@ if nb.config.DISABLE_JIT:
             old = int(array[index])
             array[index] += value
             return old
+
+    def claim(array, index, value):  # noqa: F811
+        """Pure-Python mode: the same under a lock."""
+        with _lock:
+            if array[index] != 0:
+                return False
+            array[index] = value
+            return True

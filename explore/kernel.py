@@ -94,6 +94,7 @@ ROWS_T = types.NamedTuple((U64_2D, I64_1D, I64_1D, types.uint64[::1]), Rows)
 LOW32 = np.uint64(0xFFFFFFFF)
 HIGH32 = np.uint64(32)
 MAX_LOAD = 0.7      # the table grows (doubles) beyond this fill ratio
+REHASH_AHEAD = 16   # states between a slot's prefetch and its filing when the table grows
 
 
 def table_slots(table_len: int, words: int) -> int:
@@ -203,25 +204,23 @@ def put_new(table, regions, fill, io, words, slot, tag, j):
             io[IO_FILL_MAX] = fill[o]
 
 
-@nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1], I64_1D, types.int64, types.int64, types.int64),
-         cache=True, nogil=True, _nrt=False)
-def rehash(states, count, table, fill, owner, owners, region_slots):
-    """Insert those of the first ``count`` stored states that region ``owner`` owns into an empty
-    ``table`` of ``owners`` regions (``owner`` -1: all of them), counting them in ``fill``; returns how many
-    it inserted. Regions are disjoint, so one call per region may run on each thread at once."""
+@nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1], I64_1D, types.int64, types.int64), cache=True,
+         nogil=True, _nrt=False)
+def rehash(states, count, table, fill, owners, region_slots):
+    """Insert the first ``count`` stored states into an empty ``table`` of ``owners`` regions, counting them
+    in ``fill``; returns how many it inserted. (On threads, :func:`explore.threaded.refile_range` does it.)"""
     words = states.shape[1]
     regions = (owners, region_slots)
-    done = 0
     for i in range(count):
+        if i + REHASH_AHEAD < count:   # start a later state's cache miss now (hashing it twice costs less)
+            ahead = states[i + REHASH_AHEAD]
+            _prefetch_home(table, words, home_of(table, regions, ahead, state_hash(ahead))[0])
         h = state_hash(states[i])
-        if owner >= 0 and owner_of(h, owners) != owner:
-            continue
         slot, tag = home_of(table, regions, states[i], h)
         _, slot, tag = _probe(states, table, regions, states[i], slot, tag)
         _put(table, words, slot, tag, i)
         fill[owner_of(h, owners)] += 1
-        done += 1
-    return done
+    return count
 
 
 @nb.njit(types.void(U64_2D, types.uint64[::1], types.UniTuple(types.int64, 2), types.int64, I64_1D,

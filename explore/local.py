@@ -23,7 +23,7 @@ from . import stop
 from .coverage import fill_stats, new_states_per_action, new_tally, note_pruned
 from .graph import cannot_reach_goal
 from .memory import available_memory_bytes
-from .rounds import SLICE_STATES, LevelRounds, ThreadTeam
+from .rounds import SLICE_STATES, LevelRounds, ThreadTeam, refile
 from invariants.base import PropertySet
 from .result import (HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of,
                      state_limit_reason)
@@ -420,18 +420,17 @@ class LocalExplorer:
         return True
 
     def _grow_table(self) -> None:
-        """Double every region of the hash table and file the stored states again (one region per thread:
-        the regions are disjoint)."""
+        """Double every region of the hash table and file the stored states again (on threads, a range of
+        states per thread)."""
         self.table = None  # free the old table first: the stored states are the keys
         self.region_slots *= 2
         self.table = K.new_table(self.region_slots, self.owners, self.words)
         self.fill[:] = 0
         count = int(self.io[K.IO_COUNT])
         if self.owners == 1:
-            K.rehash(self.states, count, self.table, self.fill, -1, 1, self.region_slots)
+            K.rehash(self.states, count, self.table, self.fill, 1, self.region_slots)
         else:
-            self.team.run(lambda o: K.rehash(self.states, count, self.table, self.fill, o, self.owners,
-                                             self.region_slots))
+            refile(self.team, self.states, count, self.table, self.fill, self.region_slots)
         self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
         self.io[K.IO_FILL_MAX] = int(self.fill.max())
 

@@ -52,6 +52,17 @@ class ThreadTeam:
         self.pool.shutdown(wait=True)
 
 
+def refile(team: ThreadTeam, states: np.ndarray, count: int, table: np.ndarray, fill: np.ndarray,
+           region_slots: int) -> None:
+    """File the first ``count`` stored states into the grown, empty ``table`` (``len(fill)`` regions of
+    ``region_slots`` slots), a range of them on each thread; ``fill`` gets each region's count."""
+    T, owners = team.threads, len(fill)
+    cut = [count * t // T for t in range(T + 1)]
+    counts = np.zeros((T, owners + PAD), dtype=np.int64)   # each thread's counts on lines of their own
+    team.run(lambda t: P.refile_range(states, cut[t], cut[t + 1], table, owners, region_slots, counts[t, :owners]))
+    fill[:] = counts[:, :owners].sum(axis=0)
+
+
 def _pow2_at_least(n: int) -> int:
     return 1 << max(int(n) - 1, 1).bit_length()
 
@@ -195,14 +206,14 @@ class LevelRounds:
 
         sizes = [_pow2_at_least(2 * c + 2) for c in per_owner]
         for o, size in enumerate(sizes):   # kept from round to round: no page faults, no unmapping
-            if len(self.seen[o]) < 2 * size:
-                self.seen[o] = np.zeros(2 * size, dtype=np.int64)
+            if len(self.seen[o]) < size:
+                self.seen[o] = np.zeros(size, dtype=np.int64)
 
         def phase_b(o: int) -> int:
-            seen, size = self.seen[o], sizes[o]
-            seen[:2 * size] = 0
-            return P.dedup_owner(o, self.C, ncand, self.cand_rows, self.cand_h, self.cand_owner, seen[:size],
-                                 seen[size:2 * size], self.visit_res, self.new_ref, int(ref0[o]))
+            seen = self.seen[o][:sizes[o]]
+            seen[:] = 0
+            return P.dedup_owner(o, self.C, ncand, self.cand_rows, self.cand_h, self.cand_owner, seen,
+                                 self.visit_res, self.new_ref, int(ref0[o]))
         self.ref0 = ref0
         return np.array(self.team.run(phase_b), dtype=np.int64), ref0
 
@@ -271,12 +282,14 @@ class LevelRounds:
         cut = [lo + n * t // T for t in range(T + 1)]
         bucket = np.empty(n, dtype=np.int32)
         own = np.empty(n, dtype=np.int8)
-        counts = np.zeros((T, T), dtype=np.int64)
+        # each thread's counts and cursors on cache lines of their own: they change at every state
+        padded = np.zeros((2, T, T + PAD), dtype=np.int64)
+        counts, cursor = padded[0, :, :T], padded[1]
         self.team.run(lambda t: P.bucket_level(states, splitters, cut[t], cut[t + 1], bucket[cut[t] - lo:cut[t + 1] - lo],
                                                counts[t], own[cut[t] - lo:cut[t + 1] - lo], ex.owners))
         sizes = counts.sum(axis=0)
         start = np.concatenate(([0], np.cumsum(sizes)))
-        cursor = (start[:-1] + np.cumsum(counts, axis=0) - counts).astype(np.int64)
+        cursor[:, :T] = start[:-1] + np.cumsum(counts, axis=0) - counts
         order = np.empty(n, dtype=np.int64)
         self.team.run(lambda t: P.scatter_level(bucket[cut[t] - lo:cut[t + 1] - lo], cut[t] - lo, cursor[t], order))
         del bucket

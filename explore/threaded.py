@@ -34,8 +34,8 @@ from numba import types
 from model.native import kernel
 
 from . import kernel as K
-from .atomic import fetch_add
-from .kernel import ROWS_T, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
+from .atomic import claim, fetch_add
+from .kernel import HIGH32, REHASH_AHEAD, ROWS_T, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
 from .step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
 
 # per-thread slots of a round (``tio``)
@@ -169,7 +169,7 @@ def _expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, c
 
 
 DEDUP_SIG = types.int64(types.int64, types.int64, I64_1D, U64_2D, types.uint64[::1], I32_1D, I64_1D, I64_1D,
-                        I64_1D, I64_1D, types.int64)
+                        I64_1D, types.int64)
 
 
 EXPAND_SLICES_SIG = types.void(SUCC_T, TCHECK_T, I64_1D, VISITED_T, types.uint64[::1], I64_1D, types.int64, U64_2D,
@@ -201,13 +201,14 @@ def expand_slices(succ, tcheck, params, visited, masks, bounds, capacity, cand_r
 
 
 @nb.njit(DEDUP_SIG, cache=True, nogil=True, _nrt=False)
-def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, seen, seen_id, visit_res, new_ref, ref0):
+def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, seen, visit_res, new_ref, ref0):
     """Phase B for owner ``o``: thread ``t``'s candidates are ``[t * capacity, t * capacity + ncand[t])``.
     The first of each distinct state gets the next owner-local number (``new_ref[ref0 + k]`` is its
     candidate); the number of the owner's ``v``-th candidate, in the order visited, goes to
-    ``visit_res[ref0 + v]`` (the owner's own section: owners never write the same cache line). ``seen`` /
-    ``seen_id`` are an empty scratch set (candidate + 1, its number) whose length is a power of two at
-    least twice the owner's candidates. Returns the number of new states."""
+    ``visit_res[ref0 + v]`` (the owner's own section: owners never write the same cache line). ``seen`` is
+    an empty scratch set, a power of two at least twice the owner's candidates long, of one word per
+    entry (half the memory to clear and to cache of two): candidate + 1 in its low half, number in its
+    high half. Returns the number of new states."""
     mask = np.uint64(len(seen) - 1)
     n_new = 0
     v = ref0
@@ -218,16 +219,16 @@ def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, seen, seen_id
             h = cand_h[c]
             slot = np.int64(h & mask)
             while True:
-                r = seen[slot] - 1
-                if r < 0:
-                    seen[slot] = c + 1
-                    seen_id[slot] = n_new
+                e = seen[slot]
+                if e == 0:
+                    seen[slot] = (n_new << 32) | (c + 1)
                     visit_res[v] = n_new
                     new_ref[ref0 + n_new] = c
                     n_new += 1
                     break
+                r = (e & 0xFFFFFFFF) - 1
                 if cand_h[r] == h and rows_equal(cand_rows[r], cand_rows[c]):
-                    visit_res[v] = seen_id[slot]
+                    visit_res[v] = e >> 32
                     break
                 slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
             v += 1
@@ -284,6 +285,35 @@ def resolve_edges(edges_t, e_from, n_edges, edges, e_base, cand_owner, cand_rank
         edges[e_base + k] = e
     for src in range(lo, hi):
         row_start[src] += e_base
+
+
+@nb.njit(types.void(U64_2D, types.int64, types.int64, types.uint64[::1], types.int64, types.int64, I64_1D),
+         cache=True, nogil=True, _nrt=False)
+def refile_range(states, lo, hi, table, owners, region_slots, fill):
+    """The grown table on threads: file the stored states ``[lo, hi)`` (this thread's range) while the other
+    threads file theirs. A slot is taken by one atomic claim of its index word, so no two states take the
+    same one; no thread compares keys meanwhile (the states are distinct), so a key written just after its
+    claim is never read early. Each region's count goes to this thread's own row ``fill``."""
+    words = states.shape[1]
+    regions = (owners, region_slots)
+    smask = np.uint64(region_slots - 1)
+    for i in range(lo, hi):
+        if i + REHASH_AHEAD < hi:   # start a later state's cache miss now (hashing it twice costs less)
+            ahead = states[i + REHASH_AHEAD]
+            K._prefetch_home(table, words, home_of(table, regions, ahead, state_hash(ahead))[0])
+        h = state_hash(states[i])
+        slot, tag = home_of(table, regions, states[i], h)
+        base = np.uint64(slot) & ~smask
+        ref = np.uint64(i + 1)
+        if words == 1:
+            while not claim(table, 2 * slot + 1, ref):
+                slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+            table[2 * slot] = tag
+        else:
+            entry = (tag << HIGH32) | ref
+            while not claim(table, slot, entry):
+                slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+        fill[owner_of(h, owners)] += 1
 
 
 @nb.njit(types.void(U64_2D, U64_2D, types.int64, types.int64, I32_1D, I64_1D, types.int8[::1], types.int64),

@@ -107,6 +107,23 @@ def test_default_round_sizes_agree_too():
     same_for_every_thread_count(rocketmq(messages=1), PROPERTIES, slice_states=None, parallel_from=None)
 
 
+
+def test_the_table_grows_on_every_thread_count(monkeypatch):
+    # the smallest table: it doubles several times, the threads filing a range of states each at once
+    from explore import local as L
+    monkeypatch.setattr(L, "TABLE_START", 64)
+    grown = {"n": 0}
+    real = LocalExplorer._grow_table
+
+    def grow(self):
+        grown["n"] += 1
+        real(self)
+
+    monkeypatch.setattr(LocalExplorer, "_grow_table", grow)
+    r = same_for_every_thread_count(rocketmq("two-slaves", max_master_crashes=0, max_master_power_losses=0),
+                                    PROPERTIES)
+    assert grown["n"] >= 3 * len(THREADS) and r.stats.distinct_states > 8 * L._region_start(1)
+
 # -- stops inside a level: the level is forgotten, whatever the thread count -----------------------------
 def test_a_state_limit_stops_at_the_last_whole_level():
     full = run(TwoPhase(5), TWOPHASE_PROPERTIES, 1)[1]

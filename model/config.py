@@ -282,7 +282,7 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "all-switches": "every alternative behaviour V1-V6 switched on",
     "bench": "a larger space for benchmarks (about 17 million states, about a minute locally): "
              "default with 3 messages and 2 consumers",
-    "large": "two-slaves with 2 messages: over 10^8 states, a space for the Spark engine",
+    "large": "two-slaves with 2 messages (225,286,977 states, for the Spark engine; see README, Performance)",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {

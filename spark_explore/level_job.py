@@ -164,18 +164,11 @@ def write_run(root: str | Path, q: int, first: int, last: int, keys: np.ndarray)
     return write_array(runs_dir(root, q) / run_name(first, last), keys)
 
 
-_RUNS: dict[Path, np.ndarray] = {}   # runs opened by this Python worker (reused across tasks): files never change
-_RUNS_KEPT = 64
-
-
 def read_run(root: str | Path, q: int, name: str) -> np.ndarray:
-    path = runs_dir(root, q) / name
-    run = _RUNS.get(path)
-    if run is None:
-        if len(_RUNS) >= _RUNS_KEPT:
-            _RUNS.pop(next(iter(_RUNS)))
-        run = _RUNS[path] = np.load(path, mmap_mode="r")
-    return run
+    """A visited run, memory-mapped: its pages are the page cache's, released with the array when the task
+    is done (kept open across tasks, the touched pages of every run counted in the Python workers' resident
+    memory: 103 against 59 bytes per visited state on `bench`)."""
+    return np.load(runs_dir(root, q) / name, mmap_mode="r")
 
 
 def edges_dir(root: str | Path, q: int) -> Path:

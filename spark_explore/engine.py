@@ -35,7 +35,7 @@ from .batch import KernelRefs
 from .level_job import (ALL_BITS, LevelJob, check_rows, MapSummary, PartSummary, drop_buckets, edges_name, run_level_step,
                         write_array, write_run)
 from .reachability import ReachJob, cannot_reach_goal_on_spark
-from .shards import group_by_owner, key_order, owner_of
+from .shards import key_order, rows_by_owner
 from .errors import SparkRefused, SparkUnavailable, root_cause
 from .session import SparkLog, check_java, check_master
 from .workdir import KeyWitness, LevelInfo, Meta, WorkDir, run_digest
@@ -113,10 +113,9 @@ class SparkExplorer:
             meta.levels.append(LevelInfo(hi - lo, "driver", local.level_seconds[level], leaves))
         stored = np.ascontiguousarray(states[:local.level_starts[local.level + 1]])
         stored = stored[key_order(stored)]
-        rows, starts = group_by_owner(owner_of(stored, self.parts), self.parts)
         with self.wd._writing("the visited runs"):
-            meta.runs = [[write_run(self.wd.root, q, 0, local.level, stored[rows[starts[q]:starts[q + 1]]])]
-                         if starts[q + 1] > starts[q] else [] for q in range(self.parts)]
+            meta.runs = [[write_run(self.wd.root, q, 0, local.level, stored[rows])] if len(rows) else []
+                         for q, rows in enumerate(rows_by_owner(stored, self.parts))]
             meta.edges = [[] for _ in range(self.parts)]
             if self.tracker.graph:
                 self._hand_over_edges(local, meta)
@@ -141,9 +140,8 @@ class SparkExplorer:
             src = np.repeat(np.arange(lo, hi), np.diff(row_start[lo:hi + 1]))
             tgt = edges[row_start[lo]:row_start[hi]].astype(np.int64)
             pairs = np.hstack([states[tgt], states[src]])
-            rows, starts = group_by_owner(owner_of(np.ascontiguousarray(states[tgt]), self.parts), self.parts)
-            for q in range(self.parts):
-                part = pairs[rows[starts[q]:starts[q + 1]]]
+            for q, rows in enumerate(rows_by_owner(states[tgt], self.parts)):
+                part = pairs[rows]
                 meta.edges[q].append(write_array(self.wd.edges_dir(q) / edges_name(level), part[key_order(part)]))
 
     # -- the run --------------------------------------------------------------------------------------------
@@ -234,10 +232,6 @@ class SparkExplorer:
         for p, w in zip(props, found):
             self.graph_witness[p.name] = None if w is None else KeyWitness(w[0], tuple(_u(x) for x in w[1]))
 
-    def _levels_loop(self, leaf_mask: int) -> None:
-        if not self._stop_before(self.meta.expanded_levels):
-            self._pipelined_levels(leaf_mask)
-
     def _stop_before(self, level: int) -> bool:
         """Whether the run ends before expanding ``level`` (the space is exhausted, every property is
         settled, or a limit is reached)."""
@@ -264,13 +258,15 @@ class SparkExplorer:
                         tuple((p.bit, p.mask) for p in undecided if not p.on_transitions),
                         tuple(tuple(f.name for f in runs) for runs in self.meta.runs), self.tracker.graph)
 
-    def _pipelined_levels(self, leaf_mask: int) -> None:
+    def _levels_loop(self, leaf_mask: int) -> None:
         """The levels as pipelined steps: step ``L`` files level ``L`` from the successors step ``L - 1``
         left in the work directory and at once expands it (one Spark stage per level). The driver commits
         level ``L`` after step ``L``; an expansion made for a level the run then does not continue from
         (every property settled, a limit) is dropped unused."""
         meta, sc = self.meta, self.spark.sparkContext
         level = meta.expanded_levels
+        if self._stop_before(level):
+            return
         drop_buckets(self.wd.root)    # anything a stopped run left: every step writes its exchange anew
         t = time.perf_counter()
         _, pending = run_level_step(sc, self._level_job(level, leaf_mask), False, True)
@@ -279,7 +275,8 @@ class SparkExplorer:
                 if self._stop_before(level):
                     break
                 if pending.error is not None:
-                    self._commit(level, leaf_mask, pending, [], t)
+                    key, action, message = pending.error
+                    self._model_error(level, tuple(_u(x) for x in key), action, message)
                     break
                 expand = self.limits.max_depth is None or level + 1 < self.limits.max_depth
                 parts, following = run_level_step(sc, self._level_job(level + 1, leaf_mask), True, expand)
@@ -293,12 +290,9 @@ class SparkExplorer:
             drop_buckets(self.wd.root)
 
     def _commit(self, level: int, leaf_mask: int, expanded: MapSummary, parts: list[PartSummary], t: float) -> bool:
-        """Record the expansion of ``level`` and the new level its tasks filed, in ``meta.json``."""
+        """Record the expansion of ``level`` (free of model errors) and the new level its tasks filed, in
+        ``meta.json``; False when the state limit refuses the level."""
         meta = self.meta
-        if expanded.error is not None:
-            key, action, message = expanded.error
-            self._model_error(level, tuple(_u(x) for x in key), action, message)
-            return False
         size = sum(p.size for p in parts)
         if self.limits.max_states is not None and sum(li.size for li in meta.levels) + size > self.limits.max_states:
             self.incomplete = state_limit_reason(self.limits.max_states)

@@ -47,7 +47,7 @@ from explore.step import ENABLED, I64_1D, SUCC_T, U64_2D, tally_size
 from .batch import B_ERR_ACTION, B_ERR_FLAGS, B_ERR_STATE, B_SIZE, B_TERMINAL, B_TRANSITIONS, KernelRefs, \
     expand_batch, first_raising
 from .workdir import LevelFile, file_digest
-from .shards import canonical_unique, group_by_owner, key_order, mark_visited, merge_runs, owner_of
+from .shards import canonical_unique, key_order, mark_visited, merge_runs, rows_by_owner
 
 BATCH_STATES = 1 << 14     # frontier states expanded per kernel call (bounds a task's scratch)
 
@@ -215,7 +215,6 @@ class MapSummary:
     terminal: tuple[int, ...] | None = None                  # signed key
     witnesses: dict[int, tuple[tuple[int, ...], int]] = field(default_factory=dict)   # bit -> (key, action)
     error: tuple[tuple[int, ...], int, str] | None = None     # (signed key, action, message)
-    edges: int = 0
 
     def add(self, other: "MapSummary") -> None:
         self.transitions += other.transitions
@@ -267,15 +266,11 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> Iterato
             summary.error = (_signed(states[io[B_ERR_STATE]]), int(io[B_ERR_ACTION]), f"flags={int(io[B_ERR_FLAGS])}")
             yield job.parts, summary
             return
-        summary.transitions += int(io[B_TRANSITIONS])
-        if io[B_TERMINAL] > 0:
-            t = _signed(states[io[B_TERMINAL] - 1])
-            if summary.terminal is None or t < summary.terminal:
-                summary.terminal = t
-        for bit in np.flatnonzero(tw_src >= 0):
-            wit = (_signed(states[tw_src[bit]]), int(tw_act[bit]))
-            if int(bit) not in summary.witnesses or wit < summary.witnesses[int(bit)]:
-                summary.witnesses[int(bit)] = wit
+        summary.add(MapSummary(  # the kernel added this batch's coverage to summary.tally already
+            transitions=int(io[B_TRANSITIONS]),
+            terminal=_signed(states[io[B_TERMINAL] - 1]) if io[B_TERMINAL] > 0 else None,
+            witnesses={int(bit): (_signed(states[tw_src[bit]]), int(tw_act[bit]))
+                       for bit in np.flatnonzero(tw_src >= 0)}))
         got_keys.append(child[:m].copy())
         got_parents.append(states[parent[:m]])
         got_actions.append(action[:m].astype(np.int16))
@@ -283,17 +278,14 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> Iterato
             got_edges.append(edges[:batch_edges(succ, job.refs.params, states, out, oflags, edges)].copy())
     if got_edges:
         pairs = np.concatenate(got_edges)
-        order, starts = group_by_owner(owner_of(np.ascontiguousarray(pairs[:, :w]), job.parts), job.parts)
-        for q in range(job.parts):
-            yield q, ("edges", pairs[order[starts[q]:starts[q + 1]]])
+        for q, rows in enumerate(rows_by_owner(pairs[:, :w], job.parts)):
+            yield q, ("edges", pairs[rows])
     if got_keys:
         ks, ps, acts = np.concatenate(got_keys), np.concatenate(got_parents), np.concatenate(got_actions)
         if len(got_keys) > 1:   # the kernel removed duplicates inside each batch; now across the batches
             keep = canonical_unique(ks, ps, acts)
             ks, ps, acts = ks[keep], ps[keep], acts[keep]
-        order, starts = group_by_owner(owner_of(ks, job.parts), job.parts)
-        for q in range(job.parts):
-            rows = order[starts[q]:starts[q + 1]]
+        for q, rows in enumerate(rows_by_owner(ks, job.parts)):
             if len(rows):
                 yield q, ("states", (ks[rows], ps[rows], acts[rows]))
     yield job.parts, summary

@@ -29,7 +29,7 @@ import numpy as np
 from explore.step import rows_equal
 
 from .level_job import _replace_into, _signed, edges_dir, level_dir, part_name, read_frontier, read_run
-from .shards import gallop, group_by_owner, key_order, merge_runs, owner_of
+from .shards import gallop, key_order, merge_runs, rows_by_owner
 
 
 @nb.njit(cache=True, nogil=True)
@@ -143,10 +143,9 @@ def propagate_partition(job: ReachJob, q: int) -> Iterator[tuple[int, Any]]:
         delta = np.asarray(_load(_delta_path(job, q, job.step)))
     preds = gather_predecessors(delta.astype(np.int64), _load(d / "pred_start.npy"),
                                 np.ascontiguousarray(_load(d / "pred_src.npy")))
-    order, starts = group_by_owner(owner_of(preds, job.parts), job.parts)
-    for r in range(job.parts):
-        if starts[r + 1] > starts[r]:
-            yield r, preds[order[starts[r]:starts[r + 1]]]
+    for r, rows in enumerate(rows_by_owner(preds, job.parts)):
+        if len(rows):
+            yield r, preds[rows]
 
 
 def mark_partition(job: ReachJob, r: int, items: Any) -> Iterator[int]:

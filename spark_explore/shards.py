@@ -43,6 +43,12 @@ def group_by_owner(owner, parts):
     return order, starts
 
 
+def rows_by_owner(keys: np.ndarray, parts: int) -> list[np.ndarray]:
+    """Per partition ``q``, the row indices of ``keys`` it owns, in their order."""
+    order, starts = group_by_owner(owner_of(np.ascontiguousarray(keys), parts), parts)
+    return [order[starts[q]:starts[q + 1]] for q in range(parts)]
+
+
 @nb.njit(cache=True, nogil=True)
 def _link_less(pa, aa, pb, ab):
     """The canonical parent link order: smaller parent key, then smaller action."""

@@ -328,14 +328,13 @@ class WorkDir:
         """Write a level computed in the driver, as the level job would: one file per owner partition,
         each sorted by key (the cluster's tasks write their own levels)."""
         from .level_job import write_level_part
-        from .shards import group_by_owner, key_order, owner_of
+        from .shards import key_order, rows_by_owner
         order = key_order(keys)
         keys, parents, actions, sbits = keys[order], parents[order], actions[order], sbits[order]
-        rows, starts = group_by_owner(owner_of(np.ascontiguousarray(keys), parts), parts)
         with self._writing(f"level {level}"):
             shutil.rmtree(self.level_dir(level), ignore_errors=True)
             self.record_written(level, [write_level_part(self.root, level, q, keys[r], parents[r], actions[r], sbits[r])
-                                        for q in range(parts) for r in [rows[starts[q]:starts[q + 1]]]])
+                                        for q, r in enumerate(rows_by_owner(keys, parts))])
 
     def record_written(self, level: int, files: list[LevelFile]) -> None:
         """Note the files the level job's tasks wrote for ``level`` (they computed size, rows, digest)."""

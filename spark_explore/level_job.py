@@ -4,15 +4,15 @@ Step ``L`` is ``parallelize(range(T)).mapPartitionsWithIndex(...)``: task ``i`` 
 ``q = i, i + T, ...`` (``T``: the cluster's task slots) and, for each, :func:`level_task`:
 
 - **files** level ``L`` of partition ``q`` (:func:`file_states`): the successors the tasks of step
-  ``L - 1`` left for ``q`` (``shuffle/level=L-1/to-Q/from-P.npz``) are deduplicated by the canonical rule
+  ``L - 1`` left for ``q`` (``shuffle/level=L-1/to-Q-from-P.bin``) are deduplicated by the canonical rule
   (smallest parent key, then action: so the order they arrive in never matters), sorted by key, stripped
   of those in the partition's visited runs (sorted ``.npy`` files searched by a galloping merge),
   checked, and written as the level's Parquet file of ``q`` and as a new visited run (merging runs like an
   LSM tree, so a partition keeps a logarithmic number of them);
 - **expands** it (:func:`expand_states`) with the compiled kernel
   (:func:`spark_explore.batch.expand_batch`, the local engine's generation step), keeps one row per
-  distinct successor with its canonical parent, and leaves one file per owner partition for step
-  ``L + 1``.
+  distinct successor with its canonical parent (:func:`spark_explore.shards.unique_by_owner`, which
+  also groups them by owner partition), and leaves one file per owner partition for step ``L + 1``.
 
 It returns a :class:`PartSummary` (size, leaves, per watched state property the smallest witnessing key,
 the files written with size, rows and BLAKE2b for ``meta.json``) and a :class:`MapSummary` (transitions,
@@ -47,7 +47,7 @@ from explore.step import ENABLED, I64_1D, SUCC_T, U64_2D, tally_size
 from .batch import B_ERR_ACTION, B_ERR_FLAGS, B_ERR_STATE, B_SIZE, B_TERMINAL, B_TRANSITIONS, KernelRefs, \
     expand_batch, first_raising
 from .workdir import LevelFile, file_digest
-from .shards import canonical_unique, key_order, mark_visited, merge_runs, rows_by_owner
+from .shards import UNIQUE_CHUNK, group_by_owner, key_order, mark_visited, merge_runs, owner_of, unique_by_owner
 
 BATCH_STATES = 1 << 14     # frontier states expanded per kernel call (bounds a task's scratch)
 
@@ -229,16 +229,30 @@ class MapSummary:
             self.error = other.error
 
 
-def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> Iterator[tuple[int, Any]]:
-    """The successors of the level's ``keys`` (one partition's), one record per owner partition, then the
-    :class:`MapSummary` (as the record of partition ``job.parts``)."""
+@dataclass
+class Outbox:
+    """What expanding one partition leaves for the next step, grouped by owner partition: the distinct
+    successors with their canonical parents (owner ``r``'s at ``[starts[r], starts[r + 1])``) and, for
+    the graph properties, the transitions ``(target, source)`` by their target's owner."""
+
+    keys: np.ndarray
+    parents: np.ndarray
+    actions: np.ndarray
+    starts: np.ndarray
+    edges: np.ndarray
+    edge_starts: np.ndarray
+
+
+def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> tuple[Outbox | None, MapSummary]:
+    """The successors of the level's ``keys`` (one partition's) and what expanding them learned; no
+    :class:`Outbox` when model code failed (the summary says where)."""
     succ, scheck, tcheck = _kernels(job.refs)
     w, nact = job.refs.words, max(job.refs.actions, 1)
     if job.leaf_mask:
         leaf = np.uint64(job.leaf_mask)
         keys = np.ascontiguousarray(keys[(sbits & leaf) != leaf])
     summary = MapSummary(tally=np.zeros(tally_size(nact), dtype=np.int64))
-    masks = np.array([0, job.trans_mask], dtype=np.uint64)   # the reduce side checks the distinct states
+    masks = np.array([0, job.trans_mask], dtype=np.uint64)   # the filing side checks the distinct states
     out = np.zeros((nact, w), dtype=np.uint64)
     oflags = np.zeros(nact, dtype=np.int64)
     tw_src = np.full(64, -1, dtype=np.int64)
@@ -260,12 +274,10 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> Iterato
         except Exception as exc:  # model code raised: the first state of the batch that raises
             bad = first_raising(succ, job.refs.params, states, out, oflags)
             summary.error = (_signed(bad), -1, f"{type(exc).__name__}: {exc}")
-            yield job.parts, summary
-            return
+            return None, summary
         if m < 0:
             summary.error = (_signed(states[io[B_ERR_STATE]]), int(io[B_ERR_ACTION]), f"flags={int(io[B_ERR_FLAGS])}")
-            yield job.parts, summary
-            return
+            return None, summary
         summary.add(MapSummary(  # the kernel added this batch's coverage to summary.tally already
             transitions=int(io[B_TRANSITIONS]),
             terminal=_signed(states[io[B_TERMINAL] - 1]) if io[B_TERMINAL] > 0 else None,
@@ -276,19 +288,18 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> Iterato
         got_actions.append(action[:m].astype(np.int16))
         if edges is not None:
             got_edges.append(edges[:batch_edges(succ, job.refs.params, states, out, oflags, edges)].copy())
-    if got_edges:
-        pairs = np.concatenate(got_edges)
-        for q, rows in enumerate(rows_by_owner(pairs[:, :w], job.parts)):
-            yield q, ("edges", pairs[rows])
-    if got_keys:
-        ks, ps, acts = np.concatenate(got_keys), np.concatenate(got_parents), np.concatenate(got_actions)
-        if len(got_keys) > 1:   # the kernel removed duplicates inside each batch; now across the batches
-            keep = canonical_unique(ks, ps, acts)
-            ks, ps, acts = ks[keep], ps[keep], acts[keep]
-        for q, rows in enumerate(rows_by_owner(ks, job.parts)):
-            if len(rows):
-                yield q, ("states", (ks[rows], ps[rows], acts[rows]))
-    yield job.parts, summary
+    # the kernel removed duplicates inside each batch; this removes them across the batches too
+    ks, ps, acts = _concat(got_keys, got_parents, got_actions, w)
+    ks, ps, acts, starts = unique_by_owner(ks, ps, acts, job.parts, UNIQUE_CHUNK)
+    pairs = np.concatenate(got_edges) if got_edges else np.empty((0, 2 * w), np.uint64)
+    order, edge_starts = group_by_owner(owner_of(np.ascontiguousarray(pairs[:, :w]), job.parts), job.parts)
+    return Outbox(ks, ps, acts, starts, pairs[order], edge_starts), summary
+
+
+def _concat(keys: list[np.ndarray], parents: list[np.ndarray], actions: list[np.ndarray], w: int):
+    if not keys:
+        return (np.empty((0, w), np.uint64), np.empty((0, w), np.uint64), np.empty(0, np.int16))
+    return np.concatenate(keys), np.concatenate(parents), np.concatenate(actions)
 
 
 # -- filing -----------------------------------------------------------------------------------------------
@@ -307,27 +318,20 @@ class PartSummary:
     edges_file: LevelFile | None = None       # the transitions into partition ``q`` (graph properties)
 
 
-def _concat(records: list[tuple[np.ndarray, np.ndarray, np.ndarray]], w: int):
-    if not records:
-        return (np.empty((0, w), np.uint64), np.empty((0, w), np.uint64), np.empty(0, np.int16))
-    return tuple(np.concatenate([r[i] for r in records]) for i in range(3))
-
-
-def file_states(job: LevelJob, q: int, items: list[tuple[str, Any]]) -> tuple["PartSummary", np.ndarray, np.ndarray]:
-    """File the successors sent to partition ``q`` (``("states", (keys, parents, actions))`` and
-    ``("edges", pairs)`` records): returns the summary, and the new states' keys and check bits."""
+def file_states(job: LevelJob, q: int, inbox: "Inbox") -> tuple["PartSummary", np.ndarray, np.ndarray]:
+    """File the successors sent to partition ``q``: returns the summary, and the new states' keys and
+    check bits."""
     _, scheck, _ = _kernels(job.refs)
     w, nact = job.refs.words, max(job.refs.actions, 1)
-    ks, ps, acts = _concat([v for kind, v in items if kind == "states"], w)
-    keep = canonical_unique(ks, ps, acts)
-    keep = keep[key_order(ks[keep])]
-    cands = np.ascontiguousarray(ks[keep])
+    ks, ps, acts, _ = unique_by_owner(inbox.keys, inbox.parents, inbox.actions, 1, UNIQUE_CHUNK)
+    keep = key_order(ks)
+    cands = ks[keep]
     found = np.zeros(len(cands), dtype=np.bool_)
     names = job.runs[q]
     for name in names:
         mark_visited(cands, read_run(job.root, q, name), found)
     new = keep[~found]
-    keys = np.ascontiguousarray(ks[new])
+    keys = ks[new]
     parents, actions = ps[new], acts[new]
     sbits = np.zeros(len(keys), dtype=np.uint64)
     if job.state_mask and len(keys):
@@ -346,8 +350,7 @@ def file_states(job: LevelJob, q: int, items: list[tuple[str, Any]]) -> tuple["P
     runs, written = _add_run(job.root, q, list(names), level, keys)
     edges_file = None
     if job.edges:
-        pairs = [v for kind, v in items if kind == "edges"]
-        pairs = np.concatenate(pairs) if pairs else np.empty((0, 2 * w), np.uint64)
+        pairs = inbox.edges
         edges_file = write_array(edges_dir(job.root, q) / edges_name(job.level), pairs[key_order(pairs)])
     return (PartSummary(q, len(keys), leaves, witnesses, level_file, tuple(runs), tuple(written),
                         np.bincount(actions.astype(np.int64), minlength=nact)[:nact], edges_file), keys, sbits)
@@ -387,43 +390,49 @@ def bucket_path(root: str | Path, level: int, to: int, sender: int) -> Path:
 _HEADER = 3
 
 
-def write_buckets(job: LevelJob, q: int, records: dict[int, list[tuple[str, Any]]]) -> None:
+def write_buckets(job: LevelJob, q: int, box: Outbox) -> None:
+    """Partition ``q``'s successors, one file per owner that gets any."""
     w = job.refs.words
-    for r, recs in records.items():
-        keys, parents, actions = (np.empty((0, w), np.uint64), np.empty((0, w), np.uint64), np.empty(0, np.int16))
-        edges = np.empty((0, 2 * w), np.uint64)
-        for kind, value in recs:
-            if kind == "states":
-                keys, parents, actions = value
-            else:
-                edges = value
+    for r in range(job.parts):
+        lo, hi = box.starts[r], box.starts[r + 1]
+        elo, ehi = box.edge_starts[r], box.edge_starts[r + 1]
+        if lo == hi and elo == ehi:
+            continue
 
         def save(tmp: Path) -> None:
             with open(tmp, "wb") as f:
-                f.write(np.array([len(keys), len(edges), w], dtype=np.int64).tobytes())
-                for part in (keys, parents, actions.astype(np.int16), edges):
+                f.write(np.array([hi - lo, ehi - elo, w], dtype=np.int64).tobytes())
+                for part in (box.keys[lo:hi], box.parents[lo:hi], box.actions[lo:hi], box.edges[elo:ehi]):
                     f.write(np.ascontiguousarray(part).tobytes())
 
         _replace_into(bucket_path(job.root, job.level, r, q), save)
 
 
-def read_buckets(root: str | Path, level: int, q: int) -> list[tuple[str, Any]]:
-    records: list[tuple[str, Any]] = []
+@dataclass
+class Inbox:
+    """The successors (with their parents and actions) and transitions sent to one partition."""
+
+    keys: np.ndarray
+    parents: np.ndarray
+    actions: np.ndarray
+    edges: np.ndarray
+
+
+def read_buckets(root: str | Path, level: int, q: int, w: int) -> Inbox:
+    got: tuple[list[np.ndarray], ...] = ([], [], [], [])
     for path in sorted((Path(root) / "shuffle" / f"level={level}").glob(f"to-{q:05d}-from-*.bin")):
         data = path.read_bytes()
-        n, e, w = (int(x) for x in np.frombuffer(data, np.int64, _HEADER))
+        n, e, words = (int(x) for x in np.frombuffer(data, np.int64, _HEADER))
+        if words != w:
+            raise RuntimeError(f"{path}: states of {words} words, expected {w}")
         at = 8 * _HEADER
-        keys = np.frombuffer(data, np.uint64, n * w, at).reshape(n, w)
-        at += 8 * n * w
-        parents = np.frombuffer(data, np.uint64, n * w, at).reshape(n, w)
-        at += 8 * n * w
-        actions = np.frombuffer(data, np.int16, n, at)
-        at += 2 * n
-        if n:
-            records.append(("states", (keys, parents, actions)))
-        if e:
-            records.append(("edges", np.frombuffer(data, np.uint64, e * 2 * w, at).reshape(e, 2 * w)))
-    return records
+        for i, (dtype, count, shape) in enumerate(((np.uint64, n * w, (n, w)), (np.uint64, n * w, (n, w)),
+                                                   (np.int16, n, (n,)), (np.uint64, e * 2 * w, (e, 2 * w)))):
+            got[i].append(np.frombuffer(data, dtype, count, at).reshape(shape))
+            at += np.dtype(dtype).itemsize * count
+    keys, parents, actions = _concat(got[0], got[1], got[2], w)
+    edges = np.concatenate(got[3]) if got[3] else np.empty((0, 2 * w), np.uint64)
+    return Inbox(keys, parents, actions, edges)
 
 
 def level_task(job: LevelJob, q: int, file_first: bool, expand: bool) -> Iterator[tuple[Any, Any]]:
@@ -432,20 +441,17 @@ def level_task(job: LevelJob, q: int, file_first: bool, expand: bool) -> Iterato
     stored), then expand it and leave its successors for the next step. Yields ``(PartSummary or None,
     MapSummary or None)``."""
     part = None
+    w = job.refs.words
     if file_first:
-        part, keys, sbits = file_states(replace(job, level=job.level - 1), q, read_buckets(job.root, job.level - 1, q))
+        inbox = read_buckets(job.root, job.level - 1, q, w)
+        part, keys, sbits = file_states(replace(job, level=job.level - 1), q, inbox)
     else:
-        keys, sbits = read_frontier(job.root, job.level, q, job.refs.words)
+        keys, sbits = read_frontier(job.root, job.level, q, w)
     summary = None
     if expand:
-        records: dict[int, list[tuple[str, Any]]] = {}
-        for r, record in expand_states(job, keys, sbits):
-            if r == job.parts:
-                summary = record
-            else:
-                records.setdefault(r, []).append(record)
-        if summary is not None and summary.error is None:
-            write_buckets(job, q, records)
+        box, summary = expand_states(job, keys, sbits)
+        if box is not None:
+            write_buckets(job, q, box)
     yield part, summary
 
 

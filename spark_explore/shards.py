@@ -59,43 +59,163 @@ def _link_less(pa, aa, pb, ab):
     return aa < ab
 
 
+UNIQUE_CHUNK = 1 << 14   # rows per bucket of unique_by_owner: a bucket's rows and table stay in L2 cache
+SUB_SHIFT = np.uint64(20)  # the fingerprint bits that cut an owner's rows into buckets (slots use the lowest)
+
+
 @nb.njit(cache=True, nogil=True)
-def canonical_unique(keys, parents, actions):
-    """Row indices of one row per distinct key, each the row with the smallest ``(parent key, action)``:
-    the local engine's canonical parent, whatever order the rows come in."""
-    n = keys.shape[0]
-    size = 16
-    while size < 2 * n:
-        size *= 2
-    mask = np.uint64(size - 1)
-    table = np.full(size, -1, np.int64)   # position in ``keep``
-    keep = np.empty(n, np.int64)
-    m = 0
-    for i in range(n):
-        slot = np.int64(fingerprint_words(keys[i]) & mask)
+def _copy_row(src, i, dst, j):
+    for x in range(src.shape[1]):
+        dst[j, x] = src[i, x]
+
+
+@nb.njit(cache=True, nogil=True)
+def _unique_bucket(fp, keys, parents, actions, lo, hi, tfp, tpos):
+    """Keep one row per distinct key of rows ``[lo, hi)``, the one with the smallest (parent key, action),
+    moved to the front of the range in first-occurrence order; returns how many. ``tfp``/``tpos``: a
+    scratch table (fingerprint, row) of a power-of-two size at least twice the rows."""
+    mask = np.uint64(len(tfp) - 1)
+    tpos[:] = -1
+    m = lo
+    for i in range(lo, hi):
+        f = fp[i]
+        slot = np.int64(f & mask)
         while True:
-            k = table[slot]
+            k = tpos[slot]
             if k < 0:
-                table[slot] = m
-                keep[m] = i
+                tpos[slot] = m
+                tfp[slot] = f
+                if m != i:
+                    fp[m] = f
+                    _copy_row(keys, i, keys, m)
+                    _copy_row(parents, i, parents, m)
+                    actions[m] = actions[i]
                 m += 1
                 break
-            j = keep[k]
-            if rows_equal(keys[j], keys[i]):
-                if _link_less(parents[i], actions[i], parents[j], actions[j]):
-                    keep[k] = i
+            if tfp[slot] == f and rows_equal(keys[k], keys[i]):
+                if _link_less(parents[i], actions[i], parents[k], actions[k]):
+                    _copy_row(parents, i, parents, k)
+                    actions[k] = actions[i]
                 break
             slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
-    return keep[:m]
+    return m - lo
+
+
+@nb.njit(cache=True, nogil=True)
+def unique_by_owner(keys, parents, actions, parts, chunk):
+    """One row per distinct key, each with the smallest ``(parent key, action)`` among its rows (the local
+    engine's canonical parent, whatever order the rows come in), grouped by owner partition: returns
+    ``(keys, parents, actions, starts)``, owner ``q``'s rows at ``[starts[q], starts[q + 1])``.
+
+    Cache-conscious: the rows are first copied into buckets of about ``chunk`` rows (by owner, then by
+    fingerprint bits), then each bucket is deduplicated with a small table, so the random accesses stay
+    in a core's cache (a table over all the rows missed it at every probe: 2-3x slower, measured)."""
+    n, w = keys.shape
+    per_owner = (n + parts - 1) // parts
+    bits = 0
+    while (chunk << bits) < per_owner and bits < 12:
+        bits += 1
+    subs = 1 << bits
+    sub_mask = np.uint64(subs - 1)
+    nbk = parts * subs
+    bounds = np.zeros(nbk + 1, np.int64)
+    fp0 = np.empty(n, np.uint64)
+    bucket = np.empty(n, np.int64)
+    for i in range(n):
+        f = fingerprint_words(keys[i])
+        fp0[i] = f
+        b = np.int64((f >> OWNER_SHIFT) % np.uint64(parts)) * subs + np.int64((f >> SUB_SHIFT) & sub_mask)
+        bucket[i] = b
+        bounds[b + 1] += 1
+    for b in range(nbk):
+        bounds[b + 1] += bounds[b]
+    fill = bounds[:nbk].copy()
+    fp = np.empty(n, np.uint64)
+    ks = np.empty((n, w), np.uint64)
+    ps = np.empty((n, w), np.uint64)
+    acts = np.empty(n, actions.dtype)
+    for i in range(n):   # stable: a bucket keeps the rows' arrival order
+        j = fill[bucket[i]]
+        fill[bucket[i]] += 1
+        fp[j] = fp0[i]
+        _copy_row(keys, i, ks, j)
+        _copy_row(parents, i, ps, j)
+        acts[j] = actions[i]
+    size = 16
+    for b in range(nbk):
+        while size < 2 * (bounds[b + 1] - bounds[b]):
+            size *= 2
+    tfp = np.empty(size, np.uint64)
+    tpos = np.empty(size, np.int64)
+    starts = np.zeros(parts + 1, np.int64)
+    m = 0
+    for b in range(nbk):
+        lo, hi = bounds[b], bounds[b + 1]
+        size = 16
+        while size < 2 * (hi - lo):
+            size *= 2
+        kept = _unique_bucket(fp, ks, ps, acts, lo, hi, tfp[:size], tpos[:size])
+        for i in range(lo, lo + kept):   # close the gaps the buckets' duplicates left
+            if m != i:
+                _copy_row(ks, i, ks, m)
+                _copy_row(ps, i, ps, m)
+                acts[m] = acts[i]
+            m += 1
+        starts[b // subs + 1] = m
+    return ks[:m], ps[:m], acts[:m], starts
 
 
 def key_order(keys: np.ndarray) -> np.ndarray:
     """Row indices of ``keys`` in canonical key order (words as signed integers, word 0 first); equal rows
-    keep their order."""
+    keep their order. Sorted by word 0, then each run of equal first words by the rest (3x faster than
+    ``np.lexsort`` on two-word states, measured)."""
     signed = keys.view(np.int64)
     if keys.shape[1] == 1:
         return np.argsort(signed[:, 0], kind="stable")
-    return np.lexsort(tuple(signed[:, i] for i in range(keys.shape[1] - 1, -1, -1)))
+    order = np.argsort(signed[:, 0])
+    _settle_ties(np.ascontiguousarray(keys), order)
+    return order
+
+
+@nb.njit(cache=True, nogil=True)
+def _before(keys, a, b):
+    """Row ``a`` before row ``b``: smaller key, or the same key and a smaller index (so the order is stable)."""
+    if key_less(keys[a], keys[b]):
+        return True
+    if key_less(keys[b], keys[a]):
+        return False
+    return a < b
+
+
+@nb.njit(cache=True, nogil=True)
+def _settle_ties(keys, order):
+    """``order`` sorts ``keys`` by word 0 only: put each run of equal first words in key order, then index
+    order (insertion sort for short runs; stable sorts by each further word for long ones)."""
+    s = keys.view(np.int64)
+    n = len(order)
+    i = 0
+    while i < n:
+        first = s[order[i], 0]
+        j = i + 1
+        while j < n and s[order[j], 0] == first:
+            j += 1
+        if j - i <= 16:
+            for a in range(i + 1, j):
+                x = order[a]
+                b = a - 1
+                while b >= i and _before(keys, x, order[b]):
+                    order[b + 1] = order[b]
+                    b -= 1
+                order[b + 1] = x
+        else:
+            seg = np.sort(order[i:j])
+            for w in range(keys.shape[1] - 1, 0, -1):
+                col = np.empty(len(seg), np.int64)
+                for k in range(len(seg)):
+                    col[k] = s[seg[k], w]
+                seg = seg[np.argsort(col, kind="mergesort")]
+            order[i:j] = seg
+        i = j
 
 
 @nb.njit(cache=True, nogil=True)

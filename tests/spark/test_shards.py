@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from spark_explore.reachability import locate
-from spark_explore.shards import canonical_unique, group_by_owner, key_order, mark_visited, merge_runs, owner_of
+from spark_explore.shards import group_by_owner, key_order, mark_visited, merge_runs, owner_of, unique_by_owner
 
 
 def _signed(row) -> tuple[int, ...]:
@@ -28,7 +28,8 @@ def test_key_order_is_the_signed_lexicographic_order(words):
 
 
 @pytest.mark.parametrize("words", [1, 2])
-def test_canonical_unique_keeps_the_smallest_parent_link_whatever_the_order(words):
+@pytest.mark.parametrize("parts, chunk", [(1, 1 << 14), (3, 1 << 14), (1, 16), (4, 8)])
+def test_unique_by_owner_keeps_the_smallest_parent_link_whatever_the_order(words, parts, chunk):
     rng = np.random.default_rng(10 + words)
     keys = _keys(rng, 2000, words, 12)
     parents = _keys(rng, 2000, words, 5)
@@ -37,13 +38,31 @@ def test_canonical_unique_keeps_the_smallest_parent_link_whatever_the_order(word
     for k, p, a in zip(keys, parents, actions):
         link = (_signed(p), int(a))
         expect[_signed(k)] = min(expect.get(_signed(k), link), link)
-    for seed in range(3):   # any arrival order gives the same rows
+    runs = []
+    for seed in range(3):   # any arrival order gives the same rows, in buckets of any size
         perm = np.random.default_rng(seed).permutation(len(keys))
-        k, p, a = keys[perm], parents[perm], actions[perm]
-        keep = canonical_unique(np.ascontiguousarray(k), np.ascontiguousarray(p), a)
-        got = {_signed(k[i]): (_signed(p[i]), int(a[i])) for i in keep}
-        assert len(keep) == len(got) == len(expect)
+        k, p, a = (np.ascontiguousarray(x[perm]) for x in (keys, parents, actions))
+        ks, ps, acts, starts = unique_by_owner(k, p, a, parts, chunk)
+        got = {_signed(ks[i]): (_signed(ps[i]), int(acts[i])) for i in range(len(ks))}
+        assert len(ks) == len(got) == len(expect)
         assert got == expect
+        owners = owner_of(ks, parts)   # grouped by owner partition, as owner_of says
+        assert starts[0] == 0 and starts[-1] == len(ks)
+        for q in range(parts):
+            assert (owners[starts[q]:starts[q + 1]] == q).all()
+        runs.append(sorted(got.items()))
+    assert runs[0] == runs[1] == runs[2]
+
+
+@pytest.mark.parametrize("words", [2, 3])
+def test_key_order_is_stable_with_long_runs_of_equal_first_words(words):
+    rng = np.random.default_rng(30 + words)
+    keys = _keys(rng, 3000, words, 3)   # runs of hundreds of equal first words, and equal rows
+    keys[:, 0] = np.where(rng.random(3000) < 0.5, 1, 2).astype(np.uint64)
+    keys[:100, 0] = rng.integers(0, 1000, 100).astype(np.uint64)   # and short runs
+    order = key_order(keys)
+    expect = sorted(range(len(keys)), key=lambda i: (_signed(keys[i]), i))
+    assert list(order) == expect
 
 
 @pytest.mark.parametrize("words", [1, 2])

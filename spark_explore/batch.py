@@ -3,8 +3,8 @@
 :func:`expand_batch` (compiled: the same ``successors`` / ``state_check`` / ``transition_check`` and the
 same generation step, :func:`explore.step.generate`, as the local engine) expands every state of a batch,
 removes duplicate successors inside the batch keeping the canonical parent (smallest parent key, then
-smallest action), optionally checks each distinct successor, keeps per property bit the smallest
-witnessing transition and the smallest terminal state (no enabled action) of the batch, and adds to the
+smallest action), optionally checks each distinct successor and records every transition, keeps per
+property bit the smallest witnessing transition and the smallest terminal state (no enabled action) of the batch, and adds to the
 coverage tally. :mod:`spark_explore.level_job` runs it in the tasks of each level step.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from numba import types
 
 from explore.kernel import SCHECK_T
-from explore.step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal, tally_size
+from explore.step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
 from model.fingerprint import fingerprint_words
 
 # io slots of expand_batch
@@ -27,20 +27,23 @@ B_ERR_STATE = 1
 B_ERR_ACTION = 2
 B_ERR_FLAGS = 3
 B_TERMINAL = 4      # row index + 1 of the batch's smallest terminal state (0: none)
-B_SIZE = 5
+B_EDGES = 5         # rows written to ``edges``
+B_SIZE = 6
 
 BATCH_SIG = types.int64(SUCC_T, SCHECK_T, TCHECK_T, I64_1D, U64_2D, types.uint64[::1], U64_2D, I64_1D, I64_1D,
-                        types.uint64[::1], I64_1D, I64_1D, I64_1D, I64_1D, U64_2D, I64_1D, I64_1D)
+                        types.uint64[::1], I64_1D, I64_1D, I64_1D, I64_1D, U64_2D, I64_1D, I64_1D, U64_2D)
 
 
 @nb.njit(BATCH_SIG, cache=True, nogil=True, _nrt=False)
 def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, action, sbits, table,
-                 tw_src, tw_act, io, out, oflags, tally):
+                 tw_src, tw_act, io, out, oflags, tally, edges):
     """Expand every row of ``states``; returns the number of distinct successors written to ``child``.
 
     ``masks`` = (state bits to check, transition bits to watch). ``parent[j]`` is a row index of
     ``states``. On a model error flag, returns -1 with the source row and action in ``io``. The coverage
-    ``tally`` is added to, not reset (a partition sums its batches).
+    ``tally`` is added to, not reset (a partition sums its batches). Unless ``edges`` has no rows, every
+    transition is also written to it as a row ``(target words, source words)`` (``io[B_EDGES]`` rows):
+    the graph properties need them, and recording them here spares a second call of ``successors``.
     """
     nact = len(oflags)
     tmask = np.uint64(len(table) - 1)
@@ -48,7 +51,10 @@ def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, act
     tw_src[:] = -1
     tw_act[:] = -1
     trans_watch = masks[1]
+    want_edges = edges.shape[0] > 0
+    w = states.shape[1]
     n = 0
+    e = 0
     for i in range(states.shape[0]):
         enabled = generate(succ, tcheck, params, states, i, out, oflags, trans_watch, tw_src, tw_act, tally)
         if enabled < 0:
@@ -65,6 +71,11 @@ def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, act
         for a in range(nact):
             if not oflags[a] & ENABLED:
                 continue
+            if want_edges:
+                for k in range(w):
+                    edges[e, k] = out[a, k]
+                    edges[e, w + k] = states[i, k]
+                e += 1
             slot = np.int64(fingerprint_words(out[a]) & tmask)
             while True:
                 j = table[slot]
@@ -83,6 +94,7 @@ def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, act
                         action[j] = a
                     break
                 slot = np.int64((np.uint64(slot) + np.uint64(1)) & tmask)
+    io[B_EDGES] = e
     if masks[0]:
         for j in range(n):
             sbits[j] = scheck(child[j], params) & masks[0]

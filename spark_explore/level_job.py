@@ -42,9 +42,9 @@ import numpy as np
 from numba import types
 
 from explore.kernel import SCHECK_T
-from explore.step import ENABLED, I64_1D, SUCC_T, U64_2D, tally_size
+from explore.step import I64_1D, U64_2D, tally_size
 
-from .batch import B_ERR_ACTION, B_ERR_FLAGS, B_ERR_STATE, B_SIZE, B_TERMINAL, B_TRANSITIONS, KernelRefs, \
+from .batch import B_ERR_ACTION, B_ERR_FLAGS, B_EDGES, B_ERR_STATE, B_SIZE, B_TERMINAL, B_TRANSITIONS, KernelRefs, \
     expand_batch, first_raising
 from .workdir import LevelFile, file_digest
 from .shards import UNIQUE_CHUNK, group_by_owner, key_order, mark_visited, merge_runs, owner_of, unique_by_owner
@@ -60,26 +60,6 @@ def check_rows(scheck, params, rows, mask, out):
     """The state check bits (``& mask``) of every row."""
     for i in range(rows.shape[0]):
         out[i] = scheck(rows[i], params) & mask
-
-
-EDGES_SIG = types.int64(SUCC_T, I64_1D, U64_2D, U64_2D, I64_1D, U64_2D)
-
-
-@nb.njit(EDGES_SIG, cache=True, nogil=True, _nrt=False)
-def batch_edges(succ, params, states, out, oflags, edges):
-    """Every transition of the batch as a row ``(target words, source words)``; returns the row count.
-    (A second call of ``successors`` per state, made only when a graph property needs the edges.)"""
-    w = states.shape[1]
-    n = 0
-    for i in range(states.shape[0]):
-        succ(states[i], params, out, oflags)
-        for a in range(len(oflags)):
-            if oflags[a] & ENABLED:
-                for k in range(w):
-                    edges[n, k] = out[a, k]
-                    edges[n, w + k] = states[i, k]
-                n += 1
-    return n
 
 
 @dataclass(frozen=True)
@@ -264,13 +244,13 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> tuple[O
     unused = np.empty(cap, dtype=np.uint64)
     table = np.empty(1 << max(int(2 * cap).bit_length(), 4), dtype=np.int64)
     got_keys, got_parents, got_actions, got_edges = [], [], [], []
-    edges = np.empty((cap, 2 * w), dtype=np.uint64) if job.edges else None
+    edges = np.empty((cap if job.edges else 0, 2 * w), dtype=np.uint64)
     for lo in range(0, len(keys), job.batch):
         states = keys[lo:lo + job.batch]
         io = np.zeros(B_SIZE, dtype=np.int64)
         try:
             m = expand_batch(succ, scheck, tcheck, job.refs.params, states, masks, child, parent, action, unused,
-                             table, tw_src, tw_act, io, out, oflags, summary.tally)
+                             table, tw_src, tw_act, io, out, oflags, summary.tally, edges)
         except Exception as exc:  # model code raised: the first state of the batch that raises
             bad = first_raising(succ, job.refs.params, states, out, oflags)
             summary.error = (_signed(bad), -1, f"{type(exc).__name__}: {exc}")
@@ -286,8 +266,8 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> tuple[O
         got_keys.append(child[:m].copy())
         got_parents.append(states[parent[:m]])
         got_actions.append(action[:m].astype(np.int16))
-        if edges is not None:
-            got_edges.append(edges[:batch_edges(succ, job.refs.params, states, out, oflags, edges)].copy())
+        if job.edges:
+            got_edges.append(edges[:io[B_EDGES]].copy())
     # the kernel removed duplicates inside each batch; this removes them across the batches too
     ks, ps, acts = _concat(got_keys, got_parents, got_actions, w)
     ks, ps, acts, starts = unique_by_owner(ks, ps, acts, job.parts, UNIQUE_CHUNK)
@@ -322,7 +302,7 @@ def file_states(job: LevelJob, q: int, inbox: "Inbox") -> tuple["PartSummary", n
     """File the successors sent to partition ``q``: returns the summary, and the new states' keys and
     check bits."""
     _, scheck, _ = _kernels(job.refs)
-    w, nact = job.refs.words, max(job.refs.actions, 1)
+    nact = max(job.refs.actions, 1)
     ks, ps, acts, _ = unique_by_owner(inbox.keys, inbox.parents, inbox.actions, 1, UNIQUE_CHUNK)
     keep = key_order(ks)
     cands = ks[keep]

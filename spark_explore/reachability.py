@@ -28,7 +28,7 @@ import numpy as np
 
 from explore.step import rows_equal
 
-from .level_job import _replace_into, _signed, edges_dir, level_dir, part_name, read_frontier, read_run
+from .level_job import _replace_into, _signed, edges_dir, read_frontier, read_run
 from .shards import gallop, key_order, merge_runs, rows_by_owner
 
 

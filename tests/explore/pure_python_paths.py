@@ -14,7 +14,7 @@ from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
 from invariants import PROPERTIES
 from model import Config, RocketMQModel
 from explore.step import tally_size
-from spark_explore.batch import B_SIZE, expand_batch
+from spark_explore.batch import B_EDGES, B_SIZE, expand_batch
 
 CONFIGS = {
     "one-message-no-failures": dict(messages=1, max_master_crashes=0, max_master_power_losses=0),
@@ -47,11 +47,12 @@ def batch(model: RocketMQModel) -> list:
     io = np.zeros(B_SIZE, dtype=np.int64)
     tally = np.zeros(tally_size(nact), dtype=np.int64)
     masks = np.array([(1 << len(PROPERTIES)) - 1, (1 << len(PROPERTIES)) - 1], dtype=np.uint64)
+    edges = np.zeros((cap, 2 * w), dtype=np.uint64)
     n = expand_batch(model.successors, PROPERTIES.state_check, PROPERTIES.transition_check, model.params, states,
                      masks, child, parent, action, sbits, table, tw_src, tw_act, io,
-                     np.zeros((nact, w), dtype=np.uint64), np.zeros(nact, dtype=np.int64), tally)
+                     np.zeros((nact, w), dtype=np.uint64), np.zeros(nact, dtype=np.int64), tally, edges)
     return [int(n), child[:n].tolist(), parent[:n].tolist(), action[:n].tolist(), sbits[:n].tolist(), io.tolist(),
-            tw_src.tolist(), tw_act.tolist(), tally.tolist()]
+            tw_src.tolist(), tw_act.tolist(), tally.tolist(), edges[:io[B_EDGES]].tolist()]
 
 
 def main() -> None:

@@ -6,9 +6,10 @@ a contiguous index range; ``parent[i]`` / ``via[i]`` are the parent pointer and 
 states, so membership is exact: for one-word states a slot is the pair (state, index + 1) and a lookup
 never touches ``states``; for wider states a slot is one word, the fingerprint's upper half beside
 ``index + 1``, and a tag match is confirmed against ``states``. The table is cut into one region per
-thread (``visited.regions``: how many, and the slots of each; one region on one thread): the high half of a state's hash picks its
-region, the low bits its home slot there, and probing wraps inside the region, so each thread of
-:mod:`explore.threaded` files the states of its own region without locks. :func:`expand` runs the model's compiled
+thread (``visited.regions``: how many, and the slots of each; one region on one thread): the high half of
+a state's hash picks its region, the low bits its home slot there, and probing wraps inside the region;
+:mod:`explore.threaded` files new states into any region with atomic claims, and relinks a sorted level
+one region per thread when it must look its states up. :func:`expand` runs the model's compiled
 ``successors`` over a chunk of the current level, checks every new state with the property set's compiled
 ``state_check`` (and every transition with ``transition_check`` while a transition property is watched)
 before it is stored, and records witness candidates per property bit.
@@ -208,7 +209,7 @@ def put_new(table, regions, fill, io, words, slot, tag, j):
          nogil=True, _nrt=False)
 def rehash(states, count, table, fill, owners, region_slots):
     """Insert the first ``count`` stored states into an empty ``table`` of ``owners`` regions, counting them
-    in ``fill``; returns how many it inserted. (On threads, :func:`explore.threaded.refile_range` does it.)"""
+    in ``fill``; returns how many it inserted. (On threads, :func:`explore.threaded.refile_region` does it.)"""
     words = states.shape[1]
     regions = (owners, region_slots)
     for i in range(count):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import resource
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -350,23 +350,6 @@ class LocalExplorer:
             self.incomplete = stop.requested()
             return True
         return False
-
-    def _room_for(self, count: int, fill_max: int) -> int:
-        """Make room for ``count`` states in all, the fullest table region holding ``fill_max``: a kernel
-        status (``ST_LEVEL_DONE`` when there is room; otherwise ``incomplete`` says why)."""
-        if self.limits.max_states is not None and count > self.limits.max_states:
-            return K.ST_LIMIT
-        if count > self.cap:
-            self.incomplete = (f"memory budget reached at {int(self.io[K.IO_COUNT]):,} states "
-                               f"({self.cap:,} fit in the memory available)")
-            return K.ST_NEED_ROOM
-        try:
-            while fill_max > self.io[K.IO_TABLE_LIMIT]:
-                self._grow_table()
-        except MemoryError:
-            self._out_of_memory("growing the hash table")
-            return K.ST_NEED_ROOM
-        return K.ST_LEVEL_DONE
 
     def _edge_room(self, n_edges: int) -> bool:
         """Grow the edge list to hold ``n_edges`` edges; False (``incomplete`` says why) when it cannot."""

@@ -1,9 +1,10 @@
-"""Driving :mod:`explore.threaded`'s phases for the local explorer: a level in rounds, then its sort.
+"""Driving :mod:`explore.threaded` for the local explorer: a level in rounds, then its sort.
 
 The explorer owns the visited set; a :class:`LevelRounds` owns the per-slice buffers of a round and a
 :class:`ThreadTeam` that runs one call per thread (the kernels release the GIL, so the threads run at
-once). Everything a round adds to the explorer (its states, counters, witnesses, coverage tally, edges)
-is folded in by the main thread between phases, in slice order.
+once). Each round is sized so that its states fit whatever they file (at most ``nact`` successors each);
+the threads file new states straight into the shared visited set, and what else a round adds (parents,
+counters, witnesses, coverage tally, edges) is folded in by the main thread once it ends, in slice order.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from .coverage import new_tally
 SLICE_STATES = 4096      # states per slice; a round has SLICES_PER_THREAD slices per thread, so a thread
 SLICES_PER_THREAD = 4    # that meets cheaper states takes another slice: tens of milliseconds a round
 SAMPLES_PER_RANGE = 256  # sort splitters are drawn from this many level states per thread
-LOCAL_SLOTS = 1 << 16     # a thread's set of its round's candidates: 512 KiB, in its core's L2 cache
+ROUND_LOAD = 0.9         # the table's fullest region after a round, at worst (it grows beyond K.MAX_LOAD)
 PAD = 16                 # int64 slots between two threads' rows of small per-thread arrays (128 bytes)
 THREAD_ADDRESS_SPACE = 72 << 20   # a thread's stack (8 MiB) and glibc malloc arena (64 MiB), reserved
 
@@ -55,16 +56,9 @@ class ThreadTeam:
 def refile(team: ThreadTeam, states: np.ndarray, count: int, table: np.ndarray, fill: np.ndarray,
            region_slots: int) -> None:
     """File the first ``count`` stored states into the grown, empty ``table`` (``len(fill)`` regions of
-    ``region_slots`` slots), a range of them on each thread; ``fill`` gets each region's count."""
-    T, owners = team.threads, len(fill)
-    cut = [count * t // T for t in range(T + 1)]
-    counts = np.zeros((T, owners + PAD), dtype=np.int64)   # each thread's counts on lines of their own
-    team.run(lambda t: P.refile_range(states, cut[t], cut[t + 1], table, owners, region_slots, counts[t, :owners]))
-    fill[:] = counts[:, :owners].sum(axis=0)
-
-
-def _pow2_at_least(n: int) -> int:
-    return 1 << max(int(n) - 1, 1).bit_length()
+    ``region_slots`` slots, one per thread); ``fill`` gets each region's count."""
+    owners = len(fill)
+    fill[:] = team.run(lambda o: P.refile_region(states, count, table, owners, region_slots, o), owners)
 
 
 class LevelRounds:
@@ -73,57 +67,53 @@ class LevelRounds:
     def __init__(self, explorer: Any, team: ThreadTeam, slice_states: int = SLICE_STATES) -> None:
         self.ex = explorer
         self.team = team
-        self.T = team.threads                # owners: table regions, one per thread
+        self.T = team.threads                # threads, and table regions (sorting relinks one per thread)
         self.S = SLICES_PER_THREAD * self.T  # slices of a round, handed to the threads as they come free
         self.slice = slice_states
-        nact, words = max(explorer.nact, 1), explorer.words
-        self.C = slice_states * nact   # a slice's candidates, at most
+        nact = max(explorer.nact, 1)
+        self.C = slice_states * nact   # a slice's edges (and new states), at most
         n = self.S * self.C
-        self.cand_rows = np.empty((n, words), dtype=np.uint64)
-        self.cand_h = np.empty(n, dtype=np.uint64)
-        self.cand_slot = np.empty(n, dtype=np.int64)
-        self.cand_src = np.empty(n, dtype=np.int32)
-        self.cand_act = np.empty(n, dtype=np.int16)
-        self.cand_owner = np.empty(n, dtype=np.int32)
-        self.cand_rank = np.empty(n, dtype=np.int32)
-        self.visit_res = np.empty(n, dtype=np.int64)
-        self.new_ref = np.empty(n, dtype=np.int64)
+        self.best = np.empty(n, dtype=np.int64)   # each new state's smallest (source << 16 | action)
+        self.slots = np.empty(n, dtype=np.int64)  # each new state's table slot
+        # the slots of the level being filed (from ``filed[0]``, ``filed[1]`` states, in ``filed[2]``): its
+        # sort then relinks the table without looking the states up, unless the table grew meanwhile
+        self.level_slots = np.empty(0, dtype=np.int64)
+        self.filed: tuple[int, int, Any] = (-1, 0, None)
         self.edges_t = np.empty(n if explorer.graph else 1, dtype=np.int64)
         # each slice's hot counters on cache lines of their own (a shared line costs more than the work)
         self.tio = np.zeros((self.S, P.T_SIZE + PAD), dtype=np.int64)
-        self.owner_counts = np.zeros((self.S, self.T + PAD), dtype=np.int64)
-        self.owner_count = self.owner_counts[:, :self.T]
         self.wit_src = np.full((self.S, 64), -1, dtype=np.int64)
         self.wit_act = np.full((self.S, 64), -1, dtype=np.int64)
-        self.wit_owner = np.full((self.T, 64), -1, dtype=np.int64)   # state witnesses per owner, this level
         size = len(new_tally(explorer.nact))
         self.tallies = np.zeros((self.S, size + PAD), dtype=np.int64)
         self.tally = self.tallies[:, :size]
-        # each thread's scratch
-        self.rows = [K.Rows(np.zeros((nact + PAD, words), dtype=np.uint64)[:nact],
+        # each thread's own: scratch rows, state witnesses of the level, states filed per table region
+        self.rows = [K.Rows(np.zeros((nact + PAD, explorer.words), dtype=np.uint64)[:nact],
                             np.zeros(nact + PAD, dtype=np.int64)[:nact], np.zeros(nact + PAD, dtype=np.int64)[:nact],
                             np.zeros(nact + PAD, dtype=np.uint64)[:nact]) for _ in range(self.T)]
-        self.hashes = np.zeros((self.T, nact + PAD), dtype=np.uint64)
-        self.local = np.zeros((self.T, LOCAL_SLOTS + PAD), dtype=np.int64)   # a slice's emitted set
-        self.seen = [np.zeros(0, dtype=np.int64) for _ in range(self.T)]       # each owner's scratch set
+        self.wit_thread = np.full((self.T, 64 + PAD), -1, dtype=np.int64)
+        self.fills = np.zeros((self.T, explorer.owners + PAD), dtype=np.int64)
+        self.shared = np.zeros(PAD, dtype=np.int64)   # the state count, taken from by every thread
 
     @staticmethod
     def team_bytes(threads: int, nact: int, words: int, graph: bool, slice_states: int = SLICE_STATES) -> int:
         """What :class:`LevelRounds` allocates, and the address space each worker thread reserves (its
         stack, its malloc arena), for the explorer's memory budget."""
-        per_candidate = 8 * words + 8 + 8 + 4 + 2 + 4 + 4 + 8 + 8 + (8 if graph else 0)
+        per_successor = 16 + (8 if graph else 0)
         slices = SLICES_PER_THREAD * threads
-        return (slices * slice_states * max(nact, 1) * per_candidate
-                + threads * (8 * LOCAL_SLOTS + THREAD_ADDRESS_SPACE))
+        return slices * slice_states * max(nact, 1) * per_successor + threads * THREAD_ADDRESS_SPACE
 
     # -- expansion ---------------------------------------------------------------------------------------
     def expand(self, level: int, lo: int, hi: int) -> int:
         """Expand the level ``[lo, hi)`` round by round; returns a kernel status (``ST_LEVEL_DONE``, or
         why it stopped). Between rounds the explorer reports progress and checks its limits."""
         ex = self.ex
+        self.filed = (int(ex.io[K.IO_COUNT]), 0, ex.table)
         pos = lo
         while pos < hi:
-            n = min(hi - pos, self.S * self.slice)
+            n = self._room(min(hi - pos, self.S * self.slice))
+            if n == 0:
+                return K.ST_NEED_ROOM
             bounds = [pos + n * t // self.S for t in range(self.S + 1)]
             status = self._round(bounds)
             if status != K.ST_LEVEL_DONE:
@@ -136,49 +126,82 @@ class LevelRounds:
         self._end_level(hi)
         return K.ST_LEVEL_DONE
 
+    def _room(self, want: int) -> int:
+        """How many states the next round may expand, up to ``want``: each files at most ``nact`` states
+        and edges, so as many as fit, whatever they file. The table grows when its fullest region is past
+        ``MAX_LOAD``, as on one thread, or when a round's worst case would take it past ``ROUND_LOAD``
+        (most rounds file far fewer states than that). 0 when nothing fits (``incomplete`` says why)."""
+        ex, io, nact = self.ex, self.ex.io, max(self.ex.nact, 1)
+        while True:
+            fit_states = (ex.cap - int(io[K.IO_COUNT])) // nact
+            fit_table = (int(ex.region_slots * ROUND_LOAD) - int(io[K.IO_FILL_MAX])) // nact
+            if io[K.IO_FILL_MAX] <= io[K.IO_TABLE_LIMIT] and fit_table >= min(want, fit_states, self.T * self.slice):
+                break
+            try:
+                ex._grow_table()
+            except MemoryError:
+                ex._out_of_memory("growing the hash table")
+                return 0
+        n = min(want, fit_states, fit_table)
+        if n == 0:
+            ex._make_room()   # fails, saying why: the state limit or the memory budget
+            return 0
+        if ex.graph and not ex._edge_room(int(io[K.IO_EDGES]) + n * nact):
+            return 0
+        return n
+
     def _round(self, bounds: list[int]) -> int:
         ex = self.ex
         self.tio[:] = 0
-        self.owner_counts[:] = 0
-        visited = ex._visited()
-        status = self._expand_slices(visited, bounds)
-        if status != K.ST_LEVEL_DONE:
-            return status
-        n_new, ref0 = self._dedup()
-        count, total = int(ex.io[K.IO_COUNT]), int(n_new.sum())
-        table = ex.table
-        status = ex._room_for(count + total, int((ex.fill + n_new).max()))
-        if status != K.ST_LEVEL_DONE:
-            return status
-        regrown = int(ex.table is not table)
-        visited = ex._visited()
-        owner_base = count + np.concatenate(([0], np.cumsum(n_new)[:-1])).astype(np.int64)
-        graph, leaves = int(ex.graph), int(ex.leaves)
-        self.team.run(lambda o: P.place_owner(
-            ex.props.state_check, ex.model.params, visited, ex.masks, self.wit_owner[o], o, int(owner_base[o]),
-            self.new_ref, int(ref0[o]), int(n_new[o]), self.cand_rows, self.cand_h, self.cand_slot, self.cand_src,
-            self.cand_act, graph, leaves, regrown))
-        ex.io[K.IO_COUNT] = count + total
+        count = int(ex.io[K.IO_COUNT])
+        self.shared[0] = count
+        status = self._expand_slices(ex._visited(), bounds, count)
+        new = int(self.shared[0])
+        ex.io[K.IO_COUNT] = new
+        ex.fill += self.fills[:, :ex.owners].sum(axis=0)   # filed even when the round stopped: the table holds them
+        self.fills[:] = 0
         ex.io[K.IO_FILL_MAX] = int(ex.fill.max())
-        if ex.graph and not self._place_edges(bounds, owner_base):
-            return K.ST_NEED_ROOM
+        if status != K.ST_LEVEL_DONE:
+            return status
+        best = self.best[:new - count]
+        ex.parent[count:new] = best >> P.ACTION_BITS
+        ex.via[count:new] = best & ((1 << P.ACTION_BITS) - 1)
+        self._note_slots(count, new)
+        if ex.limits.max_states is not None and new > ex.limits.max_states:
+            return K.ST_LIMIT
+        if ex.graph:
+            self._place_edges(bounds)
         self._fold_counters()
         return K.ST_LEVEL_DONE
 
-    def _expand_slices(self, visited: Any, bounds: list[int]) -> int:
+    def _note_slots(self, count: int, new: int) -> None:
+        level_lo, n, table = self.filed
+        if table is not self.ex.table:   # grown since: the slots noted are stale
+            return
+        if len(self.level_slots) < new - level_lo:
+            try:
+                grown = np.empty(max(2 * len(self.level_slots), new - level_lo), dtype=np.int64)
+            except MemoryError:   # the sort will look the states up instead
+                self.filed = (level_lo, n, None)
+                return
+            grown[:n] = self.level_slots[:n]
+            self.level_slots = grown
+        self.level_slots[count - level_lo:new - level_lo] = self.slots[:new - count]
+        self.filed = (level_lo, new - level_lo, table)
+
+    def _expand_slices(self, visited: Any, bounds: list[int], count: int) -> int:
         ex = self.ex
         graph, leaves = int(ex.graph), int(ex.leaves)
         bounds_a = np.array(bounds, dtype=np.int64)
         counter = np.zeros(PAD, dtype=np.int64)   # the next slice to take
 
-        def phase_a(i: int) -> None:
-            P.expand_slices(ex.model.successors, ex.props.transition_check, ex.model.params, visited, ex.masks,
-                            bounds_a, self.C, self.cand_rows, self.cand_h, self.cand_slot, self.cand_src,
-                            self.cand_act, self.cand_owner, self.cand_rank, self.tio, self.owner_counts, self.wit_src,
-                            self.wit_act, self.rows[i], self.hashes[i], self.tallies, self.tally.shape[1],
-                            self.edges_t, graph, leaves, self.local[i, :LOCAL_SLOTS], counter)
+        def expand_on(i: int) -> None:
+            P.expand_slices(ex.model.successors, ex.props.transition_check, ex.props.state_check, ex.model.params,
+                            visited, ex.masks, bounds_a, self.C, self.tio, self.wit_src, self.wit_act, self.rows[i],
+                            self.tallies, self.tally.shape[1], self.edges_t, graph, leaves, self.wit_thread[i, :64],
+                            self.fills[i, :ex.owners], self.best, self.slots, count, self.shared, counter)
         try:
-            self.team.run(phase_a)
+            self.team.run(expand_on)
         except Exception:   # raised inside model code: report the first slice that failed, as one thread would
             started = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_STARTED)
             errors = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_ERROR)
@@ -198,44 +221,20 @@ class LevelRounds:
         io[K.IO_ERR_FLAGS] = self.tio[s, P.T_ERR_FLAGS]
         return K.ST_ERROR
 
-    def _dedup(self) -> tuple[np.ndarray, np.ndarray]:
-        """Phase B: ``(new states per owner, each owner's first place in new_ref)``."""
-        per_owner = self.owner_count.sum(axis=0)
-        ref0 = np.concatenate(([0], np.cumsum(per_owner)[:-1])).astype(np.int64)
-        ncand = np.ascontiguousarray(self.tio[:, P.T_NCAND])
-
-        sizes = [_pow2_at_least(2 * c + 2) for c in per_owner]
-        for o, size in enumerate(sizes):   # kept from round to round: no page faults, no unmapping
-            if len(self.seen[o]) < size:
-                self.seen[o] = np.zeros(size, dtype=np.int64)
-
-        def phase_b(o: int) -> int:
-            seen = self.seen[o][:sizes[o]]
-            seen[:] = 0
-            return P.dedup_owner(o, self.C, ncand, self.cand_rows, self.cand_h, self.cand_owner, seen,
-                                 self.visit_res, self.new_ref, int(ref0[o]))
-        self.ref0 = ref0
-        return np.array(self.team.run(phase_b), dtype=np.int64), ref0
-
-    def _place_edges(self, bounds: list[int], owner_base: np.ndarray) -> bool:
-        """Phase D: the round's edges after the edges already stored."""
+    def _place_edges(self, bounds: list[int]) -> None:
+        """The round's edges after the edges already stored, slice after slice (room was made before)."""
         ex = self.ex
-        n_edges = self.tio[:, P.T_EDGES]
-        start = int(ex.io[K.IO_EDGES])
-        if not ex._edge_room(start + int(n_edges.sum())):
-            return False
-        e_base = start + np.concatenate(([0], np.cumsum(n_edges)[:-1]))
-        # where owner o's visits of thread t's candidates start: after its own earlier threads'
-        visit_from = (self.ref0 + np.cumsum(self.owner_count, axis=0) - self.owner_count).astype(np.int64)
-        self.team.run(lambda t: P.resolve_edges(self.edges_t, t * self.C, int(n_edges[t]), ex.edges, int(e_base[t]),
-                                                self.cand_owner, self.cand_rank, self.visit_res, visit_from[t],
-                                                owner_base, ex.row_start, bounds[t], bounds[t + 1]), self.S)
-        ex.io[K.IO_EDGES] = start + int(n_edges.sum())
-        return True
+        at = int(ex.io[K.IO_EDGES])
+        for s in range(self.S):
+            n = int(self.tio[s, P.T_EDGES])
+            ex.edges[at:at + n] = self.edges_t[s * self.C:s * self.C + n]
+            ex.row_start[bounds[s]:bounds[s + 1]] += at
+            at += n
+        ex.io[K.IO_EDGES] = at
 
     def _fold_counters(self) -> None:
         """The round's transitions, unexpanded states, terminal state, tally and transition witnesses,
-        folded into the explorer in thread order (thread order is index order, which is key order)."""
+        folded into the explorer in slice order (slice order is index order, which is key order)."""
         ex, io, tio = self.ex, self.ex.io, self.tio
         io[K.IO_TRANS] += int(tio[:, P.T_TRANS].sum())
         io[K.IO_NLEAF] += int(tio[:, P.T_NLEAF].sum())
@@ -254,14 +253,14 @@ class LevelRounds:
 
     def _end_level(self, hi: int) -> None:
         ex = self.ex
-        P.merge_state_witnesses(ex.states, ex.wit_state, self.wit_owner.ravel())
-        self.wit_owner[:] = -1
+        P.merge_state_witnesses(ex.states, ex.wit_state, np.ascontiguousarray(self.wit_thread[:, :64]).ravel())
+        self.wit_thread[:] = -1
         if ex.graph:
             ex.row_start[hi] = ex.io[K.IO_EDGES]
 
     def discard_round(self) -> None:
         """Forget what a stopped level left in the buffers."""
-        self.wit_owner[:] = -1
+        self.wit_thread[:] = -1
         self.wit_src[:] = -1
         self.wit_act[:] = -1
         self.tally[:] = 0
@@ -299,8 +298,14 @@ class LevelRounds:
         self.team.run(lambda t: P.invert_order(order, lo, part[t], part[t + 1], new_pos))
         arrays = ex._level_arrays()
         moved = [np.empty_like(a[lo:hi]) for a in arrays]
-        regions = (ex.owners, ex.region_slots)
-        self.team.run(lambda o: P.relink_owner(states, ex.table, regions, lo, own, new_pos, o))
+        level_lo, filed, table = self.filed
+        if level_lo == lo and filed == n and table is ex.table:   # every state's slot is known: no lookups
+            slots = self.level_slots
+            self.team.run(lambda t: P.relink_slots(ex.table, ex.words, slots, new_pos, part[t], part[t + 1]))
+        else:
+            regions = (ex.owners, ex.region_slots)
+            self.team.run(lambda o: P.relink_owner(states, ex.table, regions, lo, own, new_pos, o))
+        self.filed = (-1, 0, None)
         if e1 > e0:
             self.team.run(lambda t: P.relink_edges(ex.edges, e0 + (e1 - e0) * t // T, e0 + (e1 - e0) * (t + 1) // T,
                                                    lo, hi, new_pos))

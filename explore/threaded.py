@@ -2,21 +2,19 @@
 
 A level is expanded in rounds. A round cuts a run of the level's states into contiguous slices, in index
 order (the level is sorted by key, so index order is key order); the threads take the slices one by one
-from an atomic counter. Its phases, each one parallel, with a barrier between them:
+from an atomic counter (:func:`expand_slices`). A thread generates and checks a slice's successors (the
+shared step, :func:`explore.step.generate`) and looks each one up in the one hash table every thread
+shares (:func:`_find_or_file`). A state found nowhere is filed at once: the thread claims the empty slot
+it reached (an atomic compare-and-swap, so two threads meeting the same new state agree on which files
+it), takes the next state index (an atomic add), writes the state, then publishes the index in the slot
+(a release store); a thread that meets a claimed slot not yet published waits the few instructions until
+it is. The filing thread checks the state (witness candidates per thread, compared by key).
 
-A. :func:`expand_slices`: a thread generates and checks a slice's successors (the shared step,
-   :func:`explore.step.generate`) and looks each one up, first among the slice's own candidates, then in
-   the visited set, which nothing writes during the phase. A successor found in neither is a
-   *candidate*, written to the slice's own buffer with its hash, its source and action, and its owner:
-   the table region (one per thread) its hash falls in.
-B. :func:`dedup_owner`: each owner goes through the candidates it owns, slice after slice, each slice's in
-   order, and keeps the first of each distinct state: the one with the smallest (source index, action),
-   which is the canonical parent, exactly as when one thread expands the level in index order.
-C. :func:`place_owner`: once every owner's count of new states is known, owner ``o`` stores its states
-   at its own range of indices, files them in its own table region (regions are disjoint, so no locks),
-   and checks them (witness candidates per owner, compared by key).
-D. :func:`resolve_edges` (graph properties only): each slice's edges go to their place in the edge list,
-   a candidate's placeholder replaced by the index its owner gave it.
+A state's parent is the smallest (source index, action) that reaches it, as when one thread expands the
+level in index order: every finder of a state filed in this round lowers its ``best`` (an atomic minimum;
+states of earlier rounds were reached from smaller sources already), and the round's parents are read
+from ``best`` once the threads are done. Each slice keeps its own counters, coverage tally, transition
+witnesses and edges (a new state's index as it was taken), folded in slice order.
 
 At the end of the level, :func:`bucket_level`, :func:`scatter_level` and :func:`sort_bucket` sort it by
 key as a sample sort (one key range per thread), and :func:`relink_owner` / :func:`relink_edges` /
@@ -31,74 +29,111 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from model.native import kernel
+from model.native import kernel, scratch
 
 from . import kernel as K
-from .atomic import claim, fetch_add
-from .kernel import HIGH32, REHASH_AHEAD, ROWS_T, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
+from .atomic import claim, compare_swap, compiler_fence, fetch_add, load_acquire, store_release
+from .kernel import HIGH32, LOW32, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
 from .step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
 
-# per-thread slots of a round (``tio``)
-T_NCAND = 0      # candidates written
-T_TRANS = 1      # transitions generated
-T_EDGES = 2      # edges written
-T_NLEAF = 3      # states left unexpanded (every watched always property violated)
-T_TERMINAL = 4   # index + 1 of the first terminal state of the slice (0: none)
-T_ERR_STATE = 5
-T_ERR_ACTION = 6
-T_ERR_FLAGS = 7
-T_POS = 8        # the state being expanded (where an exception in model code was raised)
-T_STATUS = 9     # S_STARTED, S_DONE or S_ERROR (0: not taken)
-T_SIZE = 10
+# per-slice slots of a round (``tio``)
+T_TRANS = 0      # transitions generated
+T_EDGES = 1      # edges written
+T_NLEAF = 2      # states left unexpanded (every watched always property violated)
+T_TERMINAL = 3   # index + 1 of the first terminal state of the slice (0: none)
+T_ERR_STATE = 4
+T_ERR_ACTION = 5
+T_ERR_FLAGS = 6
+T_POS = 7        # the state being expanded (where an exception in model code was raised)
+T_STATUS = 8     # S_STARTED, S_DONE or S_ERROR (0: not taken)
+T_SIZE = 9
 
 S_STARTED = 1
 S_DONE = 2
 S_ERROR = 3
 
+# a claimed slot's index word while its claimer writes the state (one-word states: the whole word; wider
+# states: the index half beside the tag)
+BUSY_WORD = np.uint64(1 << 63)
+BUSY_REF = np.uint64(0xFFFFFFFF)
+ACTION_BITS = 16   # ``best``: source index << ACTION_BITS | action
+
 I32_1D = types.int32[::1]
-I16_1D = types.int16[::1]
+
 
 @kernel(inline=True)
-def _local_slot(local, h):
-    # the hash's middle bits: its low bits choose the table slot, its high bits the owner
-    return np.int64((h >> np.uint64(20)) & np.uint64(len(local) - 1))
+def _next_slot(slot, base, smask):
+    return np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
 
 
 @kernel
-def _emitted(local, cand_h, cand_rows, h, row):
-    """The candidate ``c`` this thread already made of ``row`` in this round, or -1: a duplicate found
-    here never reaches its owner (its first candidate, with a smaller (source, action), stands for it)."""
-    slot = _local_slot(local, h)
-    mask = len(local) - 1
+def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, round_lo, via_src, fill):
+    """The index of ``row`` in the visited set, looked up from ``slot`` (its home); a state found nowhere is
+    filed as the next index (``shared[0]``, taken atomically) and returned as ``-1 - index``, its ``best``
+    set to ``via_src``, its slot noted in ``slots`` (for the level's sort) and its region counted in this
+    thread's ``fill``."""
+    rslots = np.uint64(regions[1])
+    smask = rslots - np.uint64(1)
+    base = np.uint64(slot) & ~smask
+    if states.shape[1] == 1:
+        key = row[0]
+        while True:
+            ref = table[2 * slot + 1]
+            if ref == 0:
+                if not claim(table, 2 * slot + 1, BUSY_WORD):
+                    continue   # another thread took the slot first: look at it again
+                table[2 * slot] = key
+                j = fetch_add(shared, 0, 1)
+                states[j, 0] = key
+                best[j - round_lo] = via_src
+                slots[j - round_lo] = slot
+                store_release(table, 2 * slot + 1, np.uint64(j + 1))
+                fill[np.uint64(slot) // rslots] += 1
+                return -1 - j
+            while ref == BUSY_WORD:
+                ref = load_acquire(table, 2 * slot + 1)
+            compiler_fence()   # the key is read after the index word that published it
+            if table[2 * slot] == key:
+                return np.int64(ref) - 1
+            slot = _next_slot(slot, base, smask)
     while True:
-        r = local[slot] - 1
-        if r < 0:
-            return np.int64(-1)
-        if cand_h[r] == h and rows_equal(cand_rows[r], row):
-            return r
-        slot = (slot + 1) & mask
+        e = table[slot]   # what it points at is read through it, so after it
+        if e == 0:
+            if not claim(table, slot, (tag << HIGH32) | BUSY_REF):
+                continue
+            j = fetch_add(shared, 0, 1)
+            for w in range(len(row)):
+                states[j, w] = row[w]
+            best[j - round_lo] = via_src
+            slots[j - round_lo] = slot
+            store_release(table, slot, (tag << HIGH32) | np.uint64(j + 1))
+            fill[np.uint64(slot) // rslots] += 1
+            return -1 - j
+        if (e >> HIGH32) == tag:
+            while (e & LOW32) == BUSY_REF:
+                e = load_acquire(table, slot)
+            j = np.int64(e & LOW32) - 1
+            if rows_equal(states[j], row):
+                return j
+        slot = _next_slot(slot, base, smask)
+
+
+@kernel(inline=True)
+def _lower_best(best, k, via_src):
+    """``best[k] = min(best[k], via_src)``, atomically."""
+    cur = best[k]
+    while via_src < cur:
+        old = compare_swap(best, k, cur, via_src)
+        if old == cur:
+            return
+        cur = old
 
 
 @kernel
-def _remember(local, lfill, h, c):
-    """Note candidate ``c`` in the thread's set while it is at most half full (later ones are only
-    deduplicated by their owner); returns the new fill."""
-    if 2 * (lfill + 1) > len(local):
-        return lfill
-    slot = _local_slot(local, h)
-    mask = len(local) - 1
-    while local[slot] != 0:
-        slot = (slot + 1) & mask
-    local[slot] = c + 1
-    return lfill + 1
-
-
-@kernel
-def _expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, cand_h, cand_slot, cand_src,
-                  cand_act, cand_owner, cand_rank, tio, owner_count, wit_src, wit_act, rows, hashes, tally, edges_t,
-                  graph, leaves, local):
-    """Phase A for the slice ``[lo, hi)``: candidates from ``c0`` on, edges into ``edges_t`` (a candidate
-    as ``-1 - c``), ``row_start`` relative to the slice's first edge; returns a kernel status."""
+def _expand_slice(succ, tcheck, scheck, params, visited, masks, lo, hi, tio, wit_src, wit_act, rows, tally, edges_t,
+                  graph, leaves, wit_state, fill, best, slots, round_lo, shared):
+    """One slice ``[lo, hi)`` of the round: its successors looked up or filed, its edges into ``edges_t``
+    (``row_start`` relative to the slice's first edge); returns a kernel status."""
     states = visited.states
     table = visited.table
     regions = visited.regions
@@ -107,9 +142,6 @@ def _expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, c
     nact = len(oflags)
     words = states.shape[1]
     trans_watch = masks[K.MK_TRANS_WATCH]
-    for i in range(len(local)):
-        local[i] = 0
-    lfill = 0
     for src in range(lo, hi):
         tio[T_POS] = src
         if graph:
@@ -126,11 +158,10 @@ def _expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, c
         tio[T_TRANS] += enabled
         if enabled == 0 and tio[T_TERMINAL] == 0:
             tio[T_TERMINAL] = src + 1
+        # start every lookup's cache miss before the first probe (the probes then mostly hit the cache)
         for a in range(nact):
             if oflags[a] & ENABLED:
-                h = state_hash(out[a])
-                slot, tag = home_of(table, regions, out[a], h)
-                hashes[a] = h
+                slot, tag = home_of(table, regions, out[a], state_hash(out[a]))
                 rows.homes[a] = slot
                 rows.tags[a] = tag
                 K._prefetch_home(table, words, slot)
@@ -138,182 +169,81 @@ def _expand_slice(succ, tcheck, params, visited, masks, lo, hi, c0, cand_rows, c
             if not oflags[a] & ENABLED:
                 continue
             if rows_equal(out[a], states[src]):
-                j = np.int64(src)
+                j = np.int64(src)   # a self-loop: no lookup needed
             else:
-                # a candidate of this slice already (not in the visited set, then): its placeholder, and no
-                # lookup in the table (BFS meets most new states from several sources of the same level)
-                r = _emitted(local, cand_h, cand_rows, hashes[a], out[a])
-                j = -1 - r
-                slot = rows.homes[a]
-                if r < 0:
-                    j, slot, _ = K._probe(states, table, regions, out[a], rows.homes[a], rows.tags[a])
-                if j == -1 and r < 0:
-                    c = c0 + tio[T_NCAND]
-                    tio[T_NCAND] += 1
-                    for w in range(words):
-                        cand_rows[c, w] = out[a, w]
-                    cand_h[c] = hashes[a]
-                    cand_slot[c] = slot   # where its lookup ended: phase C files it there or after
-                    cand_src[c] = src
-                    cand_act[c] = a
-                    o = owner_of(hashes[a], regions[0])
-                    cand_owner[c] = o
-                    cand_rank[c] = owner_count[o]   # its place among this thread's candidates of owner o
-                    owner_count[o] += 1
-                    j = -1 - c
-                    lfill = _remember(local, lfill, hashes[a], c)
+                via_src = (np.int64(src) << ACTION_BITS) | a
+                j = _find_or_file(states, table, regions, out[a], rows.homes[a], rows.tags[a], shared, best, slots,
+                                  round_lo, via_src, fill)
+                if j < 0:
+                    j = -1 - j
+                    check_new(scheck, params, visited, masks, wit_state, j, graph, leaves)
+                elif j >= round_lo:   # filed in this round, perhaps from a later source
+                    _lower_best(best, j - round_lo, via_src)
             if graph:
                 edges_t[tio[T_EDGES]] = j
                 tio[T_EDGES] += 1
     return K.ST_LEVEL_DONE
 
 
-DEDUP_SIG = types.int64(types.int64, types.int64, I64_1D, U64_2D, types.uint64[::1], I32_1D, I64_1D, I64_1D,
-                        I64_1D, types.int64)
-
-
-EXPAND_SLICES_SIG = types.void(SUCC_T, TCHECK_T, I64_1D, VISITED_T, types.uint64[::1], I64_1D, types.int64, U64_2D,
-                               types.uint64[::1], I64_1D, I32_1D, I16_1D, I32_1D, I32_1D, types.int64[:, ::1],
-                               types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1], ROWS_T,
-                               types.uint64[::1], types.int64[:, ::1], types.int64, I64_1D, types.int64, types.int64,
-                               I64_1D, I64_1D)
+EXPAND_SLICES_SIG = types.void(SUCC_T, TCHECK_T, SCHECK_T, I64_1D, VISITED_T, types.uint64[::1], I64_1D, types.int64,
+                               types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1], K.ROWS_T,
+                               types.int64[:, ::1], types.int64, I64_1D, types.int64, types.int64, I64_1D, I64_1D,
+                               I64_1D, I64_1D, types.int64, I64_1D, I64_1D)
 
 
 @nb.njit(EXPAND_SLICES_SIG, cache=True, nogil=True, _nrt=False)
-def expand_slices(succ, tcheck, params, visited, masks, bounds, capacity, cand_rows, cand_h, cand_slot, cand_src,
-                  cand_act, cand_owner, cand_rank, tio, owner_count, wit_src, wit_act, rows, hashes, tally, tally_size,
-                  edges_t, graph, leaves, local, counter):
-    """Phase A on one thread: slices ``s`` (states ``[bounds[s], bounds[s + 1])``) taken one by one from
-    ``counter`` until none is left; each writes only its own rows (``tio[s]``, ``owner_count[s]``,
-    ``tally[s]``, its witnesses) and its own candidates ``[s * capacity, ...)``; ``tio[s, T_STATUS]`` says
-    how far it got. ``rows``, ``hashes`` and ``local`` are this thread's scratch."""
+def expand_slices(succ, tcheck, scheck, params, visited, masks, bounds, capacity, tio, wit_src, wit_act, rows, tally,
+                  tally_size, edges_t, graph, leaves, wit_state, fill, best, slots, round_lo, shared, counter):
+    """The round on one thread: slices ``s`` (states ``[bounds[s], bounds[s + 1])``) taken one by one from
+    ``counter`` until none is left; a slice writes only its own rows (``tio[s]``, ``tally[s]``, its
+    transition witnesses) and its own edges ``[s * capacity, ...)``; ``tio[s, T_STATUS]`` says how far it
+    got. ``rows``, ``wit_state`` and ``fill`` are this thread's; ``best``, ``slots`` and ``shared`` (the state
+    count) every thread's."""
     slices = len(bounds) - 1
     while True:
         s = fetch_add(counter, 0, 1)
         if s >= slices:
             return
         tio[s, T_STATUS] = S_STARTED
-        status = _expand_slice(succ, tcheck, params, visited, masks, bounds[s], bounds[s + 1], s * capacity,
-                               cand_rows, cand_h, cand_slot, cand_src, cand_act, cand_owner, cand_rank, tio[s],
-                               owner_count[s], wit_src[s], wit_act[s], rows, hashes, tally[s, :tally_size],
-                               edges_t[s * capacity:] if graph else edges_t, graph, leaves, local)
+        status = _expand_slice(succ, tcheck, scheck, params, visited, masks, bounds[s], bounds[s + 1], tio[s],
+                               wit_src[s], wit_act[s], rows, tally[s, :tally_size],
+                               edges_t[s * capacity:] if graph else edges_t, graph, leaves, wit_state, fill, best,
+                               slots, round_lo, shared)
         tio[s, T_STATUS] = S_ERROR if status == K.ST_ERROR else S_DONE
 
 
-@nb.njit(DEDUP_SIG, cache=True, nogil=True, _nrt=False)
-def dedup_owner(o, capacity, ncand, cand_rows, cand_h, cand_owner, seen, visit_res, new_ref, ref0):
-    """Phase B for owner ``o``: thread ``t``'s candidates are ``[t * capacity, t * capacity + ncand[t])``.
-    The first of each distinct state gets the next owner-local number (``new_ref[ref0 + k]`` is its
-    candidate); the number of the owner's ``v``-th candidate, in the order visited, goes to
-    ``visit_res[ref0 + v]`` (the owner's own section: owners never write the same cache line). ``seen`` is
-    an empty scratch set, a power of two at least twice the owner's candidates long, of one word per
-    entry (half the memory to clear and to cache of two): candidate + 1 in its low half, number in its
-    high half. Returns the number of new states."""
-    mask = np.uint64(len(seen) - 1)
-    n_new = 0
-    v = ref0
-    for t in range(len(ncand)):
-        for c in range(t * capacity, t * capacity + ncand[t]):
-            if cand_owner[c] != o:
-                continue
-            h = cand_h[c]
-            slot = np.int64(h & mask)
-            while True:
-                e = seen[slot]
-                if e == 0:
-                    seen[slot] = (n_new << 32) | (c + 1)
-                    visit_res[v] = n_new
-                    new_ref[ref0 + n_new] = c
-                    n_new += 1
-                    break
-                r = (e & 0xFFFFFFFF) - 1
-                if cand_h[r] == h and rows_equal(cand_rows[r], cand_rows[c]):
-                    visit_res[v] = e >> 32
-                    break
-                slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
-            v += 1
-    return n_new
+REFILE_BATCH = 64   # states hashed before the region's share of them is filed (their cache misses overlap)
 
 
-PLACE_SIG = types.void(SCHECK_T, I64_1D, VISITED_T, types.uint64[::1], I64_1D, types.int64, types.int64, I64_1D,
-                       types.int64, types.int64, U64_2D, types.uint64[::1], I64_1D, I32_1D, I16_1D, types.int64,
-                       types.int64, types.int64)
-
-
-@nb.njit(PLACE_SIG, cache=True, nogil=True, _nrt=False)
-def place_owner(scheck, params, visited, masks, wit_state, o, base, new_ref, ref0, n_new, cand_rows, cand_h,
-                cand_slot, cand_src, cand_act, graph, leaves, regrown):
-    """Phase C for owner ``o``: its ``n_new`` states at ``[base, base + n_new)``, filed in its region and
-    checked (witness candidates into this owner's ``wit_state``). A new state is in no slot, so it goes
-    to the first empty one from where its phase-A lookup ended (from its home when the table was
-    ``regrown`` since): the slots before stay taken."""
-    states = visited.states
-    table = visited.table
-    regions = visited.regions
-    words = states.shape[1]
-    ahead = 8
-    for k in range(n_new):
-        if k + ahead < n_new and not regrown:
-            K._prefetch_home(table, words, cand_slot[new_ref[ref0 + k + ahead]])
-        c = new_ref[ref0 + k]
-        j = base + k
-        for w in range(words):
-            states[j, w] = cand_rows[c, w]
-        visited.parent[j] = cand_src[c]
-        visited.via[j] = cand_act[c]
-        slot, tag = home_of(table, regions, states[j], cand_h[c])
-        if not regrown:
-            slot = cand_slot[c]
-        K._put(table, words, K.free_slot_from(table, regions, words, slot), tag, j)
-        check_new(scheck, params, visited, masks, wit_state, j, graph, leaves)
-    visited.fill[o] += n_new
-
-
-@nb.njit(types.void(I64_1D, types.int64, types.int64, types.int32[::1], types.int64, I32_1D, I32_1D, I64_1D,
-                    I64_1D, I64_1D, I64_1D, types.int64, types.int64), cache=True, nogil=True, _nrt=False)
-def resolve_edges(edges_t, e_from, n_edges, edges, e_base, cand_owner, cand_rank, visit_res, visit_from, owner_base,
-                  row_start, lo, hi):
-    """Phase D for one thread: its ``n_edges`` edges (from ``edges_t[e_from]``) to ``edges[e_base:]``, each
-    candidate placeholder replaced by its state's index (owner ``o`` visited this thread's candidates from
-    ``visit_res[visit_from[o]]`` on, in order); its states' ``row_start`` made absolute."""
-    for k in range(n_edges):
-        e = edges_t[e_from + k]
-        if e < 0:
-            c = -1 - e
-            o = cand_owner[c]
-            e = owner_base[o] + visit_res[visit_from[o] + cand_rank[c]]
-        edges[e_base + k] = e
-    for src in range(lo, hi):
-        row_start[src] += e_base
-
-
-@nb.njit(types.void(U64_2D, types.int64, types.int64, types.uint64[::1], types.int64, types.int64, I64_1D),
-         cache=True, nogil=True, _nrt=False)
-def refile_range(states, lo, hi, table, owners, region_slots, fill):
-    """The grown table on threads: file the stored states ``[lo, hi)`` (this thread's range) while the other
-    threads file theirs. A slot is taken by one atomic claim of its index word, so no two states take the
-    same one; no thread compares keys meanwhile (the states are distinct), so a key written just after its
-    claim is never read early. Each region's count goes to this thread's own row ``fill``."""
+@nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1], types.int64, types.int64, types.int64), cache=True,
+         nogil=True, _nrt=False)
+def refile_region(states, count, table, owners, region_slots, o):
+    """The grown table on threads: file the stored states ``[0, count)`` of region ``o`` (this thread's)
+    while the other threads file theirs; returns how many. Each thread reads every state and hashes it, but
+    writes only its own region: no two threads write one slot, so no atomic step, and no key compared
+    (the states are distinct)."""
     words = states.shape[1]
     regions = (owners, region_slots)
-    smask = np.uint64(region_slots - 1)
-    for i in range(lo, hi):
-        if i + REHASH_AHEAD < hi:   # start a later state's cache miss now (hashing it twice costs less)
-            ahead = states[i + REHASH_AHEAD]
-            K._prefetch_home(table, words, home_of(table, regions, ahead, state_hash(ahead))[0])
-        h = state_hash(states[i])
-        slot, tag = home_of(table, regions, states[i], h)
-        base = np.uint64(slot) & ~smask
-        ref = np.uint64(i + 1)
-        if words == 1:
-            while not claim(table, 2 * slot + 1, ref):
-                slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
-            table[2 * slot] = tag
-        else:
-            entry = (tag << HIGH32) | ref
-            while not claim(table, slot, entry):
-                slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
-        fill[owner_of(h, owners)] += 1
+    pick = scratch(REFILE_BATCH)
+    homes = scratch(REFILE_BATCH)
+    tags = scratch(REFILE_BATCH)
+    filed = 0
+    for lo in range(0, count, REFILE_BATCH):
+        n = 0
+        for i in range(lo, min(lo + REFILE_BATCH, count)):
+            h = state_hash(states[i])
+            if owner_of(h, owners) == o:
+                slot, tag = home_of(table, regions, states[i], h)
+                K._prefetch_home(table, words, slot)
+                pick[n] = i
+                homes[n] = slot
+                tags[n] = np.int64(tag)
+                n += 1
+        for k in range(n):
+            slot = K.free_slot_from(table, regions, words, homes[k])
+            K._put(table, words, slot, np.uint64(tags[k]), pick[k])
+        filed += n
+    return filed
 
 
 @nb.njit(types.void(U64_2D, U64_2D, types.int64, types.int64, I32_1D, I64_1D, types.int8[::1], types.int64),
@@ -375,6 +305,19 @@ def relink_owner(states, table, regions, lo, own, new_pos, o):
             continue
         j, slot, tag = K._find(states, table, regions, states[lo + i])
         K._put(table, words, slot, tag, new_pos[i])
+
+
+@nb.njit(types.void(types.uint64[::1], types.int64, I64_1D, I64_1D, types.int64, types.int64), cache=True, nogil=True,
+         _nrt=False)
+def relink_slots(table, words, slots, new_pos, k0, k1):
+    """Point the table entries of the level's states ``[k0, k1)`` (level-local), filed at ``slots``, at
+    their sorted positions ``new_pos``: no lookup, the rounds noted where each one went."""
+    for k in range(k0, k1):
+        slot = slots[k]
+        if words == 1:
+            table[2 * slot + 1] = np.uint64(new_pos[k] + 1)
+        else:
+            table[slot] = (table[slot] & ~LOW32) | np.uint64(new_pos[k] + 1)
 
 
 @nb.njit(types.void(types.int32[::1], types.int64, types.int64, types.int64, types.int64, I64_1D), cache=True,

@@ -4,9 +4,10 @@
   shared counter, so a thread that meets cheaper states takes more of them, and take each new state's index.
 - :func:`claim` (``cmpxchg`` from 0): a thread takes an empty slot of the shared hash table.
 - :func:`compare_swap` (``cmpxchg``): lowers a new state's smallest (source, action) so far.
-- :func:`load_acquire` / :func:`store_release`: a slot's index word is published only after what it
-  points at is written, and read before what it points at (the compiler may not reorder around them; on
-  x86 they are plain moves).
+- :func:`store_release`: a slot's index word is published only after what it points at is written;
+  :func:`load_acquire` (a waiting thread's reads of a claimed slot) and :func:`acquire_fence` (after a
+  plain read of a one-word state's index word) keep what it points at read after it. On x86 all three
+  are plain moves or nothing, but the compiler may not reorder around them.
 """
 from __future__ import annotations
 
@@ -100,13 +101,13 @@ def store_release(typingctx, array, index, value):
 
 
 @intrinsic
-def compiler_fence(typingctx):
-    """No instruction: the compiler keeps the reads before it before the reads after it (the processor
-    already does on x86, where every load has acquire order; a ``fence syncscope("singlethread")``)."""
+def acquire_fence(typingctx):
+    """The reads before it happen before the reads after it (``fence acquire``): no instruction on x86,
+    whose loads keep their order, but the compiler may not move a read across it; a barrier elsewhere."""
     sig = types.void()
 
     def codegen(context, builder, signature, args):
-        builder.fence("acquire", "singlethread")
+        builder.fence("acquire")
         return context.get_dummy_value()
 
     return sig, codegen
@@ -146,5 +147,5 @@ if nb.config.DISABLE_JIT:
         """Pure-Python mode: a plain write."""
         array[index] = value
 
-    def compiler_fence():  # noqa: F811
+    def acquire_fence():  # noqa: F811
         """Pure-Python mode: nothing to order."""

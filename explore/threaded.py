@@ -32,7 +32,7 @@ from numba import types
 from model.native import kernel, scratch
 
 from . import kernel as K
-from .atomic import claim, compare_swap, compiler_fence, fetch_add, load_acquire, store_release
+from .atomic import acquire_fence, claim, compare_swap, fetch_add, load_acquire, store_release
 from .kernel import HIGH32, LOW32, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
 from .step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
 
@@ -92,7 +92,7 @@ def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, r
                 return -1 - j
             while ref == BUSY_WORD:
                 ref = load_acquire(table, 2 * slot + 1)
-            compiler_fence()   # the key is read after the index word that published it
+            acquire_fence()   # the key is read after the index word that published it
             if table[2 * slot] == key:
                 return np.int64(ref) - 1
             slot = _next_slot(slot, base, smask)

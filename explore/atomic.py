@@ -19,15 +19,18 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 
+def _pointer(context, builder, aryty, array, index):
+    ary = context.make_array(aryty)(context, builder, array)
+    return cgutils.get_item_pointer(context, builder, aryty, ary, [index])
+
+
 @intrinsic
 def fetch_add(typingctx, array, index, value):
     """``array[index] += value`` as one atomic step (sequentially consistent); returns the old value."""
     sig = types.int64(array, index, value)
 
     def codegen(context, builder, signature, args):
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        ptr = _pointer(context, builder, signature.args[0], args[0], args[1])
         return builder.atomic_rmw("add", ptr, args[2], "seq_cst")
 
     return sig, codegen
@@ -41,18 +44,12 @@ def claim(typingctx, array, index, value):
 
     def codegen(context, builder, signature, args):
         aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        ptr = _pointer(context, builder, aryty, args[0], args[1])
         zero = context.get_constant(aryty.dtype, 0)
         pair = builder.cmpxchg(ptr, zero, args[2], "seq_cst", "seq_cst")
         return builder.extract_value(pair, 1)
 
     return sig, codegen
-
-
-def _pointer(context, builder, aryty, array, index):
-    ary = context.make_array(aryty)(context, builder, array)
-    return cgutils.get_item_pointer(context, builder, aryty, ary, [index])
 
 
 @intrinsic

@@ -141,6 +141,12 @@ def _prefetch_home(table, words, slot):
     prefetch(table, 2 * slot if words == 1 else slot)
 
 
+@kernel(inline=True)
+def next_slot(slot, base, smask):
+    """The slot after ``slot`` in its region (``base``: the region's first slot; ``smask``: its size - 1)."""
+    return np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+
+
 @kernel
 def _find(states, table, regions, row):
     """``(index, slot, tag)``: the stored index of ``row`` (or -1), the slot where it is or would go, and
@@ -163,7 +169,7 @@ def _probe(states, table, regions, row, slot, tag):
                 return -1, slot, key
             if table[2 * slot] == key:
                 return np.int64(ref) - 1, slot, key
-            slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+            slot = next_slot(slot, base, smask)
     while True:
         e = table[slot]
         if e == 0:
@@ -172,7 +178,7 @@ def _probe(states, table, regions, row, slot, tag):
             j = np.int64(e & LOW32) - 1
             if rows_equal(states[j], row):
                 return j, slot, tag
-        slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+        slot = next_slot(slot, base, smask)
 
 
 @kernel(inline=True)
@@ -181,7 +187,7 @@ def free_slot_from(table, regions, words, slot):
     smask = np.uint64(regions[1]) - np.uint64(1)
     base = np.uint64(slot) & ~smask
     while table[2 * slot + 1 if words == 1 else slot] != 0:
-        slot = np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+        slot = next_slot(slot, base, smask)
     return slot
 
 

@@ -280,12 +280,11 @@ class LevelRounds:
         splitters = np.ascontiguousarray(ordered[(np.arange(1, T) * m) // T])
         cut = [lo + n * t // T for t in range(T + 1)]
         bucket = np.empty(n, dtype=np.int32)
-        own = np.empty(n, dtype=np.int8)
         # each thread's counts and cursors on cache lines of their own: they change at every state
         padded = np.zeros((2, T, T + PAD), dtype=np.int64)
         counts, cursor = padded[0, :, :T], padded[1]
         self.team.run(lambda t: P.bucket_level(states, splitters, cut[t], cut[t + 1], bucket[cut[t] - lo:cut[t + 1] - lo],
-                                               counts[t], own[cut[t] - lo:cut[t + 1] - lo], ex.owners))
+                                               counts[t]))
         sizes = counts.sum(axis=0)
         start = np.concatenate(([0], np.cumsum(sizes)))
         cursor[:, :T] = start[:-1] + np.cumsum(counts, axis=0) - counts
@@ -304,7 +303,7 @@ class LevelRounds:
             self.team.run(lambda t: P.relink_slots(ex.table, ex.words, slots, new_pos, part[t], part[t + 1]))
         else:
             regions = (ex.owners, ex.region_slots)
-            self.team.run(lambda o: P.relink_owner(states, ex.table, regions, lo, own, new_pos, o))
+            self.team.run(lambda o: P.relink_owner(states, ex.table, regions, lo, new_pos, o))
         self.filed = (-1, 0, None)
         if e1 > e0:
             self.team.run(lambda t: P.relink_edges(ex.edges, e0 + (e1 - e0) * t // T, e0 + (e1 - e0) * (t + 1) // T,

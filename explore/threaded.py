@@ -62,8 +62,16 @@ I32_1D = types.int32[::1]
 
 
 @kernel(inline=True)
-def _next_slot(slot, base, smask):
-    return np.int64(base | ((np.uint64(slot) + np.uint64(1)) & smask))
+def _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots):
+    """The next state index (atomically) for ``row``, claimed at ``slot``: the state, its ``best`` and its
+    slot written there, its region counted in this thread's ``fill``; the caller then publishes it."""
+    j = fetch_add(shared, 0, 1)
+    for w in range(len(row)):
+        states[j, w] = row[w]
+    best[j - round_lo] = via_src
+    slots[j - round_lo] = slot
+    fill[np.uint64(slot) // rslots] += 1
+    return j
 
 
 @kernel
@@ -83,31 +91,22 @@ def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, r
                 if not claim(table, 2 * slot + 1, BUSY_WORD):
                     continue   # another thread took the slot first: look at it again
                 table[2 * slot] = key
-                j = fetch_add(shared, 0, 1)
-                states[j, 0] = key
-                best[j - round_lo] = via_src
-                slots[j - round_lo] = slot
+                j = _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots)
                 store_release(table, 2 * slot + 1, np.uint64(j + 1))
-                fill[np.uint64(slot) // rslots] += 1
                 return -1 - j
             while ref == BUSY_WORD:
                 ref = load_acquire(table, 2 * slot + 1)
             acquire_fence()   # the key is read after the index word that published it
             if table[2 * slot] == key:
                 return np.int64(ref) - 1
-            slot = _next_slot(slot, base, smask)
+            slot = K.next_slot(slot, base, smask)
     while True:
         e = table[slot]   # what it points at is read through it, so after it
         if e == 0:
             if not claim(table, slot, (tag << HIGH32) | BUSY_REF):
                 continue
-            j = fetch_add(shared, 0, 1)
-            for w in range(len(row)):
-                states[j, w] = row[w]
-            best[j - round_lo] = via_src
-            slots[j - round_lo] = slot
+            j = _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots)
             store_release(table, slot, (tag << HIGH32) | np.uint64(j + 1))
-            fill[np.uint64(slot) // rslots] += 1
             return -1 - j
         if (e >> HIGH32) == tag:
             while (e & LOW32) == BUSY_REF:
@@ -115,7 +114,7 @@ def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, r
             j = np.int64(e & LOW32) - 1
             if rows_equal(states[j], row):
                 return j
-        slot = _next_slot(slot, base, smask)
+        slot = K.next_slot(slot, base, smask)
 
 
 @kernel(inline=True)
@@ -246,12 +245,10 @@ def refile_region(states, count, table, owners, region_slots, o):
     return filed
 
 
-@nb.njit(types.void(U64_2D, U64_2D, types.int64, types.int64, I32_1D, I64_1D, types.int8[::1], types.int64),
-         cache=True, nogil=True, _nrt=False)
-def bucket_level(states, splitters, lo, hi, bucket, counts, own, owners):
-    """Sort step 1 for the states ``[lo, hi)`` (one slice of the level; ``bucket`` and ``own`` are the
-    slice's): the key range of each state (binary search over ``splitters``), counted per range, and its
-    owner region."""
+@nb.njit(types.void(U64_2D, U64_2D, types.int64, types.int64, I32_1D, I64_1D), cache=True, nogil=True, _nrt=False)
+def bucket_level(states, splitters, lo, hi, bucket, counts):
+    """Sort step 1 for the states ``[lo, hi)`` (one slice of the level; ``bucket`` is the slice's): the key
+    range of each state (binary search over ``splitters``), counted per range."""
     nb_ = splitters.shape[0]
     for i in range(lo, hi):
         row = states[i]
@@ -265,7 +262,6 @@ def bucket_level(states, splitters, lo, hi, bucket, counts, own, owners):
                 left = mid + 1
         bucket[i - lo] = left
         counts[left] += 1
-        own[i - lo] = owner_of(state_hash(row), owners)
 
 
 @nb.njit(types.void(I32_1D, types.int64, I64_1D, I64_1D), cache=True, nogil=True, _nrt=False)
@@ -295,15 +291,19 @@ def sort_bucket(states, lo, segment):
         segment[:] = segment[perm]
 
 
-@nb.njit(types.void(U64_2D, types.uint64[::1], types.UniTuple(types.int64, 2), types.int64, types.int8[::1],
-                    I64_1D, types.int64), cache=True, nogil=True, _nrt=False)
-def relink_owner(states, table, regions, lo, own, new_pos, o):
-    """Point region ``o``'s table entries of the level ``[lo, lo + len(own))`` at their sorted positions."""
+@nb.njit(types.void(U64_2D, types.uint64[::1], types.UniTuple(types.int64, 2), types.int64, I64_1D, types.int64),
+         cache=True, nogil=True, _nrt=False)
+def relink_owner(states, table, regions, lo, new_pos, o):
+    """Point region ``o``'s table entries of the level ``[lo, lo + len(new_pos))`` at their sorted
+    positions, looking each state up (each thread hashes every state and relinks those of its region)."""
     words = states.shape[1]
-    for i in range(len(own)):
-        if own[i] != o:
+    for i in range(len(new_pos)):
+        row = states[lo + i]
+        h = state_hash(row)
+        if owner_of(h, regions[0]) != o:
             continue
-        j, slot, tag = K._find(states, table, regions, states[lo + i])
+        slot, tag = home_of(table, regions, row, h)
+        j, slot, tag = K._probe(states, table, regions, row, slot, tag)
         K._put(table, words, slot, tag, new_pos[i])
 
 

@@ -26,28 +26,42 @@ THREAD_ADDRESS_SPACE = 72 << 20   # a thread's stack (8 MiB) and glibc malloc ar
 
 
 class ThreadTeam:
-    """``threads`` worker threads; :meth:`run` calls ``fn(i)`` for each ``i < n`` and waits for all."""
+    """``threads`` threads: the caller's and ``threads - 1`` workers; :meth:`run` calls ``fn(i)`` for each
+    ``i < n`` and waits for all."""
 
     def __init__(self, threads: int) -> None:
         self.threads = threads
         self.failed = -1
-        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="rmqcheck-level")
+        self.pool = ThreadPoolExecutor(max(threads - 1, 1), thread_name_prefix="rmqcheck-level")
 
     def run(self, fn: Callable[[int], Any], n: int | None = None) -> list[Any]:
-        """Results in index order. The first exception in index order is raised once every call has
-        returned (so no call is still writing when the caller goes on); ``failed`` is its index."""
-        futures = [self.pool.submit(fn, i) for i in range(self.threads if n is None else n)]
+        """Results in index order; ``fn(0)`` runs on the calling thread (a round starts without waiting
+        for a worker to wake), the others on the workers. The first exception in index order is raised
+        once every call has returned (so no call is still writing when the caller goes on); ``failed`` is
+        its index."""
+        n = self.threads if n is None else n
+        if n == 0:
+            return []
+        futures = [self.pool.submit(fn, i) for i in range(1, n)]
+        first: list[Any] = [None, None]   # fn(0)'s result, or what it raised
+        try:
+            first[0] = fn(0)
+        except BaseException as exc:   # Ctrl-C too: let the workers' calls finish (they are short) first
+            first[1] = exc
         try:
             wait(futures)
-        except BaseException:   # Ctrl-C while waiting: let the calls finish (they are short) first
+        except BaseException:
             wait(futures)
             raise
-        for i, f in enumerate(futures):
+        if first[1] is not None:
+            self.failed = 0
+            raise first[1]
+        for i, f in enumerate(futures, start=1):
             exc = f.exception()
             if exc is not None:
                 self.failed = i
                 raise exc
-        return [f.result() for f in futures]
+        return [first[0]] + [f.result() for f in futures]
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)
@@ -72,9 +86,11 @@ class LevelRounds:
         self.slice = slice_states
         nact = max(explorer.nact, 1)
         self.C = slice_states * nact   # a slice's edges (and new states), at most
-        n = self.S * self.C
+        n = self.S * self.C + self.T * P.BLOCK    # a round's new states at most, and its threads' holes
         self.best = np.empty(n, dtype=np.int64)   # each new state's smallest (source << 16 | action)
         self.slots = np.empty(n, dtype=np.int64)  # each new state's table slot
+        self.blocks = np.zeros((self.T, PAD), dtype=np.int64)     # each thread's block of state indices
+        self.moves = np.empty((2, self.T * P.BLOCK), dtype=np.int64)   # states moved into the holes
         # the slots of the level being filed (from ``filed[0]``, ``filed[1]`` states, in ``filed[2]``): its
         # sort then relinks the table without looking the states up, unless the table grew meanwhile
         self.level_slots = np.empty(0, dtype=np.int64)
@@ -101,7 +117,8 @@ class LevelRounds:
         stack, its malloc arena), for the explorer's memory budget."""
         per_successor = 16 + (8 if graph else 0)
         slices = SLICES_PER_THREAD * threads
-        return slices * slice_states * max(nact, 1) * per_successor + threads * THREAD_ADDRESS_SPACE
+        return ((slices * slice_states * max(nact, 1) + threads * P.BLOCK) * per_successor
+                + threads * (THREAD_ADDRESS_SPACE + 16 * P.BLOCK))
 
     # -- expansion ---------------------------------------------------------------------------------------
     def expand(self, level: int, lo: int, hi: int) -> int:
@@ -155,8 +172,17 @@ class LevelRounds:
         self.tio[:] = 0
         count = int(ex.io[K.IO_COUNT])
         self.shared[0] = count
-        status = self._expand_slices(ex._visited(), bounds, count)
+        self.blocks[:, P.B_NEXT] = self.blocks[:, P.B_END] = 0
+        # blocks leave up to BLOCK unused indices per thread until the round's end: only when they fit
+        fits = count + (bounds[-1] - bounds[0]) * max(ex.nact, 1) + self.T * P.BLOCK <= ex.cap
+        self.blocks[:, P.B_SIZE] = P.BLOCK if fits else 1
+        visited = ex._visited()
+        status = self._expand_slices(visited, bounds, count)
         new = int(self.shared[0])
+        if status == K.ST_LEVEL_DONE:
+            new = P.close_blocks(ex.states, ex.table, ex.goal, ex.noexp, self.blocks, count, new, self.best, self.slots,
+                                 self.moves, self.wit_thread, self.edges_t, self.tio, self.C, int(ex.graph),
+                                 int(ex.leaves))
         ex.io[K.IO_COUNT] = new
         ex.fill += self.fills[:, :ex.owners].sum(axis=0)   # filed even when the round stopped: the table holds them
         self.fills[:] = 0
@@ -195,11 +221,14 @@ class LevelRounds:
         bounds_a = np.array(bounds, dtype=np.int64)
         counter = np.zeros(PAD, dtype=np.int64)   # the next slice to take
 
+        fields = P.visited_fields(visited)
+
         def expand_on(i: int) -> None:
             P.expand_slices(ex.model.successors, ex.props.transition_check, ex.props.state_check, ex.model.params,
-                            visited, ex.masks, bounds_a, self.C, self.tio, self.wit_src, self.wit_act, self.rows[i],
+                            *fields, ex.masks, bounds_a, self.C, self.tio, self.wit_src, self.wit_act, *self.rows[i],
                             self.tallies, self.tally.shape[1], self.edges_t, graph, leaves, self.wit_thread[i, :64],
-                            self.fills[i, :ex.owners], self.best, self.slots, count, self.shared, counter)
+                            self.fills[i, :ex.owners], self.best, self.slots, count, self.shared, self.blocks[i],
+                            counter)
         try:
             self.team.run(expand_on)
         except Exception:   # raised inside model code: report the first slice that failed, as one thread would
@@ -244,10 +273,11 @@ class LevelRounds:
                 io[K.IO_TERMINAL_AT] = tio[found[0], P.T_TERMINAL]
         ex.tally += self.tally.sum(axis=0)
         self.tally[:] = 0
-        for t in range(self.S):
-            take = (ex.wit_src < 0) & (self.wit_src[t] >= 0)
-            ex.wit_src[take] = self.wit_src[t][take]
-            ex.wit_act[take] = self.wit_act[t][take]
+        found = self.wit_src >= 0
+        first = found.argmax(axis=0)   # per property bit, the first slice with a witness
+        bits = np.flatnonzero((ex.wit_src < 0) & found.any(axis=0))
+        ex.wit_src[bits] = self.wit_src[first[bits], bits]
+        ex.wit_act[bits] = self.wit_act[first[bits], bits]
         self.wit_src[:] = -1
         self.wit_act[:] = -1
 

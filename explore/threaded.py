@@ -6,9 +6,11 @@ from an atomic counter (:func:`expand_slices`). A thread generates and checks a 
 shared step, :func:`explore.step.generate`) and looks each one up in the one hash table every thread
 shares (:func:`_find_or_file`). A state found nowhere is filed at once: the thread claims the empty slot
 it reached (an atomic compare-and-swap, so two threads meeting the same new state agree on which files
-it), takes the next state index (an atomic add), writes the state, then publishes the index in the slot
-(a release store); a thread that meets a claimed slot not yet published waits the few instructions until
-it is. The filing thread checks the state (witness candidates per thread, compared by key).
+it), takes the next index of its block (``BLOCK`` indices taken at once with an atomic add), writes the
+state, then publishes the index in the slot (a release store); a thread that meets a claimed slot not yet
+published waits the few instructions until it is. The filing thread checks the state (witness candidates
+per thread, compared by key). At the end of the round :func:`close_blocks` moves the states after the
+unused ends of the threads' last blocks into them, so the stored states have no gaps.
 
 A state's parent is the smallest (source index, action) that reaches it, as when one thread expands the
 level in index order: every finder of a state filed in this round lowers its ``best`` (an atomic minimum;
@@ -58,14 +60,27 @@ BUSY_WORD = np.uint64(1 << 63)
 BUSY_REF = np.uint64(0xFFFFFFFF)
 ACTION_BITS = 16   # ``best``: source index << ACTION_BITS | action
 
+# a thread's block of state indices (``block``): the next one, the end, how many it takes at once. Taking
+# BLOCK indices at a time keeps each thread's new rows, parents and slots off the other threads' cache
+# lines and takes one atomic add per block, not per state; the unused ends are closed at the round's end
+B_NEXT = 0
+B_END = 1
+B_SIZE = 2
+BLOCK = 64
+
 I32_1D = types.int32[::1]
 
 
 @kernel(inline=True)
-def _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots):
-    """The next state index (atomically) for ``row``, claimed at ``slot``: the state, its ``best`` and its
-    slot written there, its region counted in this thread's ``fill``; the caller then publishes it."""
-    j = fetch_add(shared, 0, 1)
+def _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots, block):
+    """The next index of this thread's ``block`` (a new block taken atomically from ``shared[0]`` when it
+    is used up) for ``row``, claimed at ``slot``: the state, its ``best`` and its slot written there, its
+    region counted in this thread's ``fill``; the caller then publishes it."""
+    j = block[B_NEXT]
+    if j == block[B_END]:
+        j = fetch_add(shared, 0, block[B_SIZE])
+        block[B_END] = j + block[B_SIZE]
+    block[B_NEXT] = j + 1
     for w in range(len(row)):
         states[j, w] = row[w]
     best[j - round_lo] = via_src
@@ -75,9 +90,9 @@ def _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill,
 
 
 @kernel
-def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, round_lo, via_src, fill):
+def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, round_lo, via_src, fill, block):
     """The index of ``row`` in the visited set, looked up from ``slot`` (its home); a state found nowhere is
-    filed as the next index (``shared[0]``, taken atomically) and returned as ``-1 - index``, its ``best``
+    filed as the next index of this thread's ``block`` and returned as ``-1 - index``, its ``best``
     set to ``via_src``, its slot noted in ``slots`` (for the level's sort) and its region counted in this
     thread's ``fill``."""
     rslots = np.uint64(regions[1])
@@ -91,7 +106,7 @@ def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, r
                 if not claim(table, 2 * slot + 1, BUSY_WORD):
                     continue   # another thread took the slot first: look at it again
                 table[2 * slot] = key
-                j = _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots)
+                j = _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots, block)
                 store_release(table, 2 * slot + 1, np.uint64(j + 1))
                 return -1 - j
             while ref == BUSY_WORD:
@@ -105,7 +120,7 @@ def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, r
         if e == 0:
             if not claim(table, slot, (tag << HIGH32) | BUSY_REF):
                 continue
-            j = _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots)
+            j = _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots, block)
             store_release(table, slot, (tag << HIGH32) | np.uint64(j + 1))
             return -1 - j
         if (e >> HIGH32) == tag:
@@ -130,7 +145,7 @@ def _lower_best(best, k, via_src):
 
 @kernel
 def _expand_slice(succ, tcheck, scheck, params, visited, masks, lo, hi, tio, wit_src, wit_act, rows, tally, edges_t,
-                  graph, leaves, wit_state, fill, best, slots, round_lo, shared):
+                  graph, leaves, wit_state, fill, best, slots, round_lo, shared, block):
     """One slice ``[lo, hi)`` of the round: its successors looked up or filed, its edges into ``edges_t``
     (``row_start`` relative to the slice's first edge); returns a kernel status."""
     states = visited.states
@@ -172,7 +187,7 @@ def _expand_slice(succ, tcheck, scheck, params, visited, masks, lo, hi, tio, wit
             else:
                 via_src = (np.int64(src) << ACTION_BITS) | a
                 j = _find_or_file(states, table, regions, out[a], rows.homes[a], rows.tags[a], shared, best, slots,
-                                  round_lo, via_src, fill)
+                                  round_lo, via_src, fill, block)
                 if j < 0:
                     j = -1 - j
                     check_new(scheck, params, visited, masks, wit_state, j, graph, leaves)
@@ -184,20 +199,32 @@ def _expand_slice(succ, tcheck, scheck, params, visited, masks, lo, hi, tio, wit
     return K.ST_LEVEL_DONE
 
 
-EXPAND_SLICES_SIG = types.void(SUCC_T, TCHECK_T, SCHECK_T, I64_1D, VISITED_T, types.uint64[::1], I64_1D, types.int64,
-                               types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1], K.ROWS_T,
-                               types.int64[:, ::1], types.int64, I64_1D, types.int64, types.int64, I64_1D, I64_1D,
-                               I64_1D, I64_1D, types.int64, I64_1D, I64_1D)
+# the visited set and a thread's rows come field by field: a call then starts in microseconds (a named
+# tuple argument is typed in Python, field by field, at every call: a millisecond a round)
+VISITED_FIELDS_T = (*VISITED_T.types[:-1], types.int64, types.int64)
+EXPAND_SLICES_SIG = types.void(SUCC_T, TCHECK_T, SCHECK_T, I64_1D, *VISITED_FIELDS_T, types.uint64[::1], I64_1D,
+                               types.int64, types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1],
+                               *K.ROWS_T.types, types.int64[:, ::1], types.int64, I64_1D, types.int64, types.int64,
+                               I64_1D, I64_1D, I64_1D, I64_1D, types.int64, I64_1D, I64_1D, I64_1D)
+
+
+def visited_fields(visited: K.Visited) -> tuple:
+    """``visited`` as the threaded kernels take it: its fields, the regions as two numbers."""
+    return (*visited[:-1], *visited.regions)
 
 
 @nb.njit(EXPAND_SLICES_SIG, cache=True, nogil=True, _nrt=False)
-def expand_slices(succ, tcheck, scheck, params, visited, masks, bounds, capacity, tio, wit_src, wit_act, rows, tally,
-                  tally_size, edges_t, graph, leaves, wit_state, fill, best, slots, round_lo, shared, counter):
+def expand_slices(succ, tcheck, scheck, params, states, parent, via, table, noexp, goal, edges, row_start, table_fill,
+                  owners, region_slots, masks, bounds, capacity, tio, wit_src, wit_act, out, oflags, homes, tags, tally,
+                  tally_size, edges_t, graph, leaves, wit_state, fill, best, slots, round_lo, shared, block, counter):
     """The round on one thread: slices ``s`` (states ``[bounds[s], bounds[s + 1])``) taken one by one from
     ``counter`` until none is left; a slice writes only its own rows (``tio[s]``, ``tally[s]``, its
     transition witnesses) and its own edges ``[s * capacity, ...)``; ``tio[s, T_STATUS]`` says how far it
-    got. ``rows``, ``wit_state`` and ``fill`` are this thread's; ``best``, ``slots`` and ``shared`` (the state
-    count) every thread's."""
+    got. ``rows``, ``wit_state``, ``fill`` and ``block`` are this thread's; ``best``, ``slots`` and ``shared``
+    (the indices taken) every thread's. The visited set comes as :func:`visited_fields`, ``rows`` as its
+    fields."""
+    visited = K.Visited(states, parent, via, table, noexp, goal, edges, row_start, table_fill, (owners, region_slots))
+    rows = K.Rows(out, oflags, homes, tags)
     slices = len(bounds) - 1
     while True:
         s = fetch_add(counter, 0, 1)
@@ -207,8 +234,101 @@ def expand_slices(succ, tcheck, scheck, params, visited, masks, bounds, capacity
         status = _expand_slice(succ, tcheck, scheck, params, visited, masks, bounds[s], bounds[s + 1], tio[s],
                                wit_src[s], wit_act[s], rows, tally[s, :tally_size],
                                edges_t[s * capacity:] if graph else edges_t, graph, leaves, wit_state, fill, best,
-                               slots, round_lo, shared)
+                               slots, round_lo, shared, block)
         tio[s, T_STATUS] = S_ERROR if status == K.ST_ERROR else S_DONE
+
+
+@kernel(inline=True)
+def _hole_from(blocks, i):
+    """The first index from ``i`` on in a hole (the unused end of a thread's last block), or -1."""
+    first = -1
+    for t in range(blocks.shape[0]):
+        if blocks[t, B_END] > i and blocks[t, B_NEXT] < blocks[t, B_END]:
+            c = max(blocks[t, B_NEXT], i)
+            if first < 0 or c < first:
+                first = c
+    return first
+
+
+@kernel(inline=True)
+def _kept_from(blocks, i):
+    """The first index from ``i`` on outside every hole."""
+    moved = True
+    while moved:
+        moved = False
+        for t in range(blocks.shape[0]):
+            if blocks[t, B_NEXT] <= i < blocks[t, B_END]:
+                i = blocks[t, B_END]
+                moved = True
+    return i
+
+
+@kernel(inline=True)
+def _moved_to(moves, n, j):
+    """Where the state ``j`` went (``moves[0, :n]`` ascending, to ``moves[1, :n]``), or ``j``."""
+    left = 0
+    right = n
+    while left < right:
+        mid = (left + right) // 2
+        if moves[0, mid] < j:
+            left = mid + 1
+        else:
+            right = mid
+    if left < n and moves[0, left] == j:
+        return moves[1, left]
+    return j
+
+
+@nb.njit(types.int64(U64_2D, types.uint64[::1], types.uint8[::1], types.uint8[::1], types.int64[:, ::1], types.int64,
+                     types.int64, I64_1D, I64_1D, types.int64[:, ::1], types.int64[:, ::1], I64_1D, types.int64[:, ::1],
+                     types.int64, types.int64, types.int64), cache=True, nogil=True, _nrt=False)
+def close_blocks(states, table, goal, noexp, blocks, count, top, best, slots, moves, wit_thread, edges_t, tio, capacity,
+                 graph, leaves):
+    """The end of a round that took the indices ``[count, top)`` in blocks: the unused ends of the threads'
+    last blocks are holes, so the states after ``top - holes`` move into the holes before it, with
+    everything that names them (the table entry, ``best``, ``slots``, the goal and unexpanded flags, the
+    threads' witness candidates, the round's edges). Returns the state count (``top - holes``). The level's
+    sort puts every state in its place afterwards, so where a state goes here changes no result."""
+    words = states.shape[1]
+    holes = 0
+    for t in range(blocks.shape[0]):
+        holes += blocks[t, B_END] - blocks[t, B_NEXT]
+    new = top - holes
+    n = 0
+    m = new
+    d = _hole_from(blocks, count)
+    while 0 <= d < new:
+        m = _kept_from(blocks, m)
+        for w in range(words):
+            states[d, w] = states[m, w]
+        best[d - count] = best[m - count]
+        slot = slots[m - count]
+        slots[d - count] = slot
+        if words == 1:
+            table[2 * slot + 1] = np.uint64(d + 1)
+        else:
+            table[slot] = (table[slot] & ~LOW32) | np.uint64(d + 1)
+        if graph:
+            goal[d] = goal[m]
+        if leaves:
+            noexp[d] = noexp[m]
+        moves[0, n] = m
+        moves[1, n] = d
+        n += 1
+        m += 1
+        d = _hole_from(blocks, d + 1)
+    if n == 0:
+        return new
+    for t in range(wit_thread.shape[0]):
+        for b in range(64):
+            if wit_thread[t, b] >= new:
+                wit_thread[t, b] = _moved_to(moves, n, wit_thread[t, b])
+    if graph:
+        for s in range(tio.shape[0]):
+            for e in range(s * capacity, s * capacity + tio[s, T_EDGES]):
+                if edges_t[e] >= new:
+                    edges_t[e] = _moved_to(moves, n, edges_t[e])
+    return new
 
 
 REFILE_BATCH = 64   # states hashed before the region's share of them is filed (their cache misses overlap)
@@ -274,21 +394,56 @@ def scatter_level(bucket, first, cursor, order):
         cursor[b] += 1
 
 
-@nb.njit(types.void(U64_2D, types.int64, I64_1D), cache=True, nogil=True)
-def sort_bucket(states, lo, segment):
-    """Sort step 3: the level-local indices ``segment`` (one key range) in key order, in place: a sort by
+SHORT_RUN = 16   # states with the same first word sorted by insertion; a longer run by its other words
+
+
+@nb.njit(types.void(U64_2D, types.int64, I64_1D, types.int64), cache=True, nogil=True)
+def _sort_by_words(states, lo, segment, first):
+    """The level-local indices ``segment`` in the order of their words ``first`` on, in place: a sort by
     each word, last word first, every pass after the first stable (words compare as signed integers)."""
     n = len(segment)
-    if n < 2:
-        return
     keys = np.empty(n, np.int64)
     last = states.shape[1] - 1
-    for w in range(last, -1, -1):
+    for w in range(last, first - 1, -1):
         for k in range(n):
             keys[k] = np.int64(states[lo + segment[k], w])
         # the first pass has no order to keep; each later one keeps the order of the words after it
         perm = np.argsort(keys) if w == last else np.argsort(keys, kind="mergesort")
         segment[:] = segment[perm]
+
+
+@nb.njit(types.void(U64_2D, types.int64, I64_1D), cache=True, nogil=True)
+def sort_bucket(states, lo, segment):
+    """Sort step 3: the level-local indices ``segment`` (one key range) in key order, in place. One sort
+    by the first word, then each run of states with the same first word by their other words: the first
+    word mostly tells states apart, so this is about one sort, not one per word."""
+    n = len(segment)
+    if n < 2:
+        return
+    keys = np.empty(n, np.int64)
+    for k in range(n):
+        keys[k] = np.int64(states[lo + segment[k], 0])
+    perm = np.argsort(keys)
+    segment[:] = segment[perm]
+    if states.shape[1] == 1:
+        return
+    keys[:] = keys[perm]
+    start = 0
+    while start < n:
+        end = start + 1
+        while end < n and keys[end] == keys[start]:
+            end += 1
+        if end - start > SHORT_RUN:
+            _sort_by_words(states, lo, segment[start:end], 1)
+        else:
+            for k in range(start + 1, end):   # insertion sort: the run shares its first word
+                moving = segment[k]
+                i = k - 1
+                while i >= start and key_less(states[lo + moving], states[lo + segment[i]]):
+                    segment[i + 1] = segment[i]
+                    i -= 1
+                segment[i + 1] = moving
+        start = end
 
 
 @nb.njit(types.void(U64_2D, types.uint64[::1], types.UniTuple(types.int64, 2), types.int64, I64_1D, types.int64),

@@ -85,6 +85,27 @@ def test_every_thread_count_explores_the_same_graph_with_the_same_results(case):
     assert ref.stats.distinct_states > 1000 and ref.stats.depth > 5   # big enough to need many rounds
 
 
+@pytest.mark.parametrize("case", ["twophase-5", "default-1msg", "retention"])
+def test_blocks_wider_than_a_round_move_their_states_with_everything_that_names_them(monkeypatch, case):
+    # each thread takes 500 indices at once, far more than a round of 37-state slices files: most of a
+    # round's states sit after its threads' holes and move into them (rows, table entries, parents, goal
+    # and unexpanded flags, witness candidates, edges)
+    from explore import threaded
+    monkeypatch.setattr(threaded, "BLOCK", 500)
+    moved = {"n": 0}
+    real = threaded.close_blocks
+
+    def close(states, table, goal, noexp, blocks, count, top, *rest):
+        new = real(states, table, goal, noexp, blocks, count, top, *rest)
+        moved["n"] += min(top - new, new - count)
+        return new
+
+    monkeypatch.setattr(threaded, "close_blocks", close)
+    make, props = CASES[case]
+    same_for_every_thread_count(make(), props)
+    assert moved["n"] > 1000
+
+
 def test_exhaustive_runs_keep_the_same_edges_and_fault_analysis():
     def summaries(threads):
         a = FaultAnalysis(rocketmq(messages=1), PROPERTIES, threads=threads).run()
@@ -169,3 +190,66 @@ def test_a_seeded_bug_is_found_on_threads_as_on_one():
     assert same_for_every_thread_count(rocketmq(**knobs), acked).outcome == "passed"
     r = same_for_every_thread_count(rocketmq(mutation="ack_without_flush", **knobs), acked)
     assert r.property("acked_message_never_lost").status == "violated"
+
+
+@pytest.mark.parametrize("words", [1, 2])
+def test_closing_blocks_moves_the_states_after_the_holes_into_them(words):
+    # a round from index 10 on two threads: thread 0 used 10-11 of its block [10, 14); thread 1 used all
+    # of [14, 18) and 18 of [18, 22). Holes 12-13 and 19-21: the state count is 17, and the states 17
+    # and 18 move into 12 and 13, with their table entries and everything else that names them
+    from explore import threaded as P
+    count, top, slots_n = 10, 22, 64
+    states = np.zeros((32, words), dtype=np.uint64)
+    states[count:top, 0] = np.arange(100, 100 + top - count, dtype=np.uint64)
+    table = np.zeros(slots_n * (2 if words == 1 else 1), dtype=np.uint64)
+    slots = np.arange(count, top, dtype=np.int64) * 2   # state j filed at slot 2j
+    for j in range(count, top):
+        K._put(table, words, np.int64(2 * j), np.uint64(7), j)
+    goal = np.zeros(32, dtype=np.uint8)
+    noexp = np.zeros(32, dtype=np.uint8)
+    goal[17], noexp[18] = 3, 1
+    blocks = np.zeros((2, 16), dtype=np.int64)
+    blocks[0, :2] = 12, 14
+    blocks[1, :2] = 19, 22
+    best = np.arange(top - count, dtype=np.int64) + 1000
+    wit_thread = np.full((2, 64 + 16), -1, dtype=np.int64)
+    wit_thread[0, 5], wit_thread[1, 0], wit_thread[1, 1] = 18, 11, 17
+    capacity = 4
+    edges_t = np.zeros(2 * capacity, dtype=np.int64)
+    tio = np.zeros((2, P.T_SIZE), dtype=np.int64)
+    edges_t[:3], tio[0, P.T_EDGES] = (17, 5, 18), 3
+    edges_t[capacity:capacity + 2], tio[1, P.T_EDGES] = (16, 17), 2
+    moves = np.empty((2, 2 * 64), dtype=np.int64)
+
+    new = P.close_blocks(states, table, goal, noexp, blocks, count, top, best, slots, moves, wit_thread, edges_t, tio,
+                         capacity, 1, 1)
+
+    assert new == 17
+    assert list(states[count:new, 0]) == [100, 101, 107, 108, 104, 105, 106]
+    assert list(best[:new - count]) == [1000, 1001, 1007, 1008, 1004, 1005, 1006]
+    assert list(slots[:new - count]) == [20, 22, 34, 36, 28, 30, 32]
+    for k, j in enumerate(range(count, new)):   # every entry points at its state's place
+        slot = slots[k]
+        index = table[2 * slot + 1] if words == 1 else table[slot] & K.LOW32
+        assert int(index) - 1 == j
+    assert (goal[12], noexp[13]) == (3, 1)
+    assert (wit_thread[0, 5], wit_thread[1, 0], wit_thread[1, 1]) == (13, 11, 12)
+    assert list(edges_t[:3]) == [12, 5, 13] and list(edges_t[capacity:capacity + 2]) == [16, 12]
+
+
+@pytest.mark.parametrize("words, first_word_values", [(1, 1000), (2, 5), (2, 400), (3, 3), (3, 2000)])
+def test_the_level_sort_orders_by_every_word_as_signed_integers(words, first_word_values):
+    # few first-word values: long runs of equal first words (sorted by the other words); many: short
+    # runs (insertion sort); words with the top bit set order first, as signed integers
+    from explore import threaded as P
+    rng = np.random.default_rng(words * first_word_values)
+    rows = rng.integers(0, 1 << 63, size=(3000, words), dtype=np.uint64)
+    rows[:, 0] = rng.integers(0, first_word_values, size=3000).astype(np.uint64) << np.uint64(50)
+    rows[::7, -1] |= np.uint64(1 << 63)
+    rows = np.unique(rows, axis=0)
+    lo = 5
+    states = np.vstack([np.zeros((lo, words), dtype=np.uint64), rows])
+    segment = rng.permutation(len(rows)).astype(np.int64)
+    P.sort_bucket(states, lo, segment)
+    expected = np.lexsort(tuple(rows[:, i].view(np.int64) for i in reversed(range(words))))
+    assert np.array_equal(segment, expected)

@@ -239,6 +239,15 @@ def expand_slices(succ, tcheck, scheck, params, states, parent, via, table, noex
 
 
 @kernel(inline=True)
+def _repoint(table, words, slot, j):
+    """Point the filled ``slot`` at the state index ``j`` (its key or tag stays)."""
+    if words == 1:
+        table[2 * slot + 1] = np.uint64(j + 1)
+    else:
+        table[slot] = (table[slot] & ~LOW32) | np.uint64(j + 1)
+
+
+@kernel(inline=True)
 def _hole_from(blocks, i):
     """The first index from ``i`` on in a hole (the unused end of a thread's last block), or -1."""
     first = -1
@@ -304,10 +313,7 @@ def close_blocks(states, table, goal, noexp, blocks, count, top, best, slots, mo
         best[d - count] = best[m - count]
         slot = slots[m - count]
         slots[d - count] = slot
-        if words == 1:
-            table[2 * slot + 1] = np.uint64(d + 1)
-        else:
-            table[slot] = (table[slot] & ~LOW32) | np.uint64(d + 1)
+        _repoint(table, words, slot, d)
         if graph:
             goal[d] = goal[m]
         if leaves:
@@ -468,11 +474,7 @@ def relink_slots(table, words, slots, new_pos, k0, k1):
     """Point the table entries of the level's states ``[k0, k1)`` (level-local), filed at ``slots``, at
     their sorted positions ``new_pos``: no lookup, the rounds noted where each one went."""
     for k in range(k0, k1):
-        slot = slots[k]
-        if words == 1:
-            table[2 * slot + 1] = np.uint64(new_pos[k] + 1)
-        else:
-            table[slot] = (table[slot] & ~LOW32) | np.uint64(new_pos[k] + 1)
+        _repoint(table, words, slots[k], new_pos[k])
 
 
 @nb.njit(types.void(types.int32[::1], types.int64, types.int64, types.int64, types.int64, I64_1D), cache=True,

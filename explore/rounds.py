@@ -110,6 +110,8 @@ class LevelRounds:
         self.wit_thread = np.full((self.T, 64 + PAD), -1, dtype=np.int64)
         self.fills = np.zeros((self.T, explorer.owners + PAD), dtype=np.int64)
         self.shared = np.zeros(PAD, dtype=np.int64)   # the state count, taken from by every thread
+        self.functions = P.function_addresses(explorer.model.successors, explorer.props.transition_check,
+                                              explorer.props.state_check)
 
     @staticmethod
     def team_bytes(threads: int, nact: int, words: int, graph: bool, slice_states: int = SLICE_STATES) -> int:
@@ -224,7 +226,7 @@ class LevelRounds:
         fields = P.visited_fields(visited)
 
         def expand_on(i: int) -> None:
-            P.expand_slices(ex.model.successors, ex.props.transition_check, ex.props.state_check, ex.model.params,
+            P.expand_slices(self.functions, ex.model.params,
                             *fields, ex.masks, bounds_a, self.C, self.tio, self.wit_src, self.wit_act, *self.rows[i],
                             self.tallies, self.tally.shape[1], self.edges_t, graph, leaves, self.wit_thread[i, :64],
                             self.fills[i, :ex.owners], self.best, self.slots, count, self.shared, self.blocks[i],

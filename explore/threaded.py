@@ -27,6 +27,8 @@ small levels still use.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numba as nb
 import numpy as np
 from numba import types
@@ -34,6 +36,7 @@ from numba import types
 from model.native import kernel, scratch
 
 from . import kernel as K
+from .funcaddr import ADDRESSES, address_table, function_at
 from .atomic import acquire_fence, claim, compare_swap, fetch_add, load_acquire, store_release
 from .kernel import HIGH32, LOW32, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
 from .step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
@@ -202,10 +205,21 @@ def _expand_slice(succ, tcheck, scheck, params, visited, masks, lo, hi, tio, wit
 # the visited set and a thread's rows come field by field: a call then starts in microseconds (a named
 # tuple argument is typed in Python, field by field, at every call: a millisecond a round)
 VISITED_FIELDS_T = (*VISITED_T.types[:-1], types.int64, types.int64)
-EXPAND_SLICES_SIG = types.void(SUCC_T, TCHECK_T, SCHECK_T, I64_1D, *VISITED_FIELDS_T, types.uint64[::1], I64_1D,
+EXPAND_SLICES_SIG = types.void(I64_1D, I64_1D, *VISITED_FIELDS_T, types.uint64[::1], I64_1D,
                                types.int64, types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1],
                                *K.ROWS_T.types, types.int64[:, ::1], types.int64, I64_1D, types.int64, types.int64,
                                I64_1D, I64_1D, I64_1D, I64_1D, types.int64, I64_1D, I64_1D, I64_1D)
+
+
+# the model's successors, transition check and state check, in this order in :func:`function_addresses`
+_succ_at = function_at(SUCC_T)
+_tcheck_at = function_at(TCHECK_T)
+_scheck_at = function_at(SCHECK_T)
+
+
+def function_addresses(successors: Any, transition_check: Any, state_check: Any) -> np.ndarray:
+    """The model's functions as :func:`expand_slices` takes them (looked up once, not at every call)."""
+    return address_table((successors, SUCC_T), (transition_check, TCHECK_T), (state_check, SCHECK_T))
 
 
 def visited_fields(visited: K.Visited) -> tuple:
@@ -214,7 +228,7 @@ def visited_fields(visited: K.Visited) -> tuple:
 
 
 @nb.njit(EXPAND_SLICES_SIG, cache=True, nogil=True, _nrt=False)
-def expand_slices(succ, tcheck, scheck, params, states, parent, via, table, noexp, goal, edges, row_start, table_fill,
+def expand_slices(functions, params, states, parent, via, table, noexp, goal, edges, row_start, table_fill,
                   owners, region_slots, masks, bounds, capacity, tio, wit_src, wit_act, out, oflags, homes, tags, tally,
                   tally_size, edges_t, graph, leaves, wit_state, fill, best, slots, round_lo, shared, block, counter):
     """The round on one thread: slices ``s`` (states ``[bounds[s], bounds[s + 1])``) taken one by one from
@@ -222,7 +236,10 @@ def expand_slices(succ, tcheck, scheck, params, states, parent, via, table, noex
     transition witnesses) and its own edges ``[s * capacity, ...)``; ``tio[s, T_STATUS]`` says how far it
     got. ``rows``, ``wit_state``, ``fill`` and ``block`` are this thread's; ``best``, ``slots`` and ``shared``
     (the indices taken) every thread's. The visited set comes as :func:`visited_fields`, ``rows`` as its
-    fields."""
+    fields, the model's functions as :func:`function_addresses`."""
+    succ = _succ_at(functions, 0)
+    tcheck = _tcheck_at(functions, ADDRESSES)
+    scheck = _scheck_at(functions, 2 * ADDRESSES)
     visited = K.Visited(states, parent, via, table, noexp, goal, edges, row_start, table_fill, (owners, region_slots))
     rows = K.Rows(out, oflags, homes, tags)
     slices = len(bounds) - 1

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from spark_explore.cluster import StandaloneCluster
+from spark_explore.session import EXECUTOR_JVM
 
 ARGS = ["check", "--preset", "default", "--set", "messages=1", "--set", "max_master_power_losses=0"]
 
@@ -27,7 +28,11 @@ def test_check_on_a_standalone_cluster_matches_the_local_engine(tmp_path):
                                            "--driver-level-limit", "0", "--partitions", "4",
                                            "--json", str(spark_json), "--quiet"],
                              capture_output=True, text=True, timeout=480)
+        # each worker logs the command line of its executor JVM: the lean JVM options reached it
+        commands = [line for f in (cluster.log_dir / "work").glob("app-*/*/stderr")
+                    for line in f.read_text(errors="replace").splitlines() if "Spark Executor Command" in line]
     assert run.returncode == 1, run.stderr
+    assert commands and all(all(opt in c for opt in EXECUTOR_JVM.split()) for c in commands), commands
     a, b = json.loads(local_json.read_text()), json.loads(spark_json.read_text())
     assert b["engine"] == "spark" and "cluster" in b["stats"]["level_engines"]
     for key in ("distinct_states", "transitions", "depth"):

@@ -150,3 +150,14 @@ def test_progress_from_the_first_level_in_the_driver_and_on_the_cluster(driver_t
     assert all(p.properties == len(NO_GRAPH.names()) for p in seen)
     assert max(p.decided for p in seen) >= 1
     assert seen[-1].distinct <= result.stats.distinct_states
+
+
+def test_python_workers_run_with_the_allocator_settings_that_return_memory():
+    """The Python workers hand freed level-sized arrays back to the system (spark_explore.session
+    WORKER_ENV): the settings must reach the workers' environment, where glibc and pyarrow read them."""
+    from spark_explore.engine import start_session_cached
+    from spark_explore.session import WORKER_ENV
+    spark = start_session_cached(MASTER, 2)
+    names = sorted(WORKER_ENV)
+    seen = spark.sparkContext.parallelize(range(2), 2).map(lambda _: [os.environ.get(n) for n in names]).collect()
+    assert seen == [[WORKER_ENV[n] for n in names]] * 2

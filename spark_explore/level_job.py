@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -47,7 +48,8 @@ from explore.step import I64_1D, U64_2D, tally_size
 from .batch import B_ERR_ACTION, B_ERR_FLAGS, B_EDGES, B_ERR_STATE, B_SIZE, B_TERMINAL, B_TRANSITIONS, KernelRefs, \
     expand_batch, first_raising
 from .workdir import LevelFile, file_digest
-from .shards import UNIQUE_CHUNK, group_by_owner, key_order, mark_visited, merge_runs, owner_of, unique_by_owner
+from .run_merge import merge_run_files
+from .shards import UNIQUE_CHUNK, group_by_owner, key_order, mark_visited, owner_of, unique_by_owner
 
 BATCH_STATES = 1 << 14     # frontier states expanded per kernel call (bounds a task's scratch)
 
@@ -270,6 +272,7 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> tuple[O
             got_edges.append(edges[:io[B_EDGES]].copy())
     # the kernel removed duplicates inside each batch; this removes them across the batches too
     ks, ps, acts = _concat(got_keys, got_parents, got_actions, w)
+    del got_keys[:], got_parents[:], got_actions[:]   # a copy of every successor fewer at the next peak
     ks, ps, acts, starts = unique_by_owner(ks, ps, acts, job.parts, UNIQUE_CHUNK)
     pairs = np.concatenate(got_edges) if got_edges else np.empty((0, 2 * w), np.uint64)
     order, edge_starts = group_by_owner(owner_of(np.ascontiguousarray(pairs[:, :w]), job.parts), job.parts)
@@ -349,13 +352,17 @@ def _add_run(root: str, q: int, runs: list[str], level: int, keys: np.ndarray):
     while len(runs) >= 2 and 2 * sizes[-1] >= sizes[-2]:
         b, a = runs.pop(), runs.pop()
         nb_, na = sizes.pop(), sizes.pop()
-        ra, rb = read_run(root, q, a), read_run(root, q, b)
-        merged = np.empty((na + nb_, ra.shape[1]), dtype=np.uint64)
-        merge_runs(ra, rb, merged)
-        written.append(write_run(root, q, run_levels(a)[0], run_levels(b)[1], merged))
+        path = runs_dir(root, q) / run_name(run_levels(a)[0], run_levels(b)[1])
+        _replace_into(path, partial(_merge_to, runs_dir(root, q), a, b))
+        written.append(LevelFile(path.name, path.stat().st_size, na + nb_, file_digest(path)))
         runs.append(written[-1].name)
         sizes.append(na + nb_)
     return runs, written
+
+
+def _merge_to(where: Path, a: str, b: str, tmp: Path) -> None:
+    with open(tmp, "wb") as out:
+        merge_run_files(where / a, where / b, out)
 
 
 # -- one step: file, then expand --------------------------------------------------------------------------
@@ -425,6 +432,7 @@ def level_task(job: LevelJob, q: int, file_first: bool, expand: bool) -> Iterato
     if file_first:
         inbox = read_buckets(job.root, job.level - 1, q, w)
         part, keys, sbits = file_states(replace(job, level=job.level - 1), q, inbox)
+        del inbox   # filed: not held while the level expands
     else:
         keys, sbits = read_frontier(job.root, job.level, q, w)
     summary = None

@@ -37,6 +37,8 @@ FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": 
 #: the pinned size of each preset a benchmark explores whole, from exploration (distinct states,
 #: transitions): a benchmark whose count differs measured another model, and says so
 PINNED_COUNTS = {"default": (657_921, 3_366_254), "bench": (16_792_101, 102_752_154)}
+#: the processes that hold a Spark run's visited set and levels: their memory is the executors'
+EXECUTOR_ROLES = ("executor_jvms", "python_workers")
 
 
 def pinned_mismatch(spec: dict[str, Any], result: dict[str, Any]) -> str | None:
@@ -169,12 +171,14 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
                        if e == "cluster" and n < 1000)
         fixed = small[len(small) // 2] if small else float("nan")
         before = cpu_roles.snapshot()
+        marks = cpu_roles.mark_peaks(before, EXECUTOR_ROLES)   # warm: JVMs up, kernels loaded by the probe
         result, seconds, grown, busy = _measured(lambda: explore_on_spark(
             model, props, master=cluster.master_url, partitions=spec.get("partitions", 4),
             driver_threshold=spec.get("driver_threshold", 20_000)))
         after = cpu_roles.snapshot()
         by_role = cpu_roles.cpu_by_role(before, after)
         peaks = cpu_roles.peak_rss_by_role(after)
+        executors_grown = cpu_roles.growth(marks, after, EXECUTOR_ROLES)
         stop_sessions()
     s = result.stats
     cluster_levels = [(n, sec) for n, e, sec in zip(s.levels, s.level_engines, s.level_seconds) if e == "cluster"]
@@ -193,6 +197,8 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
             "executor_peak_rss_bytes": peaks["executor_jvms"] + peaks["python_workers"],
             "executor_bytes_per_state": round((peaks["executor_jvms"] + peaks["python_workers"])
                                               / max(s.distinct_states, 1), 2),
+            "executor_growth_bytes": executors_grown,
+            "executor_growth_bytes_per_state": round(executors_grown / max(s.distinct_states, 1), 2),
             "outcome": result.outcome}
 
 
@@ -263,8 +269,10 @@ def spark_costs(results: list[dict[str, Any]]) -> list[str]:
         if twin and twin.get("cpu_us_per_state") and twin["distinct_states"] == r["distinct_states"]:
             ratio = f", {r['cpu_us_per_state'] / twin['cpu_us_per_state']:.2f}x the local engine's"
         lines.append(f"{r['name']} with {r['workers']} worker(s): {r['cpu_us_per_state']:.2f} CPU-us per state"
-                     f"{ratio}; executors' peak memory {r['executor_peak_rss_bytes'] / 2**20:,.0f} MiB, "
-                     f"{r['executor_bytes_per_state']:.1f} bytes per visited state")
+                     f"{ratio}; executors' memory grew {r['executor_growth_bytes'] / 2**20:,.0f} MiB, "
+                     f"{r['executor_growth_bytes_per_state']:.1f} bytes per visited state (peak "
+                     f"{r['executor_peak_rss_bytes'] / 2**20:,.0f} MiB with their fixed memory, "
+                     f"{r['executor_bytes_per_state']:.1f} bytes per visited state)")
     return lines
 
 

@@ -97,3 +97,36 @@ def peak_rss_by_role(snap: Snapshot) -> dict[str, int]:
     for pid, (kind, _) in snap.items():
         total[kind] += _peak_rss(pid)
     return {r: int(total[r]) for r in ROLES}
+
+
+def _rss(pid: int) -> int:
+    """Resident set (``VmRSS``) of a process in bytes, 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def mark_peaks(snap: Snapshot, roles: tuple[str, ...]) -> dict[int, int]:
+    """Start a fresh peak-RSS mark in every live process of ``roles`` (``/proc/PID/clear_refs``: the peak
+    becomes the current resident set) and return each one's resident set now, for :func:`growth`."""
+    marks = {}
+    for pid, (kind, _) in snap.items():
+        if kind in roles:
+            try:
+                with open(f"/proc/{pid}/clear_refs", "w") as f:
+                    f.write("5")
+            except OSError:
+                continue   # not resettable: left out of the marks, so its whole peak counts
+            marks[pid] = _rss(pid)
+    return marks
+
+
+def growth(marks: dict[int, int], snap: Snapshot, roles: tuple[str, ...]) -> int:
+    """How far the processes of ``roles`` in ``snap`` grew above their marks at their peaks, summed: the
+    memory an exploration added to them (a process not marked, started since, counts whole)."""
+    return sum(max(_peak_rss(pid) - marks.get(pid, 0), 0) for pid, (kind, _) in snap.items() if kind in roles)

@@ -121,8 +121,35 @@ def test_spark_costs_compare_cpu_per_state_with_the_local_run_of_the_same_preset
     from rmqcheck.bench import spark_costs
     local = {"name": "bench", "engine": "local", "threads": 1, "distinct_states": 100, "cpu_us_per_state": 2.0}
     spark = {"name": "spark-bench", "engine": "spark", "workers": 1, "distinct_states": 100, "cpu_us_per_state": 7.0,
-             "executor_peak_rss_bytes": 3 << 20, "executor_bytes_per_state": 31457.28}
+             "executor_peak_rss_bytes": 3 << 20, "executor_bytes_per_state": 31457.28,
+             "executor_growth_bytes": 2 << 20, "executor_growth_bytes_per_state": 20971.52}
     (line,) = spark_costs([local, dict(local, threads=2, cpu_us_per_state=9.0), spark])
-    assert "7.00 CPU-us per state, 3.50x the local engine's" in line and "3 MiB" in line and "31457.3 bytes" in line
+    assert "7.00 CPU-us per state, 3.50x the local engine's" in line
+    assert "grew 2 MiB, 20971.5 bytes per visited state" in line and "peak 3 MiB" in line and "31457.3 bytes" in line
     (line,) = spark_costs([dict(local, distinct_states=99), spark])   # another space: no ratio
     assert "x the local" not in line
+
+
+def test_executor_growth_counts_what_a_marked_process_added_and_a_new_process_whole():
+    """The peak mark is real (/proc clear_refs on a live child): memory touched after the mark counts, what
+    the process held or peaked at before does not; a process started after the mark counts whole."""
+    import subprocess
+    import time
+    from rmqcheck import cpu_roles
+    code = ("import sys; a = bytearray(64 << 20); del a; sys.stdout.write('r\\n'); sys.stdout.flush(); sys.stdin.readline(); "
+            "b = bytearray(32 << 20); sys.stdout.write('g\\n'); sys.stdout.flush(); sys.stdin.readline()")
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "r\n"
+        snap = {child.pid: ("python_workers", 0.0)}
+        marks = cpu_roles.mark_peaks(snap, ("python_workers",))
+        assert 0 < marks[child.pid] < 48 << 20   # the 64 MiB are freed, the peak is not
+        child.stdin.write("\n"); child.stdin.flush()
+        assert child.stdout.readline() == "g\n"
+        grown = cpu_roles.growth(marks, snap, ("python_workers",))
+        assert 32 << 20 <= grown < 48 << 20, grown
+        assert cpu_roles.growth({}, snap, ("python_workers",)) >= 32 << 20   # not marked: its whole peak
+        assert cpu_roles.growth(marks, snap, ("executor_jvms",)) == 0
+    finally:
+        child.kill()
+        child.wait()

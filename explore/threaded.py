@@ -39,6 +39,7 @@ from . import kernel as K
 from .funcaddr import ADDRESSES, address_table, function_at
 from .atomic import acquire_fence, claim, compare_swap, fetch_add, load_acquire, store_release
 from .kernel import HIGH32, LOW32, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
+from .keyorder import settle_ties
 from .step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
 
 # per-slice slots of a round (``tio``)
@@ -417,56 +418,21 @@ def scatter_level(bucket, first, cursor, order):
         cursor[b] += 1
 
 
-SHORT_RUN = 16   # states with the same first word sorted by insertion; a longer run by its other words
-
-
-@nb.njit(types.void(U64_2D, types.int64, I64_1D, types.int64), cache=True, nogil=True)
-def _sort_by_words(states, lo, segment, first):
-    """The level-local indices ``segment`` in the order of their words ``first`` on, in place: a sort by
-    each word, last word first, every pass after the first stable (words compare as signed integers)."""
-    n = len(segment)
-    keys = np.empty(n, np.int64)
-    last = states.shape[1] - 1
-    for w in range(last, first - 1, -1):
-        for k in range(n):
-            keys[k] = np.int64(states[lo + segment[k], w])
-        # the first pass has no order to keep; each later one keeps the order of the words after it
-        perm = np.argsort(keys) if w == last else np.argsort(keys, kind="mergesort")
-        segment[:] = segment[perm]
-
-
 @nb.njit(types.void(U64_2D, types.int64, I64_1D), cache=True, nogil=True)
 def sort_bucket(states, lo, segment):
     """Sort step 3: the level-local indices ``segment`` (one key range) in key order, in place. One sort
-    by the first word, then each run of states with the same first word by their other words: the first
-    word mostly tells states apart, so this is about one sort, not one per word."""
+    by the first word, then each run of states with the same first word by their other words
+    (:func:`explore.keyorder.settle_ties`): the first word mostly tells states apart, so this is about one
+    sort, not one per word."""
     n = len(segment)
     if n < 2:
         return
     keys = np.empty(n, np.int64)
     for k in range(n):
         keys[k] = np.int64(states[lo + segment[k], 0])
-    perm = np.argsort(keys)
-    segment[:] = segment[perm]
-    if states.shape[1] == 1:
-        return
-    keys[:] = keys[perm]
-    start = 0
-    while start < n:
-        end = start + 1
-        while end < n and keys[end] == keys[start]:
-            end += 1
-        if end - start > SHORT_RUN:
-            _sort_by_words(states, lo, segment[start:end], 1)
-        else:
-            for k in range(start + 1, end):   # insertion sort: the run shares its first word
-                moving = segment[k]
-                i = k - 1
-                while i >= start and key_less(states[lo + moving], states[lo + segment[i]]):
-                    segment[i + 1] = segment[i]
-                    i -= 1
-                segment[i + 1] = moving
-        start = end
+    segment[:] = segment[np.argsort(keys)]
+    if states.shape[1] > 1:
+        settle_ties(states, lo, segment)
 
 
 @nb.njit(types.void(U64_2D, types.uint64[::1], types.UniTuple(types.int64, 2), types.int64, I64_1D, types.int64),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from explore.keyorder import settle_ties
 from explore.step import key_less, rows_equal
 from model.fingerprint import fingerprint_words
 
@@ -173,49 +174,8 @@ def key_order(keys: np.ndarray) -> np.ndarray:
     if keys.shape[1] == 1:
         return np.argsort(signed[:, 0], kind="stable")
     order = np.argsort(signed[:, 0])
-    _settle_ties(np.ascontiguousarray(keys), order)
+    settle_ties(np.ascontiguousarray(keys), 0, order)
     return order
-
-
-@nb.njit(cache=True, nogil=True)
-def _before(keys, a, b):
-    """Row ``a`` before row ``b``: smaller key, or the same key and a smaller index (so the order is stable)."""
-    if key_less(keys[a], keys[b]):
-        return True
-    if key_less(keys[b], keys[a]):
-        return False
-    return a < b
-
-
-@nb.njit(cache=True, nogil=True)
-def _settle_ties(keys, order):
-    """``order`` sorts ``keys`` by word 0 only: put each run of equal first words in key order, then index
-    order (insertion sort for short runs; stable sorts by each further word for long ones)."""
-    s = keys.view(np.int64)
-    n = len(order)
-    i = 0
-    while i < n:
-        first = s[order[i], 0]
-        j = i + 1
-        while j < n and s[order[j], 0] == first:
-            j += 1
-        if j - i <= 16:
-            for a in range(i + 1, j):
-                x = order[a]
-                b = a - 1
-                while b >= i and _before(keys, x, order[b]):
-                    order[b + 1] = order[b]
-                    b -= 1
-                order[b + 1] = x
-        else:
-            seg = np.sort(order[i:j])
-            for w in range(keys.shape[1] - 1, 0, -1):
-                col = np.empty(len(seg), np.int64)
-                for k in range(len(seg)):
-                    col[k] = s[seg[k], w]
-                seg = seg[np.argsort(col, kind="mergesort")]
-            order[i:j] = seg
-        i = j
 
 
 @nb.njit(cache=True, nogil=True)

@@ -77,16 +77,21 @@ def cpu_by_role(before: Snapshot, after: Snapshot) -> dict[str, float]:
     return {r: round(max(total[r], 0.0), 2) for r in ROLES}
 
 
-def _peak_rss(pid: int) -> int:
-    """Peak resident set (``VmHWM``) of a process in bytes, 0 if it is gone."""
+def _status_bytes(pid: int, key: str) -> int:
+    """A memory figure of a process from ``/proc/PID/status`` (``VmRSS``: now, ``VmHWM``: peak) in bytes,
+    0 if it is gone."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
     return 0
+
+
+def _peak_rss(pid: int) -> int:
+    return _status_bytes(pid, "VmHWM")
 
 
 def peak_rss_by_role(snap: Snapshot) -> dict[str, int]:
@@ -100,15 +105,7 @@ def peak_rss_by_role(snap: Snapshot) -> dict[str, int]:
 
 
 def _rss(pid: int) -> int:
-    """Resident set (``VmRSS``) of a process in bytes, 0 if it is gone."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+    return _status_bytes(pid, "VmRSS")
 
 
 def mark_peaks(snap: Snapshot, roles: tuple[str, ...]) -> dict[int, int]:

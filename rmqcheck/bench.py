@@ -32,6 +32,8 @@ from typing import Any, Callable
 
 import click
 
+from . import cpu_roles
+
 QUICK = {"twophase": 6, "preset": "default", "spark_preset": "default", "spark_set": ["messages=1"]}
 FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": []}
 #: the pinned size of each preset a benchmark explores whole, from exploration (distinct states,
@@ -55,21 +57,12 @@ def pinned_mismatch(spec: dict[str, Any], result: dict[str, Any]) -> str | None:
 
 
 # -- one benchmark, in its own process ------------------------------------------------------------------
-def _status_bytes(key: str) -> int:
-    """A memory figure of this process from /proc/self/status (VmRSS: now, VmHWM: peak), in bytes."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
 def _rss_bytes() -> int:
-    return _status_bytes("VmRSS")
+    return cpu_roles.status_bytes("self", "VmRSS")
 
 
 def _peak_rss_bytes() -> int:
-    return _status_bytes("VmHWM")
+    return cpu_roles.status_bytes("self", "VmHWM")
 
 
 def _busy_cpu_seconds() -> float:
@@ -85,19 +78,10 @@ def _busy_cpu_seconds() -> float:
     return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
-def _reset_peak() -> None:
-    """Start the peak RSS (VmHWM) afresh, so warming up does not count (Linux 4.0+)."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
-
-
 def _measured(explore: Callable[[], Any]) -> tuple[Any, float, int, float]:
     """``explore()`` measured from a fresh peak-RSS mark: its result, wall seconds, growth of this process's
     peak RSS in bytes, and the machine's busy CPU seconds meanwhile."""
-    _reset_peak()
+    cpu_roles.reset_peak("self")   # so warming up does not count
     base = _rss_bytes()
     busy = _busy_cpu_seconds()
     t = time.perf_counter()
@@ -156,7 +140,6 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
 
     from model import RocketMQModel, preset
 
-    from . import cpu_roles
 
     props = dataclasses.replace(PROPERTIES, properties=())
     workers = spec["workers"]

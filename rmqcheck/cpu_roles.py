@@ -77,9 +77,9 @@ def cpu_by_role(before: Snapshot, after: Snapshot) -> dict[str, float]:
     return {r: round(max(total[r], 0.0), 2) for r in ROLES}
 
 
-def _status_bytes(pid: int, key: str) -> int:
-    """A memory figure of a process from ``/proc/PID/status`` (``VmRSS``: now, ``VmHWM``: peak) in bytes,
-    0 if it is gone."""
+def status_bytes(pid: int | str, key: str) -> int:
+    """A memory figure of a process (``pid``, or ``"self"``) from ``/proc/PID/status`` (``VmRSS``: now,
+    ``VmHWM``: peak) in bytes, 0 if it is gone."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
@@ -91,7 +91,7 @@ def _status_bytes(pid: int, key: str) -> int:
 
 
 def _peak_rss(pid: int) -> int:
-    return _status_bytes(pid, "VmHWM")
+    return status_bytes(pid, "VmHWM")
 
 
 def peak_rss_by_role(snap: Snapshot) -> dict[str, int]:
@@ -105,7 +105,18 @@ def peak_rss_by_role(snap: Snapshot) -> dict[str, int]:
 
 
 def _rss(pid: int) -> int:
-    return _status_bytes(pid, "VmRSS")
+    return status_bytes(pid, "VmRSS")
+
+
+def reset_peak(pid: int | str) -> bool:
+    """Start a process's peak resident set (``VmHWM``) afresh from its current one (``/proc/PID/clear_refs``,
+    Linux 4.0+); False if that is not possible here."""
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return True
 
 
 def mark_peaks(snap: Snapshot, roles: tuple[str, ...]) -> dict[int, int]:
@@ -113,12 +124,7 @@ def mark_peaks(snap: Snapshot, roles: tuple[str, ...]) -> dict[int, int]:
     becomes the current resident set) and return each one's resident set now, for :func:`growth`."""
     marks = {}
     for pid, (kind, _) in snap.items():
-        if kind in roles:
-            try:
-                with open(f"/proc/{pid}/clear_refs", "w") as f:
-                    f.write("5")
-            except OSError:
-                continue   # not resettable: left out of the marks, so its whole peak counts
+        if kind in roles and reset_peak(pid):   # one not resettable is left out: its whole peak counts
             marks[pid] = _rss(pid)
     return marks
 

@@ -23,7 +23,8 @@ from . import stop
 from .coverage import fill_stats, new_states_per_action, new_tally, note_pruned
 from .graph import cannot_reach_goal
 from .memory import available_memory_bytes
-from .rounds import SLICE_STATES, LevelRounds, ThreadTeam, refile
+from .rounds import SLICE_STATES, LevelRounds, refile
+from .team import ThreadTeam
 from invariants.base import PropertySet
 from .result import (HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of,
                      state_limit_reason)

@@ -1,21 +1,22 @@
 """Driving :mod:`explore.threaded` for the local explorer: a level in rounds, then its sort.
 
 The explorer owns the visited set; a :class:`LevelRounds` owns the per-slice buffers of a round and a
-:class:`ThreadTeam` that runs one call per thread (the kernels release the GIL, so the threads run at
-once). Each round is sized so that its states fit whatever they file (at most ``nact`` successors each);
-the threads file new states straight into the shared visited set, and what else a round adds (parents,
-counters, witnesses, coverage tally, edges) is folded in by the main thread once it ends, in slice order.
+:class:`explore.team.ThreadTeam` that runs one call per thread (the kernels release the GIL, so the
+threads run at once). Each round is sized so that its states fit whatever they file (at most ``nact``
+successors each); the threads file new states straight into the shared visited set, and what else a round
+adds (parents, counters, witnesses, coverage tally, edges) is folded in by the main thread once it ends,
+in slice order.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor, wait
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from . import kernel as K
 from . import threaded as P
 from .coverage import new_tally
+from .team import ThreadTeam
 
 SLICE_STATES = 4096      # states per slice; a round has SLICES_PER_THREAD slices per thread, so a thread
 SLICES_PER_THREAD = 4    # that meets cheaper states takes another slice: tens of milliseconds a round
@@ -23,48 +24,6 @@ SAMPLES_PER_RANGE = 256  # sort splitters are drawn from this many level states 
 ROUND_LOAD = 0.9         # the table's fullest region after a round, at worst (it grows beyond K.MAX_LOAD)
 PAD = 16                 # int64 slots between two threads' rows of small per-thread arrays (128 bytes)
 THREAD_ADDRESS_SPACE = 72 << 20   # a thread's stack (8 MiB) and glibc malloc arena (64 MiB), reserved
-
-
-class ThreadTeam:
-    """``threads`` threads: the caller's and ``threads - 1`` workers; :meth:`run` calls ``fn(i)`` for each
-    ``i < n`` and waits for all."""
-
-    def __init__(self, threads: int) -> None:
-        self.threads = threads
-        self.failed = -1
-        self.pool = ThreadPoolExecutor(max(threads - 1, 1), thread_name_prefix="rmqcheck-level")
-
-    def run(self, fn: Callable[[int], Any], n: int | None = None) -> list[Any]:
-        """Results in index order; ``fn(0)`` runs on the calling thread (a round starts without waiting
-        for a worker to wake), the others on the workers. The first exception in index order is raised
-        once every call has returned (so no call is still writing when the caller goes on); ``failed`` is
-        its index."""
-        n = self.threads if n is None else n
-        if n == 0:
-            return []
-        futures = [self.pool.submit(fn, i) for i in range(1, n)]
-        first: list[Any] = [None, None]   # fn(0)'s result, or what it raised
-        try:
-            first[0] = fn(0)
-        except BaseException as exc:   # Ctrl-C too: let the workers' calls finish (they are short) first
-            first[1] = exc
-        try:
-            wait(futures)
-        except BaseException:
-            wait(futures)
-            raise
-        if first[1] is not None:
-            self.failed = 0
-            raise first[1]
-        for i, f in enumerate(futures, start=1):
-            exc = f.exception()
-            if exc is not None:
-                self.failed = i
-                raise exc
-        return [first[0]] + [f.result() for f in futures]
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True)
 
 
 def refile(team: ThreadTeam, states: np.ndarray, count: int, table: np.ndarray, fill: np.ndarray,

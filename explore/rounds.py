@@ -31,6 +31,8 @@ def refile(team: ThreadTeam, states: np.ndarray, count: int, table: np.ndarray, 
     """File the first ``count`` stored states into the grown, empty ``table`` (``len(fill)`` regions of
     ``region_slots`` slots, one per thread); ``fill`` gets each region's count."""
     owners = len(fill)
+    counter = np.zeros(PAD, dtype=np.int64)
+    team.run(lambda t: P.touch_pages(table, counter))   # first, so each thread's filing meets no page fault
     fill[:] = team.run(lambda o: P.refile_region(states, count, table, owners, region_slots, o), owners)
 
 

@@ -355,6 +355,24 @@ def close_blocks(states, table, goal, noexp, blocks, count, top, best, slots, mo
     return new
 
 
+PAGE_WORDS = 512          # 4 KiB
+TOUCH_CHUNK = 256 * PAGE_WORDS   # 1 MiB: what a thread takes at a time of a new table to touch
+
+
+@nb.njit(types.void(types.uint64[::1], I64_1D), cache=True, nogil=True, _nrt=False)
+def touch_pages(table, counter):
+    """Write every page of the new, empty ``table`` once (a zero, which it holds), chunk after chunk taken
+    from ``counter`` as the thread comes free: the page faults are shared out by how fast each thread
+    meets them (they cost more than the refiling on a VM whose host hands the pages out), not by region."""
+    n = len(table)
+    while True:
+        lo = fetch_add(counter, 0, TOUCH_CHUNK)
+        if lo >= n:
+            return
+        for i in range(lo, min(lo + TOUCH_CHUNK, n), PAGE_WORDS):
+            table[i] = 0
+
+
 REFILE_BATCH = 64   # states hashed before the region's share of them is filed (their cache misses overlap)
 
 

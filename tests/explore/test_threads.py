@@ -253,3 +253,21 @@ def test_the_level_sort_orders_by_every_word_as_signed_integers(words, first_wor
     P.sort_bucket(states, lo, segment)
     expected = np.lexsort(tuple(rows[:, i].view(np.int64) for i in reversed(range(words))))
     assert np.array_equal(segment, expected)
+
+
+def test_a_grown_table_is_touched_page_by_page_before_it_is_filed():
+    """Every 4 KiB page of a new table is written once, with the zero it holds, whichever thread takes it
+    (the pattern shows which words were written)."""
+    from explore import threaded as P
+    from explore.rounds import PAD
+    from explore.team import ThreadTeam
+
+    table = np.ones(3 * P.TOUCH_CHUNK + 700, dtype=np.uint64)   # not a whole chunk at the end
+    counter = np.zeros(PAD, dtype=np.int64)
+    team = ThreadTeam(3)
+    try:
+        team.run(lambda t: P.touch_pages(table, counter))
+    finally:
+        team.close()
+    written = np.flatnonzero(table == 0)
+    assert np.array_equal(written, np.arange(0, len(table), P.PAGE_WORDS))

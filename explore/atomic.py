@@ -11,11 +11,9 @@
 """
 from __future__ import annotations
 
-import platform
 import threading
 
 import numba as nb
-from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -112,25 +110,6 @@ def acquire_fence(typingctx):
     return sig, codegen
 
 
-_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
-
-
-@intrinsic
-def cpu_relax(typingctx):
-    """One step of a waiting loop: ``pause`` on x86 (the loop then does not flood the core with reads
-    and leaves it sooner when the word changes), nothing elsewhere."""
-    sig = types.void()
-
-    def codegen(context, builder, signature, args):
-        if _X86:
-            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), []),
-                                                "llvm.x86.sse2.pause")
-            builder.call(fn, [])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
 if nb.config.DISABLE_JIT:
     _lock = threading.Lock()
 
@@ -167,6 +146,3 @@ if nb.config.DISABLE_JIT:
 
     def acquire_fence():  # noqa: F811
         """Pure-Python mode: nothing to order."""
-
-    def cpu_relax():  # noqa: F811
-        """Pure-Python mode: nothing."""

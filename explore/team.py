@@ -8,7 +8,9 @@ woken), a tenth of the two-thread time on the two-phase-commit benchmark. So eac
 compiled code and without the GIL, on one word of a shared array (the calls published, the calls the
 workers finished) for up to :data:`SPIN_SECONDS`, and only then sleeps on a condition; the word and a
 sleeper count tell the other side whether a notification is needed. Spinning costs at most that much CPU
-per wait, and the threads never outnumber the usable cores unless the user asks for more.
+per wait. Every :data:`YIELD_EVERY` steps the spinner gives its core away (``sched_yield``) should
+another thread be waiting for it: with more threads than cores (a busy machine, ``--threads`` above the
+cores), a spinner would otherwise hold the core the thread it waits for needs.
 """
 from __future__ import annotations
 
@@ -16,39 +18,92 @@ import threading
 import time
 from typing import Any, Callable
 
+import os
+import platform
+
 import numba as nb
 import numpy as np
+from llvmlite import ir
 from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from .atomic import cpu_relax, fetch_add, load_acquire
+from .atomic import fetch_add, load_acquire
 
 SPIN_SECONDS = 0.002   # a wait spins this long before it sleeps: more than a round's serial glue
+YIELD_EVERY = 1024     # spin steps (about 40 us) between two offers of the core to another thread
 CALLS = 0              # ``_words`` slot: the calls published
 FINISHED = 16          # ``_words`` slot: the workers' finished calls, summed (on a cache line of its own)
 
 I64_1D = types.int64[::1]
 
 
+_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+
+
+@intrinsic
+def cpu_relax(typingctx):
+    """One step of a waiting loop: ``pause`` on x86 (the loop then does not flood the core with reads
+    and leaves it sooner when the word changes), nothing elsewhere."""
+    def codegen(context, builder, signature, args):
+        if _X86:
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), []),
+                                                "llvm.x86.sse2.pause")
+            builder.call(fn, [])
+        return context.get_dummy_value()
+
+    return types.void(), codegen
+
+
+@intrinsic
+def yield_core(typingctx):
+    """``sched_yield()``: the core goes to another runnable thread, if one waits for it (the C library's,
+    linked by name, so a cached kernel finds it in any process)."""
+    def codegen(context, builder, signature, args):
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(32), []), "sched_yield")
+        builder.call(fn, [])
+        return context.get_dummy_value()
+
+    return types.void(), codegen
+
+
+@nb.njit(types.void(types.int64), cache=True, nogil=True, inline="always")
+def _step(k):
+    if k % YIELD_EVERY == YIELD_EVERY - 1:
+        yield_core()
+    else:
+        cpu_relax()
+
+
 @nb.njit(types.int64(I64_1D, types.int64, types.int64, types.int64), cache=True, nogil=True)
 def await_change(words, k, seen, spins):
     """``words[k]`` once it is no longer ``seen``, or ``seen`` after ``spins`` steps."""
-    for _ in range(spins):
+    for step in range(spins):
         now = load_acquire(words, k)
         if now != seen:
             return now
-        cpu_relax()
+        _step(step)
     return load_acquire(words, k)
 
 
 @nb.njit(types.int64(I64_1D, types.int64, types.int64, types.int64), cache=True, nogil=True)
 def await_count(words, k, target, spins):
     """``words[k]`` once it reaches ``target``, or what it is after ``spins`` steps."""
-    for _ in range(spins):
+    for step in range(spins):
         now = load_acquire(words, k)
         if now >= target:
             return now
-        cpu_relax()
+        _step(step)
     return load_acquire(words, k)
+
+
+if nb.config.DISABLE_JIT:
+    def cpu_relax():  # noqa: F811
+        """Pure-Python mode: nothing."""
+
+    def yield_core():  # noqa: F811
+        """Pure-Python mode: the operating system's."""
+        os.sched_yield()
 
 
 @nb.njit(types.int64(I64_1D, types.int64), cache=True, nogil=True)

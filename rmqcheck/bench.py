@@ -5,8 +5,10 @@ growth is its own: after the kernels are loaded and warmed up the process notes 
 explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
 
 - ``twophase-N``: the two-phase-commit toy model (design.md) on the local engine: raw engine speed.
-  Every local benchmark runs once per ``--threads`` count (default 1; ``--threads 1,2`` side by side),
-  each entry carrying its ``threads``.
+  Every local benchmark runs at every ``--threads`` count (default 1; ``--threads 1,2`` side by side),
+  each entry carrying its ``threads``. One that takes under :data:`REPEAT_UNDER` seconds at every count
+  runs ``--repeat`` times per count (interleaved: 1, 2, 1, 2 threads...), and its entry is the run of
+  median time: on this shared machine a one-second run swings by a third from one run to the next.
 - ``bench``: the RocketMQ ``bench`` preset, explored exhaustively without property checks (the engine's
   throughput and memory per state); ``bench-check``: the same preset under ``rmqcheck check``'s default
   property selection (checks, edges for the graph property and the backward reachability included).
@@ -41,6 +43,8 @@ FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": 
 PINNED_COUNTS = {"default": (657_921, 3_366_254), "bench": (16_792_101, 102_752_154)}
 #: the processes that hold a Spark run's visited set and levels: their memory is the executors'
 EXECUTOR_ROLES = ("executor_jvms", "python_workers")
+#: a local benchmark whose every run took less than this (seconds) is run ``--repeat`` times
+REPEAT_UNDER = 10.0
 
 
 def pinned_mismatch(spec: dict[str, Any], result: dict[str, Any]) -> str | None:
@@ -231,13 +235,21 @@ def _counts(option: str, text: str, what: str, high: int) -> tuple[int, ...]:
 
 def thread_scaling(results: list[dict[str, Any]]) -> list[str]:
     """One line per local benchmark run at several thread counts: each count's throughput against the
-    fewest threads'."""
+    fewest threads'; for a benchmark run several times, how many and the spread of its times."""
     lines = []
     for name in dict.fromkeys(r["name"] for r in results if r["engine"] == "local"):
         runs = [r for r in results if r["name"] == name and r["engine"] == "local"]
+        spread = ""
+        if runs[0].get("runs", 1) > 1:
+            spread = (f" (median of {runs[0]['runs']} runs each; "
+                      + ", ".join(f"{r['threads']} thread{'s' if r['threads'] > 1 else ''} "
+                                  f"{min(r['seconds_runs']):.2f}-{max(r['seconds_runs']):.2f} s" for r in runs) + ")")
+            if len(runs) == 1:
+                lines.append(f"{name}: median of {runs[0]['runs']} runs "
+                             f"({min(runs[0]['seconds_runs']):.2f}-{max(runs[0]['seconds_runs']):.2f} s)")
         for r in runs[1:]:
             lines.append(f"{name}: {r['threads']} threads {r['states_per_second'] / runs[0]['states_per_second']:.2f}x "
-                         f"the states/s of {runs[0]['threads']}")
+                         f"the states/s of {runs[0]['threads']}{spread}")
     return lines
 
 
@@ -257,6 +269,44 @@ def spark_costs(results: list[dict[str, Any]]) -> list[str]:
                      f"{r['executor_peak_rss_bytes'] / 2**20:,.0f} MiB with their fixed memory, "
                      f"{r['executor_bytes_per_state']:.1f} bytes per visited state)")
     return lines
+
+
+def measure_group(group: list[dict[str, Any]], repeat: int, run: Callable[[dict[str, Any]], dict[str, Any]],
+                  announce: Callable[[dict[str, Any], int], None], into: list[dict[str, Any]]) -> None:
+    """One benchmark at each of its thread counts (``group``): each run once, then, when it is local and
+    every run took under :data:`REPEAT_UNDER` seconds, ``repeat - 1`` more times, interleaved across the
+    counts (so a slow spell of the machine falls on all of them). Appended to ``into``, per count, the run
+    of median time (the lower of the two middle ones for an even count of runs), with ``runs`` and every
+    run's ``seconds_runs``; when a run fails, what was measured before it, then the failure."""
+    runs: list[list[dict[str, Any]]] = []
+    try:
+        for spec in _announced(group, 1, announce):
+            runs.append([run(spec)])
+        short = all(r[0]["engine"] == "local" and r[0]["seconds"] < REPEAT_UNDER for r in runs)
+        for k in range(2, repeat + 1 if short else 2):
+            for spec, done in zip(_announced(group, k, announce), runs):
+                done.append(run(spec))
+    finally:
+        for done in runs:
+            median = sorted(done, key=lambda r: r["seconds"])[(len(done) - 1) // 2]
+            into.append(dict(median, runs=len(done), seconds_runs=[r["seconds"] for r in done]))
+
+
+def _announced(group: list[dict[str, Any]], k: int, announce: Callable[[dict[str, Any], int], None]):
+    for spec in group:
+        announce(spec, k)
+        yield spec
+
+
+def groups(specs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The plan's consecutive runs of one benchmark (its thread counts side by side); a Spark run alone."""
+    out: list[list[dict[str, Any]]] = []
+    for spec in specs:
+        if out and spec["kind"] != "spark" and out[-1][0]["name"] == spec["name"]:
+            out[-1].append(spec)
+        else:
+            out.append([spec])
+    return out
 
 
 def run_in_subprocess(spec: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -293,9 +343,13 @@ def failure_summary(stderr: str, limit: int = 600) -> str:
 @click.option("--workers", default="1,2", show_default=True, metavar="N,M",
               help="Spark worker counts to compare.")
 @click.option("--threads", "thread_list", default="1", show_default=True, metavar="N,M",
-              help="Local-engine thread counts to compare (each local benchmark runs once per count).")
+              help="Local-engine thread counts to compare (each local benchmark runs at every count).")
+@click.option("--repeat", type=click.IntRange(1, 99), default=None, metavar="N",
+              help=f"Runs per thread count of each local benchmark shorter than {REPEAT_UNDER:g} s, interleaved; "
+                   "the median is reported.  [default: 5; 1 with --quick]")
 @click.option("--timeout", default=3600.0, show_default=True, help="Seconds allowed per benchmark.")
-def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_list: str, timeout: float) -> None:
+def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_list: str, repeat: int | None,
+          timeout: float) -> None:
     """Measure exploration speed and memory: two-phase commit, the bench preset (each at every --threads
     count), Spark 1 vs 2 workers."""
     from rich.table import Table
@@ -311,20 +365,28 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_
         check_writable(json_path, "--json")
     console = stdout_console()
     results, failure = [], None
-    for spec in plan(quick, spark, counts, threads):
+    repeat = repeat if repeat is not None else (1 if quick else 5)
+
+    def announce(spec: dict[str, Any], k: int) -> None:
         console.print(f"[dim]running {spec['name']}"
                       + (f" with {spec['workers']} worker(s)" if spec.get("workers") else "")
                       + (f" on {spec['threads']} thread(s)" if len(threads) > 1 and spec.get("threads") else "")
-                      + "...[/dim]")
+                      + (f", run {k} of {repeat}" if k > 1 else "") + "...[/dim]")
+
+    def checked(spec: dict[str, Any]) -> dict[str, Any]:
+        result = run_in_subprocess(spec, timeout)
+        mismatch = pinned_mismatch(spec, result)
+        if mismatch:
+            raise click.ClickException(mismatch)
+        return result
+
+    for group in groups(plan(quick, spark, counts, threads)):
         try:
-            results.append(run_in_subprocess(spec, timeout))
-            mismatch = pinned_mismatch(spec, results[-1])
-            if mismatch:
-                raise click.ClickException(mismatch)
+            measure_group(group, repeat, checked, announce, results)
         except (click.ClickException, subprocess.TimeoutExpired) as exc:
             # the benchmarks already measured are still printed and written, then the failure is reported
             failure = exc if isinstance(exc, click.ClickException) else click.ClickException(
-                f"benchmark {spec['name']} did not finish within --timeout {timeout:g} s")
+                f"benchmark {group[0]['name']} did not finish within --timeout {timeout:g} s")
             break
     table = Table(title="rmqcheck bench" + (" (quick)" if quick else ""), title_justify="left")
     spark_rows = any(r.get("fixed_overhead_per_level_seconds") is not None for r in results)

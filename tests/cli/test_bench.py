@@ -153,3 +153,74 @@ def test_executor_growth_counts_what_a_marked_process_added_and_a_new_process_wh
     finally:
         child.kill()
         child.wait()
+
+
+def fake_runs(seconds: dict[int, list[float]]):
+    """A runner that returns the next of ``seconds[threads]`` for each run, and the order it was asked."""
+    asked = []
+    left = {t: list(v) for t, v in seconds.items()}
+
+    def run(spec):
+        asked.append(spec["threads"])
+        s = left[spec["threads"]].pop(0)
+        return {"name": spec["name"], "engine": "local", "threads": spec["threads"], "seconds": s,
+                "states_per_second": 1000 / s}
+
+    return run, asked
+
+
+def test_a_short_benchmark_runs_repeat_times_interleaved_and_reports_the_median_run():
+    from rmqcheck.bench import measure_group
+    run, asked = fake_runs({1: [1.8, 1.6, 2.4, 1.7, 1.9], 2: [1.1, 0.9, 1.0, 1.5, 1.2]})
+    group = [{"name": "twophase-8", "kind": "twophase", "threads": 1},
+             {"name": "twophase-8", "kind": "twophase", "threads": 2}]
+    picked: list = []
+    measure_group(group, 5, run, lambda spec, k: None, picked)
+    assert asked == [1, 2] * 5
+    assert [(p["threads"], p["seconds"], p["runs"]) for p in picked] == [(1, 1.8, 5), (2, 1.1, 5)]
+    assert picked[0]["seconds_runs"] == [1.8, 1.6, 2.4, 1.7, 1.9]
+    # an even count takes the lower middle run
+    run, _ = fake_runs({1: [3.0, 1.0, 2.0, 4.0]})
+    picked = []
+    measure_group(group[:1], 4, run, lambda spec, k: None, picked)
+    assert picked[0]["seconds"] == 2.0
+
+
+def test_a_long_benchmark_runs_once_whatever_repeat_says():
+    from rmqcheck.bench import REPEAT_UNDER, measure_group
+    run, asked = fake_runs({1: [REPEAT_UNDER + 30], 2: [REPEAT_UNDER - 1]})   # one count long: no repeat
+    group = [{"name": "bench", "kind": "rocketmq", "threads": 1}, {"name": "bench", "kind": "rocketmq", "threads": 2}]
+    picked: list = []
+    measure_group(group, 5, run, lambda spec, k: None, picked)
+    assert asked == [1, 2] and [p["runs"] for p in picked] == [1, 1]
+
+
+def test_a_failed_run_keeps_what_was_measured_before_it():
+    from rmqcheck.bench import measure_group
+    run, asked = fake_runs({1: [1.0, 1.2], 2: [0.6]})   # the second 2-thread run fails (nothing left)
+    group = [{"name": "twophase-8", "kind": "twophase", "threads": 1},
+             {"name": "twophase-8", "kind": "twophase", "threads": 2}]
+    picked: list = []
+    with pytest.raises(IndexError):
+        measure_group(group, 5, run, lambda spec, k: None, picked)
+    assert [(p["threads"], p["runs"], p["seconds_runs"]) for p in picked] == [(1, 2, [1.0, 1.2]), (2, 1, [0.6])]
+
+
+def test_the_plan_groups_each_benchmark_with_its_thread_counts_and_spark_runs_alone():
+    from rmqcheck.bench import groups
+    specs = plan(quick=True, spark=True, workers=(1, 2), threads=(1, 2))
+    assert [[(s["name"], s.get("threads"), s.get("workers")) for s in g] for g in groups(specs)] == [
+        [("twophase-6", 1, None), ("twophase-6", 2, None)], [("default", 1, None), ("default", 2, None)],
+        [("default-check", 1, None), ("default-check", 2, None)], [("spark-default-1msg", None, 1)],
+        [("spark-default-1msg", None, 2)]]
+
+
+def test_thread_scaling_says_how_many_runs_and_their_spread():
+    from rmqcheck.bench import thread_scaling
+    runs = [{"name": "twophase-8", "engine": "local", "threads": 1, "states_per_second": 100.0, "runs": 5,
+             "seconds_runs": [1.8, 1.6, 2.4, 1.7, 1.9]},
+            {"name": "twophase-8", "engine": "local", "threads": 2, "states_per_second": 160.0, "runs": 5,
+             "seconds_runs": [1.1, 0.9, 1.0, 1.5, 1.2]}]
+    assert thread_scaling(runs) == ["twophase-8: 2 threads 1.60x the states/s of 1 (median of 5 runs each; "
+                                    "1 thread 1.60-2.40 s, 2 threads 0.90-1.50 s)"]
+    assert thread_scaling(runs[:1]) == ["twophase-8: median of 5 runs (1.60-2.40 s)"]

@@ -171,6 +171,7 @@ class LocalExplorer:
         self.edges = np.empty(1 << 20 if self.graph else 1, dtype=np.int32)
         self.region_slots = _region_start(self.owners)
         self.table = K.new_table(self.region_slots, self.owners, w)
+        self.table_growths = 0   # how many times the table grew (the threads' level sort asks)
         self.fill = np.zeros(self.owners, dtype=np.int64)
         self.io = np.zeros(K.IO_SIZE, dtype=np.int64)
         self.io[K.IO_CAP] = cap
@@ -409,6 +410,7 @@ class LocalExplorer:
         self.table = None  # free the old table first: the stored states are the keys
         self.region_slots *= 2
         self.table = K.new_table(self.region_slots, self.owners, self.words)
+        self.table_growths += 1
         self.fill[:] = 0
         count = int(self.io[K.IO_COUNT])
         if self.owners == 1:

@@ -52,10 +52,11 @@ class LevelRounds:
         self.slots = np.empty(n, dtype=np.int64)  # each new state's table slot
         self.blocks = np.zeros((self.T, PAD), dtype=np.int64)     # each thread's block of state indices
         self.moves = np.empty((2, self.T * P.BLOCK), dtype=np.int64)   # states moved into the holes
-        # the slots of the level being filed (from ``filed[0]``, ``filed[1]`` states, in ``filed[2]``): its
-        # sort then relinks the table without looking the states up, unless the table grew meanwhile
+        # the slots of the level being filed (from ``filed[0]``, ``filed[1]`` states, in the table of growth
+        # ``filed[2]``): its sort then relinks the table without looking the states up, unless the table
+        # grew meanwhile (a count, not the table itself: holding the old table would keep it in memory)
         self.level_slots = np.empty(0, dtype=np.int64)
-        self.filed: tuple[int, int, Any] = (-1, 0, None)
+        self.filed: tuple[int, int, int] = (-1, 0, -1)
         self.edges_t = np.empty(n if explorer.graph else 1, dtype=np.int64)
         # each slice's hot counters on cache lines of their own (a shared line costs more than the work)
         self.tio = np.zeros((self.S, P.T_SIZE + PAD), dtype=np.int64)
@@ -88,7 +89,7 @@ class LevelRounds:
         """Expand the level ``[lo, hi)`` round by round; returns a kernel status (``ST_LEVEL_DONE``, or
         why it stopped). Between rounds the explorer reports progress and checks its limits."""
         ex = self.ex
-        self.filed = (int(ex.io[K.IO_COUNT]), 0, ex.table)
+        self.filed = (int(ex.io[K.IO_COUNT]), 0, ex.table_growths)
         pos = lo
         while pos < hi:
             n = self._room(min(hi - pos, self.S * self.slice))
@@ -164,19 +165,19 @@ class LevelRounds:
         return K.ST_LEVEL_DONE
 
     def _note_slots(self, count: int, new: int) -> None:
-        level_lo, n, table = self.filed
-        if table is not self.ex.table:   # grown since: the slots noted are stale
+        level_lo, n, growths = self.filed
+        if growths != self.ex.table_growths:   # grown since: the slots noted are stale
             return
         if len(self.level_slots) < new - level_lo:
             try:
                 grown = np.empty(max(2 * len(self.level_slots), new - level_lo), dtype=np.int64)
             except MemoryError:   # the sort will look the states up instead
-                self.filed = (level_lo, n, None)
+                self.filed = (level_lo, n, -1)
                 return
             grown[:n] = self.level_slots[:n]
             self.level_slots = grown
         self.level_slots[count - level_lo:new - level_lo] = self.slots[:new - count]
-        self.filed = (level_lo, new - level_lo, table)
+        self.filed = (level_lo, new - level_lo, growths)
 
     def _expand_slices(self, visited: Any, bounds: list[int], count: int) -> int:
         ex = self.ex
@@ -290,14 +291,14 @@ class LevelRounds:
         self.team.run(lambda t: P.invert_order(order, lo, part[t], part[t + 1], new_pos))
         arrays = ex._level_arrays()
         moved = [np.empty_like(a[lo:hi]) for a in arrays]
-        level_lo, filed, table = self.filed
-        if level_lo == lo and filed == n and table is ex.table:   # every state's slot is known: no lookups
+        level_lo, filed, growths = self.filed
+        if level_lo == lo and filed == n and growths == ex.table_growths:   # every slot known: no lookups
             slots = self.level_slots
             self.team.run(lambda t: P.relink_slots(ex.table, ex.words, slots, new_pos, part[t], part[t + 1]))
         else:
             regions = (ex.owners, ex.region_slots)
             self.team.run(lambda o: P.relink_owner(states, ex.table, regions, lo, new_pos, o))
-        self.filed = (-1, 0, None)
+        self.filed = (-1, 0, -1)
         if e1 > e0:
             self.team.run(lambda t: P.relink_edges(ex.edges, e0 + (e1 - e0) * t // T, e0 + (e1 - e0) * (t + 1) // T,
                                                    lo, hi, new_pos))

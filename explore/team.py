@@ -4,7 +4,7 @@ A level makes a few hundred calls on every thread (its rounds, its sort's steps)
 milliseconds. A thread that waits by sleeping (a lock, a condition) lets its core go idle, and on a virtual
 machine an idle core (its vCPU halted) takes 100-200 us to run again when woken: measured on this project's
 2-core machine, every call lost that much at its start (the worker woken) and again at its end (the caller
-woken), a tenth of the two-thread time on the two-phase-commit benchmark. So each waiter first spins, in
+woken), about a sixth of the two-thread time on the two-phase-commit benchmark. So each waiter first spins, in
 compiled code and without the GIL, on one word of a shared array (the calls published, the calls the
 workers finished) for up to :data:`SPIN_SECONDS`, and only then sleeps on a condition; the word and a
 sleeper count tell the other side whether a notification is needed. Spinning costs at most that much CPU
@@ -14,12 +14,11 @@ cores), a spinner would otherwise hold the core the thread it waits for needs.
 """
 from __future__ import annotations
 
+import os
+import platform
 import threading
 import time
 from typing import Any, Callable
-
-import os
-import platform
 
 import numba as nb
 import numpy as np

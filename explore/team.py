@@ -75,19 +75,9 @@ def _step(k):
 
 
 @nb.njit(types.int64(I64_1D, types.int64, types.int64, types.int64), cache=True, nogil=True)
-def await_change(words, k, seen, spins):
-    """``words[k]`` once it is no longer ``seen``, or ``seen`` after ``spins`` steps."""
-    for step in range(spins):
-        now = load_acquire(words, k)
-        if now != seen:
-            return now
-        _step(step)
-    return load_acquire(words, k)
-
-
-@nb.njit(types.int64(I64_1D, types.int64, types.int64, types.int64), cache=True, nogil=True)
 def await_count(words, k, target, spins):
-    """``words[k]`` once it reaches ``target``, or what it is after ``spins`` steps."""
+    """``words[k]`` once it reaches ``target``, or what it is after ``spins`` steps (both counts only
+    grow: the calls published, the calls the workers finished)."""
     for step in range(spins):
         now = load_acquire(words, k)
         if now >= target:
@@ -115,14 +105,14 @@ _spins_per_second: list[float] = []
 
 
 def spins_for(seconds: float) -> int:
-    """How many :func:`await_change` steps take about ``seconds`` on this machine (measured once)."""
+    """How many :func:`await_count` steps take about ``seconds`` on this machine (measured once)."""
     if nb.config.DISABLE_JIT:   # pure Python would spin holding the GIL: sleep at once
         return 0
     if not _spins_per_second:
         words = np.zeros(1, dtype=np.int64)
-        await_change(words, 0, 0, 10)   # loaded before it is timed
+        await_count(words, 0, 1, 10)   # loaded before it is timed
         t = time.perf_counter()
-        await_change(words, 0, 0, 20_000)
+        await_count(words, 0, 1, 20_000)
         _spins_per_second.append(20_000 / max(time.perf_counter() - t, 1e-6))
     return max(int(seconds * _spins_per_second[0]), 1)
 
@@ -147,8 +137,8 @@ class ThreadTeam:
             worker.start()
 
     def run(self, fn: Callable[[int], Any], n: int | None = None) -> list[Any]:
-        """Results in index order (``n``, at most ``threads``, defaults to ``threads``); ``fn(0)`` runs on the calling thread (a round starts without waiting
-        for a worker to wake), the others on the workers. The first exception in index order is raised
+        """Results in index order (``n``, at most ``threads``, defaults to ``threads``); ``fn(0)`` runs on
+        the calling thread (a round starts without waiting for a worker to wake), the others on the workers. The first exception in index order is raised
         once every call has returned (so no call is still writing when the caller goes on); ``failed`` is
         its index."""
         n = self.threads if n is None else n
@@ -207,7 +197,7 @@ class ThreadTeam:
     def _work(self, i: int) -> None:
         seen = 0
         while True:
-            calls = await_change(self._words, CALLS, seen, self._spins)
+            calls = await_count(self._words, CALLS, seen + 1, self._spins)   # the next call, published
             if calls == seen:
                 with self._cond:
                     self._asleep += 1

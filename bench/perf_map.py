@@ -1,0 +1,80 @@
+"""Profile the local engine under Linux ``perf`` with the compiled kernels named.
+
+numba's machine code has no symbols ``perf`` can read, so its samples show as bare addresses. This runs
+one benchmark's exploration after writing ``/tmp/perf-PID.map`` (the map ``perf report`` reads for code
+generated at run time): every compiled function of every loaded kernel, from its entry address to the
+next one. Functions LLVM inlined count in their caller.
+
+    perf record -F 4000 -e cpu-clock -o perf.data python bench/perf_map.py twophase-8 --threads 2
+    perf report -i perf.data --no-children --sort sym
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gc
+import os
+import time
+
+from numba.core.registry import CPUDispatcher
+
+from explore.local import Limits, LocalExplorer
+from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
+from invariants import PROPERTIES
+from model import RocketMQModel, preset
+
+LARGEST = 1 << 20   # a function's range ends at the next entry, or this many bytes on
+
+
+def entries() -> dict[int, str]:
+    """The entry address of every compiled function of every loaded kernel (its numba body, its Python
+    wrapper, its C callback), by name."""
+    found: dict[int, str] = {}
+    for obj in gc.get_objects():
+        if not isinstance(obj, CPUDispatcher):
+            continue
+        for cres in obj.overloads.values():
+            desc = cres.fndesc
+            for name in (desc.llvm_func_name, desc.llvm_cpython_wrapper_name, f"cfunc.{desc.mangled_name}"):
+                try:
+                    address = cres.library.get_pointer_to_function(name)
+                except Exception:   # noqa: BLE001 - a wrapper not generated for this function
+                    continue
+                if address:
+                    found[address] = name
+    return found
+
+
+def write_map(found: dict[int, str]) -> str:
+    path = f"/tmp/perf-{os.getpid()}.map"
+    starts = sorted(found)
+    with open(path, "w") as out:
+        for start, end in zip(starts, starts[1:] + [starts[-1] + LARGEST]):
+            out.write(f"{start:x} {min(end - start, LARGEST):x} {found[start]}\n")
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("benchmark", help="twophase-N or a preset name (bench, default...)")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    if args.benchmark.startswith("twophase-"):
+        model = TwoPhase(int(args.benchmark.split("-", 1)[1]))
+        props = dataclasses.replace(TWOPHASE_PROPERTIES, properties=())
+        warm, warm_props = TwoPhase(3), props
+    else:
+        model = RocketMQModel(preset(args.benchmark))
+        props = dataclasses.replace(PROPERTIES, properties=())
+        warm, warm_props = RocketMQModel(preset("default").with_overrides(["messages=1"])), PROPERTIES
+    # load every kernel the run uses first (parallel_from=1: the threads' kernels too), then map them
+    LocalExplorer(warm, warm_props, threads=args.threads, parallel_from=1).run()
+    path = write_map(entries())
+    t = time.perf_counter()
+    result = LocalExplorer(model, props, Limits(), threads=args.threads).run()
+    print(f"{args.benchmark} on {args.threads} thread(s): {result.stats.distinct_states:,} states in "
+          f"{time.perf_counter() - t:.2f} s; symbols in {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -534,16 +534,28 @@ class LocalExplorer:
         return bisect.bisect_right(self.level_starts, index) - 1
 
     def _graph_verdicts(self, results: dict[str, PropertyResult]) -> None:
+        decided = not self.incomplete and self.error is None
+        # the run's threads are gone by now (run() closes them first, whatever happens): the predecessor
+        # lists are built on a team of their own
+        team = ThreadTeam(self.threads) if decided and self.graph_props and self.threads > 1 else None
+        try:
+            self._decide_graph_properties(results, team)
+        finally:
+            if team is not None:
+                team.close()
+
+    def _decide_graph_properties(self, results: dict[str, PropertyResult], team: ThreadTeam | None) -> None:
         count = int(self.io[K.IO_COUNT])
         for k, p in enumerate(self.graph_props):
             if self.incomplete or self.error is not None:
                 results[p.name] = PropertyResult(p.name, p.kind, UNKNOWN, p.summary,
                                                  note="needs the whole reachable graph")
                 continue
-            bad = cannot_reach_goal(self.row_start, self.edges, int(self.io[K.IO_EDGES]), self.goal, count, k)
+            bad = cannot_reach_goal(self.row_start, self.edges, int(self.io[K.IO_EDGES]), self.goal, count, k,
+                                    team)
             witness = -1
             if bad.any():
-                first = int(np.flatnonzero(bad)[0])
+                first = int(np.argmax(bad))   # no list of every bad state: there may be millions
                 level = self._level_of(first)
                 lo, hi = self.level_starts[level], self.level_starts[level + 1]
                 candidates = lo + np.flatnonzero(bad[lo:hi])

@@ -215,15 +215,15 @@ class LevelRounds:
         return K.ST_ERROR
 
     def _place_edges(self, bounds: list[int]) -> None:
-        """The round's edges after the edges already stored, slice after slice (room was made before)."""
+        """The round's edges after the edges already stored, slice after slice (room was made before), the
+        slices shared out among the threads."""
         ex = self.ex
-        at = int(ex.io[K.IO_EDGES])
-        for s in range(self.S):
-            n = int(self.tio[s, P.T_EDGES])
-            ex.edges[at:at + n] = self.edges_t[s * self.C:s * self.C + n]
-            ex.row_start[bounds[s]:bounds[s + 1]] += at
-            at += n
-        ex.io[K.IO_EDGES] = at
+        counts = self.tio[:, P.T_EDGES]
+        at = int(ex.io[K.IO_EDGES]) + np.concatenate(([0], np.cumsum(counts[:-1])))
+        bounds_a = np.array(bounds, dtype=np.int64)
+        self.team.run(lambda t: P.place_edges(ex.edges, self.edges_t, ex.row_start, bounds_a, at, self.tio, self.C,
+                                              t, self.T))
+        ex.io[K.IO_EDGES] = int(at[-1] + counts[-1])
 
     def _fold_counters(self) -> None:
         """The round's transitions, unexpanded states, terminal state, tally and transition witnesses,

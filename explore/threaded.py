@@ -376,6 +376,20 @@ def touch_pages(table, counter):
             table[i] = 0
 
 
+@nb.njit(types.void(types.int32[::1], I64_1D, I64_1D, I64_1D, I64_1D, types.int64[:, ::1], types.int64, types.int64,
+                    types.int64), cache=True, nogil=True, _nrt=False)
+def place_edges(edges, edges_t, row_start, bounds, at, tio, capacity, first, step):
+    """The round's slices ``first, first + step, ...``: each one's edges (``tio[s, T_EDGES]`` of them, from
+    ``edges_t[s * capacity]``) to ``edges[at[s]:]``, and its states' ``row_start`` (relative to the
+    slice's first edge) made absolute."""
+    for s in range(first, len(at), step):
+        n = tio[s, T_EDGES]
+        for k in range(n):
+            edges[at[s] + k] = np.int32(edges_t[s * capacity + k])
+        for i in range(bounds[s], bounds[s + 1]):
+            row_start[i] += at[s]
+
+
 REFILE_BATCH = 64   # states hashed before the region's share of them is filed (their cache misses overlap)
 
 

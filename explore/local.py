@@ -34,6 +34,7 @@ from .trace import replay
 MIN_CHUNK = 256
 MIN_CAPACITY = 1024
 TABLE_START = 1 << 18   # slots: small enough for the first levels to stay in cache
+EDGES_START = 1 << 20   # the edge list's first length (graph properties only); it doubles as it fills
 
 
 def _region_start(owners: int) -> int:
@@ -168,7 +169,7 @@ class LocalExplorer:
         self.noexp = np.zeros(cap if self.leaves else 1, dtype=np.uint8)
         self.goal = np.empty(cap if self.graph else 1, dtype=np.uint8)
         self.row_start = np.empty(cap + 1 if self.graph else 1, dtype=np.int64)
-        self.edges = np.empty(1 << 20 if self.graph else 1, dtype=np.int32)
+        self.edges = np.empty(EDGES_START if self.graph else 1, dtype=np.int32)
         self.region_slots = _region_start(self.owners)
         self.table = K.new_table(self.region_slots, self.owners, w)
         self.table_growths = 0   # how many times the table grew (the threads' level sort asks)
@@ -354,17 +355,26 @@ class LocalExplorer:
         return False
 
     def _edge_room(self, n_edges: int) -> bool:
-        """Grow the edge list to hold ``n_edges`` edges; False (``incomplete`` says why) when it cannot."""
+        """Grow the edge list to hold ``n_edges`` edges; False (``incomplete`` says why) when it cannot.
+
+        In place where it can (``ndarray.resize``: a ``realloc``, which moves a large block's pages rather
+        than copying them): a copy into a new list would touch every page of it, and new pages cost more
+        than the copy on a virtual machine whose host hands them out (the stored edges of ``bench-check``
+        take 400 MiB)."""
         if n_edges <= len(self.edges):
             return True
+        size = max(2 * len(self.edges), n_edges)
         try:
-            edges = np.empty(max(2 * len(self.edges), n_edges), dtype=np.int32)
+            try:
+                self.edges.resize(size)   # the new part zeroed
+            except ValueError:            # another reference to the list: numpy refuses to move it
+                edges = np.empty(size, dtype=np.int32)
+                edges[: len(self.edges)] = self.edges
+                self.edges = edges
         except MemoryError:
             self._out_of_memory("growing the edge list")
             return False
-        edges[: len(self.edges)] = self.edges
-        self.edges = edges
-        self.io[K.IO_EDGE_CAP] = len(edges)
+        self.io[K.IO_EDGE_CAP] = len(self.edges)
         return True
 
     def _mark(self) -> tuple[np.ndarray, np.ndarray]:

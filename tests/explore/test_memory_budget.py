@@ -165,6 +165,27 @@ def test_memory_error_while_growing_the_table_is_incomplete(monkeypatch):
     assert "out of memory growing the hash table" in r.incomplete_reason
 
 
+class _NoRoom(np.ndarray):
+    """An edge list that cannot grow: in place or (a view: numpy will not resize it) by a copy."""
+
+    def resize(self, *a, **k):
+        raise MemoryError
+
+
+def test_memory_error_while_growing_the_edge_list_stops_the_run(monkeypatch):
+    monkeypatch.setattr(L, "EDGES_START", 16)
+    real = LocalExplorer._allocate_arrays
+
+    def allocate(self, *a, **k):
+        real(self, *a, **k)
+        self.edges = self.edges.view(_NoRoom)
+
+    monkeypatch.setattr(LocalExplorer, "_allocate_arrays", allocate)
+    r = LocalExplorer(Counter(20, k=100), COUNTER_PROPERTIES).run()
+    assert "out of memory growing the edge list" in r.incomplete_reason
+    assert all(p.status == UNKNOWN for p in r.properties if p.kind == "graph")
+
+
 def test_memory_error_while_deciding_graph_properties_leaves_them_unknown(monkeypatch):
     def fail(*a, **k):
         raise MemoryError

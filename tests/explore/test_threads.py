@@ -106,6 +106,32 @@ def test_blocks_wider_than_a_round_move_their_states_with_everything_that_names_
     assert moved["n"] > 1000
 
 
+@pytest.mark.parametrize("viewed", [False, True])
+def test_an_edge_list_grown_many_times_on_threads_holds_the_same_edges(monkeypatch, viewed):
+    """The edge list starts tiny, so it grows in many rounds: in place, or (``viewed``: a view of it held
+    elsewhere, so numpy will not move it) copied into a new list; each round's slices are placed by the
+    threads."""
+    from explore import local as L
+    monkeypatch.setattr(L, "EDGES_START", 16)
+    sizes, views = [], []
+    real = L.LocalExplorer._edge_room
+
+    def edge_room(self, n_edges):
+        if viewed:
+            views.append(self.edges[:1])
+        before = id(self.edges), len(self.edges)   # not the list itself: numpy would not resize it
+        grown = real(self, n_edges)
+        if len(self.edges) != before[1]:
+            sizes.append((len(self.edges), id(self.edges) == before[0]))
+        return grown
+
+    monkeypatch.setattr(L.LocalExplorer, "_edge_room", edge_room)
+    make, props = CASES["default-1msg"]
+    ref = same_for_every_thread_count(make(), props)
+    assert len(sizes) > 3 * 8 and ref.stats.transitions > 16 << 8   # more than eight doublings a run
+    assert all(in_place != viewed for _, in_place in sizes)
+
+
 def test_exhaustive_runs_keep_the_same_edges_and_fault_analysis():
     def summaries(threads):
         a = FaultAnalysis(rocketmq(messages=1), PROPERTIES, threads=threads).run()

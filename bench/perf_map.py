@@ -46,6 +46,8 @@ def entries() -> dict[int, str]:
 
 
 def write_map(found: dict[int, str]) -> str:
+    if not found:
+        raise SystemExit("no compiled kernel is loaded: nothing to map")
     path = f"/tmp/perf-{os.getpid()}.map"
     starts = sorted(found)
     with open(path, "w") as out:
@@ -66,7 +68,7 @@ def main() -> None:
     else:
         model = RocketMQModel(preset(args.benchmark))
         props = dataclasses.replace(PROPERTIES, properties=())
-        warm, warm_props = RocketMQModel(preset("default").with_overrides(["messages=1"])), PROPERTIES
+        warm, warm_props = RocketMQModel(preset("default").with_overrides(["messages=1"])), props
     # load every kernel the run uses first (parallel_from=1: the threads' kernels too), then map them
     LocalExplorer(warm, warm_props, threads=args.threads, parallel_from=1).run()
     path = write_map(entries())

@@ -2,11 +2,12 @@
 (CTL ``AG EF goal``), decided by backward reachability from the goal states.
 
 The predecessor lists (the reversed edges, as a CSR) are built in two passes over the edges: count each
-state's predecessors, then file them. With a :class:`explore.team.ThreadTeam` each thread does both for
-its own range of destination states (every thread reads every edge, and writes only its range's
-counts and predecessors), so no two threads write one word; the predecessors come out in source order
-either way. The counts are kept two places ahead, so the filing's cursors end as the lists' starts and
-no copy of them is needed. The backward search from the goal states then runs on one thread.
+state's predecessors, then file them. With a :class:`explore.team.ThreadTeam` each pass gives each
+thread a range of destination states (as many states each to count, as many edges each to file): every
+thread reads every edge, and writes only its range's counts and predecessors, so no two threads write
+one word; the predecessors come out in source order either way. The counts are kept two places ahead,
+so the filing's cursors end as the lists' starts and no copy of them is needed. The backward search
+from the goal states then runs on one thread.
 """
 from __future__ import annotations
 

@@ -358,9 +358,9 @@ class LocalExplorer:
         """Grow the edge list to hold ``n_edges`` edges; False (``incomplete`` says why) when it cannot.
 
         In place where it can (``ndarray.resize``: a ``realloc``, which moves a large block's pages rather
-        than copying them): a copy into a new list would touch every page of it, and new pages cost more
-        than the copy on a virtual machine whose host hands them out (the stored edges of ``bench-check``
-        take 400 MiB)."""
+        than copying them, and zeroes the new half): a copy into a new list would touch every page of it,
+        the stored edges' again, and new pages cost more than the copy on a virtual machine whose host
+        hands them out (the stored edges of ``bench-check`` take 400 MiB)."""
         if n_edges <= len(self.edges):
             return True
         size = max(2 * len(self.edges), n_edges)
@@ -547,7 +547,12 @@ class LocalExplorer:
         decided = not self.incomplete and self.error is None
         # the run's threads are gone by now (run() closes them first, whatever happens): the predecessor
         # lists are built on a team of their own
-        team = ThreadTeam(self.threads) if decided and self.graph_props and self.threads > 1 else None
+        team = None
+        if decided and self.graph_props and self.threads > 1:
+            try:
+                team = ThreadTeam(self.threads)
+            except RuntimeError:   # no thread to be had (memory short): this thread builds them alone
+                team = None
         try:
             self._decide_graph_properties(results, team)
         finally:

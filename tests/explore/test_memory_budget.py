@@ -7,6 +7,7 @@ import resource
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from explore import local as L
 from explore.local import LocalExplorer
@@ -166,7 +167,7 @@ def test_memory_error_while_growing_the_table_is_incomplete(monkeypatch):
 
 
 class _NoRoom(np.ndarray):
-    """An edge list that cannot grow: in place or (a view: numpy will not resize it) by a copy."""
+    """An edge list that cannot grow in place for want of memory."""
 
     def resize(self, *a, **k):
         raise MemoryError
@@ -183,15 +184,17 @@ def test_memory_error_while_growing_the_edge_list_stops_the_run(monkeypatch):
     monkeypatch.setattr(LocalExplorer, "_allocate_arrays", allocate)
     r = LocalExplorer(Counter(20, k=100), COUNTER_PROPERTIES).run()
     assert "out of memory growing the edge list" in r.incomplete_reason
-    assert all(p.status == UNKNOWN for p in r.properties if p.kind == "graph")
+    graph = [p for p in r.properties if p.kind == "graph"]
+    assert graph and all(p.status == UNKNOWN for p in graph)
 
 
-def test_memory_error_while_deciding_graph_properties_leaves_them_unknown(monkeypatch):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_memory_error_while_deciding_graph_properties_leaves_them_unknown(monkeypatch, threads):
     def fail(*a, **k):
         raise MemoryError
 
     monkeypatch.setattr(L, "cannot_reach_goal", fail)
-    r = LocalExplorer(Counter(20, k=100), COUNTER_PROPERTIES).run()
+    r = LocalExplorer(Counter(20, k=100), COUNTER_PROPERTIES, threads=threads).run()
     graph = [p for p in r.properties if p.kind == "graph"]
     assert graph and all(p.status == UNKNOWN for p in graph)
     assert "out of memory deciding the graph properties" in r.incomplete_reason

@@ -112,6 +112,8 @@ def test_an_edge_list_grown_many_times_on_threads_holds_the_same_edges(monkeypat
     elsewhere, so numpy will not move it) copied into a new list; each round's slices are placed by the
     threads."""
     from explore import local as L
+    make, props = CASES["default-1msg"]
+    unpatched_ex, unpatched = run(make(), props, 1)   # its list never grows
     monkeypatch.setattr(L, "EDGES_START", 16)
     sizes, views = [], []
     real = L.LocalExplorer._edge_room
@@ -126,9 +128,12 @@ def test_an_edge_list_grown_many_times_on_threads_holds_the_same_edges(monkeypat
         return grown
 
     monkeypatch.setattr(L.LocalExplorer, "_edge_room", edge_room)
-    make, props = CASES["default-1msg"]
-    ref = same_for_every_thread_count(make(), props)
-    assert len(sizes) > 3 * 8 and ref.stats.transitions > 16 << 8   # more than eight doublings a run
+    for threads in THREADS:
+        ex, r = run(make(), props, threads)
+        assert results(r) == results(unpatched), threads
+        for mine, theirs in zip(visited(ex), visited(unpatched_ex)):
+            assert np.array_equal(mine, theirs), threads
+    assert len(sizes) > 3 * 8 and unpatched.stats.transitions > 16 << 8   # more than eight doublings a run
     assert all(in_place != viewed for _, in_place in sizes)
 
 

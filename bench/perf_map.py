@@ -1,9 +1,9 @@
 """Profile the local engine under Linux ``perf`` with the compiled kernels named.
 
 numba's machine code has no symbols ``perf`` can read, so its samples show as bare addresses. This runs
-one benchmark's exploration after writing ``/tmp/perf-PID.map`` (the map ``perf report`` reads for code
-generated at run time): every compiled function of every loaded kernel, from its entry address to the
-next one. Functions LLVM inlined count in their caller.
+one benchmark's exploration (the workload ``rmqcheck bench`` times), then writes ``/tmp/perf-PID.map``,
+the map ``perf report`` reads for code generated at run time: every compiled function of every loaded
+kernel, from its entry address to the next one. Functions LLVM inlined count in their caller.
 
     perf record -F 4000 -e cpu-clock -o perf.data python bench/perf_map.py twophase-8 --threads 2
     perf report -i perf.data --no-children --sort sym
@@ -11,7 +11,6 @@ next one. Functions LLVM inlined count in their caller.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import os
 import time
@@ -19,9 +18,7 @@ import time
 from numba.core.registry import CPUDispatcher
 
 from explore.local import Limits, LocalExplorer
-from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
-from invariants import PROPERTIES
-from model import RocketMQModel, preset
+from rmqcheck.bench import workload
 
 LARGEST = 1 << 20   # a function's range ends at the next entry, or this many bytes on
 
@@ -60,22 +57,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("benchmark", help="twophase-N or a preset name (bench, default...)")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--check", action="store_true", help="every property checked, as bench-check")
     args = parser.parse_args()
     if args.benchmark.startswith("twophase-"):
-        model = TwoPhase(int(args.benchmark.split("-", 1)[1]))
-        props = dataclasses.replace(TWOPHASE_PROPERTIES, properties=())
-        warm, warm_props = TwoPhase(3), props
+        spec = {"kind": "twophase", "rms": int(args.benchmark.split("-", 1)[1])}
     else:
-        model = RocketMQModel(preset(args.benchmark))
-        props = dataclasses.replace(PROPERTIES, properties=())
-        warm, warm_props = RocketMQModel(preset("default").with_overrides(["messages=1"])), props
-    # load every kernel the run uses first (parallel_from=1: the threads' kernels too), then map them
-    LocalExplorer(warm, warm_props, threads=args.threads, parallel_from=1).run()
-    path = write_map(entries())
+        spec = {"kind": "rocketmq", "preset": args.benchmark, "check": args.check}
+    model, props = workload(dict(spec, threads=args.threads))
     t = time.perf_counter()
     result = LocalExplorer(model, props, Limits(), threads=args.threads).run()
+    seconds = time.perf_counter() - t
+    path = write_map(entries())   # after the run: every kernel it loaded is named (perf reads the map later)
     print(f"{args.benchmark} on {args.threads} thread(s): {result.stats.distinct_states:,} states in "
-          f"{time.perf_counter() - t:.2f} s; symbols in {path}")
+          f"{seconds:.2f} s; symbols in {path}")
 
 
 if __name__ == "__main__":

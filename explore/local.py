@@ -544,15 +544,14 @@ class LocalExplorer:
         return bisect.bisect_right(self.level_starts, index) - 1
 
     def _graph_verdicts(self, results: dict[str, PropertyResult]) -> None:
-        decided = not self.incomplete and self.error is None
         # the run's threads are gone by now (run() closes them first, whatever happens): the predecessor
         # lists are built on a team of their own
         team = None
-        if decided and self.graph_props and self.threads > 1:
+        if not self.incomplete and self.error is None and self.graph_props and self.threads > 1:
             try:
                 team = ThreadTeam(self.threads)
             except RuntimeError:   # no thread to be had (memory short): this thread builds them alone
-                team = None
+                pass
         try:
             self._decide_graph_properties(results, team)
         finally:

@@ -96,15 +96,16 @@ def _measured(explore: Callable[[], Any]) -> tuple[Any, float, int, float]:
     return result, seconds, max(_peak_rss_bytes() - base, 0), busy
 
 
-def run_one(spec: dict[str, Any]) -> dict[str, Any]:
-    from explore.local import Limits, LocalExplorer
+def workload(spec: dict[str, Any]) -> tuple[Any, Any]:
+    """A benchmark's model and properties, once a small run has loaded the compiled kernels (on the
+    spec's threads; ``bench/perf_map.py`` profiles the same workloads)."""
+    from explore.local import LocalExplorer
     from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
     from invariants import PROPERTIES
     from model import RocketMQModel, preset
 
-    kind = spec["kind"]
     threads = spec.get("threads", 1)
-    if kind == "twophase":
+    if spec["kind"] == "twophase":
         model = TwoPhase(spec["rms"])
         props = dataclasses.replace(TWOPHASE_PROPERTIES, properties=())
         # warm up: load the compiled kernels, the threaded ones too (parallel_from=1: a level this small
@@ -115,6 +116,15 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
         props = PROPERTIES if spec.get("check") else dataclasses.replace(PROPERTIES, properties=())
         warm = RocketMQModel(preset("default").with_overrides(["messages=1"]))
         LocalExplorer(warm, PROPERTIES, threads=threads, parallel_from=1).run()
+    return model, props
+
+
+def run_one(spec: dict[str, Any]) -> dict[str, Any]:
+    from explore.local import Limits, LocalExplorer
+
+    kind = spec["kind"]
+    threads = spec.get("threads", 1)
+    model, props = workload(spec)
     engine, workers = "local", 1
     if kind == "spark":
         return _run_spark(spec, model)

@@ -79,9 +79,10 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
         # explore at most one state past the export limit: a space too big to export fails fast
         if not graph_around and (lim.max_states is None or lim.max_states > GRAPH_NODE_LIMIT):
             lim = Limits(GRAPH_NODE_LIMIT + 1, lim.max_depth, lim.max_seconds)
-    check_outputs({"--json": json_path, "--report": report_path, "--graph": graph_path})
+    inputs = {"--config": config_file}
+    check_outputs({"--json": json_path, "--report": report_path, "--graph": graph_path}, inputs)
     if itf_dir:
-        check_itf_dir(itf_dir)
+        check_itf_dir(itf_dir, inputs)
 
     job = CheckJob(cfg, props, lim, threads)
     with stop_on_signals(engine == "local"):

@@ -86,7 +86,7 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
         raise BadInput(f"--max-configs {max_configs}: must be >= 0")
     if report_path:
         report_format(report_path)
-    check_outputs({"--json": json_path, "--report": report_path})
+    check_outputs({"--json": json_path, "--report": report_path}, {"--config": config_file})
     sweeper = sweep_runner(engine, jobs, spark.master)   # Java and the master checked before any exploration
 
     say = None if quiet else (lambda text: click.echo(f"faults: {text}", err=True))

@@ -42,7 +42,9 @@ def gate(baseline_path: str, update: bool, junit_path: str | None, threads: int 
         raise BadInput("--junit reports a comparison with the baseline; --update makes none: drop one of them")
     _, threads = parallelism(threads, 1)
     entries = load_baseline(baseline_path, need_expect=not update)
-    check_outputs({"--baseline": baseline_path if update else None, "--junit": junit_path})
+    # --update rewrites the baseline on purpose; otherwise no output may name it
+    check_outputs({"--baseline": baseline_path if update else None, "--junit": junit_path},
+                  {} if update else {"--baseline": baseline_path})
     out = stdout_console()
     results = []
     for i, entry in enumerate(entries, start=1):

@@ -47,27 +47,77 @@ def config_name(preset_name: str | None, config_file: str | None) -> str:
     return preset_name or "default"
 
 
-def check_outputs(outputs: Mapping[str, str | None]) -> None:
-    """Before anything runs: every output path given is writable (``--json -`` is standard output), and
-    no two options name one file."""
+def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None] | None = None) -> None:
+    """Before anything runs: every output path given is writable (``--json -`` is standard output), no two
+    options name one file, and no output names an input of the same command (``inputs``: option -> path,
+    e.g. ``--config``), compared as files (device and inode), so a symbolic link, a hard link or ``./x``
+    for ``x`` is caught: an input is never overwritten."""
+    read = input_identities(inputs or {})
     seen: dict[str, str] = {}
     for option, path in outputs.items():
         if not path:
             continue
-        key = path if path == STDOUT else os.path.realpath(path)
+        key = path if path == STDOUT else _real_path(path, option)
         if key in seen:
             raise BadInput(f"{seen[key]} and {option} name the same file {path!r}; give different paths")
         seen[key] = option
+        refuse_input_as_output(option, path, read)
         check_writable(path, option, allow_stdout=option == "--json")
 
 
-def check_itf_dir(path: str) -> None:
-    """``--itf DIR``: a directory, or a new one whose parent exists; writable either way."""
+def _real_path(path: str, option: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"{option} {path!r}: not a usable path ({getattr(exc, 'strerror', None) or exc})") from None
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The file ``path`` names (device, inode), following symbolic links; None when there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def input_identities(inputs: Mapping[str, str | None]) -> dict[tuple[int, int], tuple[str, str]]:
+    """The files of a command's inputs: ``{(device, inode): (option, path)}``."""
+    found = {}
+    for option, path in inputs.items():
+        ident = _identity(path) if path and path != STDOUT else None
+        if ident is not None:
+            found[ident] = (option, path)
+    return found
+
+
+def refuse_input_as_output(option: str, path: str, inputs: Mapping[tuple[int, int], tuple[str, str]]) -> None:
+    """Bad input when the output ``path`` is one of the files ``inputs`` (see :func:`input_identities`)."""
+    ident = _identity(path) if path != STDOUT else None
+    if ident is not None and ident in inputs:
+        source, source_path = inputs[ident]
+        raise BadInput(f"{option} {path!r} is the file {source} {source_path!r} reads; an output never "
+                       "replaces an input: give another path")
+
+
+def check_itf_dir(path: str, inputs: Mapping[str, str | None] | None = None) -> None:
+    """``--itf DIR``: a directory, or a new one whose parent exists; writable either way; none of its
+    ``<property>.itf.json`` files may be an input of the command (``inputs``)."""
     from reports.files import check_writable
 
     p = Path(path)
-    if p.exists() and not p.is_dir():
+    try:
+        is_file = p.exists() and not p.is_dir()
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"--itf {path!r}: not a usable path ({getattr(exc, 'strerror', None) or exc})") from None
+    if is_file:
         raise BadInput(f"--itf {path!r}: is a file; give a directory (created if missing)")
+    where = _real_path(path, "--itf")
+    for option, source in (inputs or {}).items():
+        if source and source != STDOUT and source.endswith(".itf.json") and \
+                os.path.dirname(_real_path(source, option)) == where:
+            raise BadInput(f"--itf {path!r} would write over {option} {source!r} (a <property>.itf.json there); "
+                           "an output never replaces an input: give another directory")
     check_writable(p / ".itf-probe" if p.is_dir() else p, "--itf")
 
 

@@ -54,7 +54,7 @@ def simulate(preset_name, config_file, assignments, property_names, walks, depth
     bounded("--seed", seed, 2 ** 63 - 1, positive=False)
     if max_seconds is not None:
         bounded("--max-seconds", max_seconds, MAX_SECONDS)
-    check_outputs({"--json": json_path})
+    check_outputs({"--json": json_path}, {"--config": config_file})
     model = RocketMQModel(cfg)
     deadline = time.monotonic() + max_seconds if max_seconds is not None else None
     with stop_on_signals():

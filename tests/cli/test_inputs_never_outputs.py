@@ -1,0 +1,90 @@
+"""An output path that names an input of the same command (``--config``, ``--baseline``) is bad input
+before anything runs, and the input keeps every byte (issue 38, item 3: ``check --config c.toml --json
+c.toml`` overwrote the config, ``gate --baseline b.toml --junit b.toml`` replaced the baseline with JUnit
+XML and exited 0). Files are compared as files, so a symbolic link, a hard link and ``./x`` are caught."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from cli_driver import TINY, assert_bad_input, invoke
+
+CONFIG = b"messages = 1\nmax_master_crashes = 0\nmax_master_power_losses = 0\n"
+BASELINE = (b'[[configuration]]\nname = "tiny"\nproperties = ["replicas_agree"]\n[configuration.set]\nmessages = 1\n'
+            b'max_master_crashes = 0\n[configuration.expect]\nreplicas_agree = "holds"\n')
+
+
+def same(path):
+    return lambda tmp: path
+
+
+def symlink(name, to):
+    def make(tmp):
+        os.symlink(tmp / to, tmp / name)
+        return name
+    return make
+
+
+def hardlink(name, to):
+    def make(tmp):
+        os.link(tmp / to, tmp / name)
+        return name
+    return make
+
+
+@pytest.mark.parametrize("command, input_option, input_name, output_option, make_output", [
+    ("check", "--config", "c.toml", "--json", same("c.toml")),
+    ("check", "--config", "c.toml", "--json", same("./c.toml")),
+    ("check", "--config", "c.toml", "--json", same("sub/../c.toml")),
+    ("check", "--config", "c.toml", "--json", symlink("latest.json", "c.toml")),
+    ("check", "--config", "c.toml", "--json", hardlink("hard.json", "c.toml")),
+    ("check", "--config", "c.md", "--report", same("c.md")),
+    ("check", "--config", "c.html", "--report", symlink("r.html", "c.html")),
+    ("check", "--config", "c.dot", "--graph", same("./c.dot")),
+    ("simulate", "--config", "c.toml", "--json", same("c.toml")),
+    ("faults", "--config", "c.toml", "--json", hardlink("f.json", "c.toml")),
+    ("faults", "--config", "c.md", "--report", same("c.md")),
+    ("gate", "--baseline", "b.toml", "--junit", same("b.toml")),
+    ("gate", "--baseline", "b.toml", "--junit", symlink("junit.xml", "b.toml")),
+])
+def test_an_output_naming_an_input_is_refused_and_the_input_is_kept(tmp_path, monkeypatch, no_exploration, command,
+                                                                     input_option, input_name, output_option,
+                                                                     make_output):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    text = BASELINE if command == "gate" else CONFIG
+    (tmp_path / input_name).write_bytes(text)
+    output = make_output(tmp_path)
+    before = sorted(os.listdir(tmp_path))
+    args = [command, input_option, input_name, output_option, output]
+    if command in ("check", "simulate", "faults"):
+        args += ["--quiet"]
+    assert_bad_input(invoke(*args), output_option, repr(output), "never replaces an input")
+    assert (tmp_path / input_name).read_bytes() == text
+    assert sorted(os.listdir(tmp_path)) == before   # no temporary file left either
+
+
+def test_an_itf_directory_holding_the_config_is_refused(tmp_path, no_exploration):
+    (tmp_path / "itf").mkdir()
+    config = tmp_path / "itf" / "replicas_agree.itf.json"
+    config.write_bytes(CONFIG)
+    assert_bad_input(invoke("check", "--config", str(config), "--itf", str(tmp_path / "itf")), "--itf",
+                     "never replaces an input")
+    assert config.read_bytes() == CONFIG
+
+
+def test_outputs_beside_the_inputs_are_still_written(tmp_path):
+    (tmp_path / "c.toml").write_bytes(CONFIG)
+    r = invoke("check", "--config", str(tmp_path / "c.toml"), "--property", "replicas_agree",
+               "--json", str(tmp_path / "c.json"), "--quiet")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "c.toml").read_bytes() == CONFIG and (tmp_path / "c.json").exists()
+
+
+def test_gate_update_still_rewrites_its_own_baseline(tmp_path):
+    path = tmp_path / "b.toml"
+    path.write_bytes(BASELINE.replace(b'"holds"', b'"violated"'))
+    r = invoke("gate", "--baseline", str(path), "--update", "--quiet")
+    assert r.exit_code == 0, r.output
+    assert b'replicas_agree = "holds"' in path.read_bytes()

@@ -98,7 +98,8 @@ KNOBS: tuple[Knob, ...] = (
          "SubscriptionGroupConfig.whichBrokerWhenConsumeSlowly",
          "The broker suggested when a pull is slow (the 40 % in-memory rule fired)."),
     Knob("consume_slowly_backlog", "int", 1, (0, 8), "accessMessageInMemoryMaxRatio (40 %)",
-         "A pull is slow when more than this many messages lie in the log after the last one it returned."),
+         "A pull is slow when more than this many messages lie in the log after the last entry it scanned "
+         "(the last one returned, or the first one left out when the batch was cut)."),
     Knob("slaves", "int", 1, (0, 3), "brokerId 1..n", "Number of slaves in the broker group."),
     Knob("consumers", "int", 1, (1, 3), "consumer group members",
          "Push consumers of the one consumer group (CLUSTERING mode)."),

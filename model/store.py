@@ -243,9 +243,11 @@ def get_message(v, b, q, off, batch, p):
     A FOUND pull returns a non-empty prefix of the entries from ``off`` on: ``batch`` is the number of
     messages taken when fewer than all (0 = all of them); GET_NOT_THIS_BATCH says that this length is not
     one the pull can return here (the count limits of :func:`batch_may_end`), or that the pull does not
-    find messages at all while a partial batch was asked for. ``slow`` is ``suggestPullingFromSlave``
-    (the 40 % rule on the last message returned), and ``pq_max`` is one past the highest queue offset
-    returned. ``nextOffsetCorrection`` keeps ``off`` on a slave unless ``offsetCheckInSlave``; V4
+    find messages at all while a partial batch was asked for. ``slow`` is ``suggestPullingFromSlave``: the
+    40 % rule on the last consume-queue entry scanned (``maxPhyOffsetPulling``), which is the last message
+    returned when the batch took every entry, and the first one not returned when ``isTheBatchFull`` cut
+    it (4.4 sets ``maxPhyOffsetPulling`` before that test breaks the loop; 5.0 later moved it after).
+    ``pq_max`` is one past the highest queue offset returned. ``nextOffsetCorrection`` keeps ``off`` on a slave unless ``offsetCheckInSlave``; V4
     corrects an overflow to the max whatever the min.
     """
     correct = b == 0 or p[K_OFFSET_CHECK_IN_SLAVE] != 0
@@ -267,9 +269,12 @@ def get_message(v, b, q, off, batch, p):
     taken = available if batch == 0 else batch
     if taken > available or (batch > 0 and taken == available) or not batch_may_end(v, b, ids, taken, p):
         return GET_NOT_THIS_BATCH, off, 0, False, 0
+    scanned = ids
     ids = lowest(ids, taken)
-    last = highest_id(ids)
-    slow = in_disk(v, b, last, p)
+    if taken < available:
+        # Cut by isTheBatchFull: getMessage set maxPhyOffsetPulling from the next entry before breaking.
+        scanned = lowest(scanned, taken + 1)
+    slow = in_disk(v, b, highest_id(scanned), p)
     pq_max = 0
     position = off
     mask = ids

@@ -272,8 +272,8 @@ def test_suggestion_on_a_no_new_msg_is_the_group_broker_id():
 
 
 def test_suggestion_is_which_broker_when_the_pull_is_slow():
-    """The 40 % rule as "more than consume_slowly_backlog messages after the last one returned": with two
-    queues, message 2 (queue 1) lies after message 1 (queue 0)."""
+    """The 40 % rule as "more than consume_slowly_backlog messages after the last entry scanned": with two
+    queues, a pull of queue 0 returns all of it, [1], and message 2 (queue 1) lies after it."""
     s = build(SLOW, **{"master.commitlog": [1, 2], "producer.nextMessage": 3})
     assert_effect(SLOW, s, PULL, q0(nextOffset=1, inFlight=[1], queueOffsetMax=0, suggestWhichBrokerId=1))
     # queue 1's last message is the log's last: not slow, so the group's brokerId (0)
@@ -282,8 +282,33 @@ def test_suggestion_is_which_broker_when_the_pull_is_slow():
     assert SLOW.view(nxt)["consumer1.q1.suggestWhichBrokerId"] == 0
 
 
+CUT = model(messages=3, slave_read_enable=True, group_broker_id=0, which_broker_when_consume_slowly=1,
+            consume_slowly_backlog=0, **NO_FAILURES)
+
+
+def test_a_cut_batch_judges_the_first_entry_left_out():
+    """4.4's ``getMessage`` sets ``maxPhyOffsetPulling`` from an entry before ``isTheBatchFull`` breaks
+    on it, so a cut batch's 40 % rule reads the first message *not* returned (mechanisms §7.2: "the last
+    entry scanned"). Master [1, 2], backlog 0: ``Pull(batch=1)`` returns [1] and scans 2, behind which
+    nothing lies: not slow, so the group's brokerId 0 (5.0's rule, the last message returned, says 1)."""
+    s = state(CUT, master=(1, 2), **{"producer.nextMessage": 3, **q0(suggestWhichBrokerId=1)})
+    assert_effect(CUT, s, Pull(consumer=1, queue=0, batch=1),
+                  q0(nextOffset=1, inFlight=[1], queueOffsetMax=0, suggestWhichBrokerId=0))
+
+
+def test_a_cut_batch_is_slow_when_messages_lie_after_the_entry_left_out():
+    """The contrast: master [1, 2, 3], backlog 0. A batch cut after 1 scans 2, with 3 behind it: slow
+    (slave 1). A batch cut after 2 scans 3, the last: not slow. The whole queue ends on 3: not slow."""
+    s = state(CUT, **q0(suggestWhichBrokerId=0))
+    one, _ = fire(CUT, s, Pull(consumer=1, queue=0, batch=1))
+    two, _ = fire(CUT, s, Pull(consumer=1, queue=0, batch=2))
+    whole, _ = fire(CUT, s, PULL)
+    suggested = [CUT.view(n)["consumer1.q0.suggestWhichBrokerId"] for n in (one, two, whole)]
+    assert suggested == [1, 0, 0]
+
+
 def test_single_queue_pull_is_never_slow():
-    """Every entry to the queue's end is returned, so with one queue nothing lies after the last one."""
+    """An uncut pull returns every entry to the queue's end, so with one queue nothing lies after the last one."""
     m = model(messages=3, slave_read_enable=True, group_broker_id=0, which_broker_when_consume_slowly=1,
               consume_slowly_backlog=0, **NO_FAILURES)
     s = state(m, **q0(suggestWhichBrokerId=0))

@@ -6,7 +6,7 @@ from model.native import kernel
 
 from .declare import ALWAYS, check
 from model import fields as F
-from model.params import K_SLAVES
+from model.slots import K_SLAVES
 
 
 @kernel

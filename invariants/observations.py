@@ -11,7 +11,7 @@ from __future__ import annotations
 from model import fields as F
 from model.bits import bit, count
 from model.native import kernel
-from model.params import K_BACKLOG, K_MESSAGES, K_QUEUES, K_SLAVES
+from model.slots import K_BACKLOG, K_MESSAGES, K_QUEUES, K_SLAVES
 
 NO_BROKER = -1
 NOT_FOUND = -1      # ConsumerManageProcessor's QUERY_NOT_FOUND

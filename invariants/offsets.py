@@ -5,7 +5,7 @@ from __future__ import annotations
 from model import fields as F
 from model.bits import lowest
 from model.native import kernel
-from model.params import K_QUEUES
+from model.slots import K_QUEUES
 
 from .declare import ALWAYS, check
 from .observations import broker_up, committed_offset, queue_entries, restart_broker

@@ -7,7 +7,7 @@ from model.native import kernel
 from .declare import ALWAYS, GRAPH, check
 from model import fields as F
 from model.bits import count, from_position, lowest
-from model.params import K_SLAVES
+from model.slots import K_SLAVES
 
 
 @kernel

@@ -22,7 +22,7 @@ from .events import (DISCARD, ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, 
                      PRUNE_THIRD_CORRECTION)
 from .offsets import QUERY_NOT_FOUND, commit_offset, query_consumer_offset
 from .routes import admin_broker, publish_broker_listed, refresh_route, subscribe_broker
-from .params import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVE_READ, K_WHICH_BROKER)
+from .slots import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVE_READ, K_WHICH_BROKER)
 from .store import (GET_FOUND, GET_NO_MESSAGE_IN_QUEUE, GET_NOT_THIS_BATCH, GET_OFFSET_OVERFLOW_ONE, get_message,
                     queue_max, up_slot)
 

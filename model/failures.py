@@ -18,7 +18,7 @@ from .events import ENABLED, EV_MASTER_RECOVERED
 from .ha import close_link
 from .offsets import has_group_key, load_offsets, offset_slot
 from .routes import nameserver_register, nameserver_remove
-from .params import (K_MAX_MASTER_CRASHES, K_MAX_MASTER_POWER, K_MAX_SLAVE_CRASHES, K_MAX_SLAVE_POWER,
+from .slots import (K_MAX_MASTER_CRASHES, K_MAX_MASTER_POWER, K_MAX_SLAVE_CRASHES, K_MAX_SLAVE_POWER,
                      K_MESSAGES, K_QUEUES, K_REVERSE_OFFSET_SYNC, K_SLAVES)
 
 

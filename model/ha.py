@@ -14,7 +14,7 @@ from .native import kernel
 from .writes import put
 from . import fields as F
 from .events import ENABLED, ERR_LOG_ORDER, ERROR, NOTE_SHIFT, OUT_MISMATCH_CLOSE, OUT_REPORT_REJECTED
-from .params import K_MAX_HA_DISCONNECTS, K_VALIDATE_SLAVE_ACK
+from .slots import K_MAX_HA_DISCONNECTS, K_VALIDATE_SLAVE_ACK
 from .store import append_ids, entries_between, file_end, file_start, log_max
 
 

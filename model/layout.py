@@ -16,10 +16,9 @@ import numpy as np
 from . import fields as F
 from .config import Config
 from .native import kernel
+from .slots import K_FIELDS_AT, LAYOUT_BASE
 from .writes import DIRTY_BASE, DIRTY_COUNT, MAX_DIRTY
 
-LAYOUT_BASE = 64          # first slot of the layout section in the parameter vector
-K_FIELDS_AT = 27          # the parameter slot that says where the per-field table starts (model.params)
 LAYOUT_STRIDE = 4
 
 

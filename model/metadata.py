@@ -8,7 +8,7 @@ from .writes import put
 from . import fields as F
 from .events import ENABLED, EV_SLAVE_SYNC_LOWERED_OFFSET
 from .offsets import has_group_key, offset_slot, persist_offsets
-from .params import K_QUEUES, K_SYNC_OFFSETS_MAX
+from .slots import K_QUEUES, K_SYNC_OFFSETS_MAX
 from .routes import nameserver_remove, nameserver_register
 from .store import up_slot
 

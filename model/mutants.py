@@ -21,7 +21,7 @@ from .failures import forget_lost_queue_offsets, master_crash
 from .ha import append_block, block_to_push
 from .native import kernel
 from .offsets import commit_offset, offset_slot
-from .params import K_QUEUES, K_SLAVES, K_SYNC_FLUSH
+from .slots import K_QUEUES, K_SLAVES, K_SYNC_FLUSH
 from .producer import send_message
 from .store import entries_between
 from .writes import put

@@ -11,7 +11,7 @@ from .native import kernel
 from .writes import put
 from . import fields as F
 from .events import EV_OFFSET_COMMITTED_TO_SLAVE
-from .params import K_MONOTONIC_COMMIT, K_QUEUES
+from .slots import K_MONOTONIC_COMMIT, K_QUEUES
 from .store import entry_zero_in_disk, consume_queue
 
 QUERY_NOT_FOUND = -1

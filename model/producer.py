@@ -9,7 +9,7 @@ from . import fields as F
 from .bits import bit
 from .events import (ENABLED, ERR_LOG_ORDER, ERROR, OUT_FLUSH_DISK_TIMEOUT, OUT_FLUSH_SLAVE_TIMEOUT,
                      OUT_SEND_FAILED, OUT_SEND_OK, OUT_SLAVE_NOT_AVAILABLE, OUT_WAIT_FOR_SLAVE, NOTE_SHIFT)
-from .params import K_HA_FALLBEHIND, K_MESSAGES, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_SYNC_MASTER
+from .slots import K_HA_FALLBEHIND, K_MESSAGES, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_SYNC_MASTER
 from .store import append_ids, flush_commitlog, log_max, queue_max, queue_of
 
 

@@ -17,7 +17,7 @@ from .native import kernel
 from .writes import put
 from . import fields as F
 from .bits import bit, count, from_position, highest_id, lowest
-from .params import (K_BACKLOG, K_FILE_MESSAGES, K_MAX_FILE_DELETIONS, K_OFFSET_CHECK_IN_SLAVE,
+from .slots import (K_BACKLOG, K_FILE_MESSAGES, K_MAX_FILE_DELETIONS, K_OFFSET_CHECK_IN_SLAVE,
                      K_OVERFLOW_TO_MAX, K_PULL_BATCH_DISK, K_PULL_BATCH_MEMORY, K_QUEUES)
 
 # DefaultMessageStore#getMessage statuses that the model can reach

@@ -19,7 +19,7 @@ from .fields import NFIELDS
 from .layout import repack, unpack
 from .native import scratch
 from .packed import SUCCESSORS_SIG
-from .params import ACTION_STRIDE, K_ACTIONS_AT, K_STRICT
+from .slots import ACTION_STRIDE, K_ACTIONS_AT, K_STRICT
 from .writes import DIRTY_COUNT, WORK_SIZE
 
 

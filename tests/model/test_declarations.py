@@ -99,3 +99,23 @@ def test_seeded_bugs_are_kernels_of_their_own_not_branches_in_the_protocol():
         mutated = RocketMQModel(cfg, mutation=m.mutation).params
         changed = [i for i in range(len(plain)) if plain[i] != mutated[i]]
         assert changed and all(mutated[i] > 100 for i in changed), m   # only kind codes moved
+
+
+def test_regenerating_compiles_nothing(tmp_path):
+    """The edit cycle: ``python -m model.declare`` and ``python -m invariants.declare`` import only the
+    declarations, never a compiled entry point, so on a cold kernel cache they write nothing there (a
+    compile would: every kernel is cached on disk) and take about a second each, not minutes."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "RMQCHECK_CACHE_DIR": str(tmp_path)}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    for script, written in (("model.declare", "dispatch.py"), ("invariants.declare", "checks.py")):
+        out = subprocess.run([sys.executable, "-m", script], cwd=root, env=env, capture_output=True,
+                             text=True, timeout=120, check=True)
+        assert out.stdout.strip().endswith(written)
+    cached = [p.name for p in tmp_path.rglob("*") if p.is_file() and p.suffix in (".nbi", ".nbc")]
+    assert cached == []

@@ -33,7 +33,7 @@ def test_editing_a_pure_python_module_keeps_the_cache(tree):
 @pytest.mark.parametrize("module, old, new", [
     ("model/events.py", "EV_MASTER_RECOVERED = 16", "EV_MASTER_RECOVERED = 64"),   # read by kernels only
     ("model/fields.py", "MAX_QUEUES = ", "MAX_QUEUES = 1 + "),                    # via fields as F
-    ("model/params.py", "K_STRICT = 25", "K_STRICT = 29"),
+    ("model/slots.py", "LAYOUT_BASE = 64", "LAYOUT_BASE = 65"),
     ("explore/step.py", "ERROR = 2", "ERROR = 4"),
 ])
 def test_changing_a_constant_the_kernels_read_starts_a_fresh_cache(tree, module, old, new):
@@ -44,7 +44,7 @@ def test_changing_a_constant_the_kernels_read_starts_a_fresh_cache(tree, module,
 
 def test_the_key_covers_the_kernel_modules_and_what_they_import_only():
     names = {str(p.relative_to(_ROOT)) for p in kernel_sources()}
-    assert {"model/successors.py", "model/dispatch.py", "model/client.py", "model/events.py", "model/params.py",
+    assert {"model/successors.py", "model/dispatch.py", "model/client.py", "model/events.py", "model/slots.py",
             "invariants/checks.py", "invariants/observations.py", "explore/kernel.py", "explore/step.py",
             "explore/prefetch.py", "spark_explore/batch.py"} <= names
     assert not {"explore/result.py", "explore/local.py", "explore/simulate.py", "model/rocketmq.py",

@@ -96,21 +96,4 @@ def _local(model: Any, properties: Any, limits: Any, listener: Any, **options: A
     return LocalExplorer(model, properties, limits, listener, **options)
 
 
-class _OneCall:
-    """An engine whose entry point is one function (``spark_explore.engine.explore_on_spark``)."""
-
-    def __init__(self, engine: str, call: Callable[[], Any]) -> None:
-        self.engine = engine
-        self._call = call
-
-    def run(self) -> Any:
-        return self._call()
-
-
-def _spark(model: Any, properties: Any, limits: Any, listener: Any, **options: Any) -> Explorer:
-    import spark_explore.engine as engine    # imports pyspark: only when this engine is chosen
-    return _OneCall("spark", lambda: engine.explore_on_spark(model, properties, limits, listener, **options))
-
-
 register_explorer("local", _local)
-register_explorer("spark", _spark)

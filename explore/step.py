@@ -8,7 +8,7 @@ checks each against the watched transition properties, keeping per property bit 
 state is generated once, so the tally is the same on every engine and thread count. What happens to the
 rows next is each engine's own step: the local engine inserts them into its visited set
 (:func:`explore.kernel.expand`), the Spark batch kernel removes duplicates inside its batch
-(:func:`spark_explore.batch.expand_batch`), simulation picks one (:func:`generate_one`).
+(its ``expand_batch``), simulation picks one (:func:`generate_one`).
 
 It works one state at a time on purpose: the local engine starts the hash lookups of one state's
 successors before probing any of them (README, Performance), which needs the rows of that state only

@@ -51,7 +51,7 @@ class SweepPool:
     """Worker processes kept for several sweeps (each worker loads the compiled kernels once).
 
     ``with SweepPool(jobs) as pool: pool.run(tasks)``; with one job every task runs in this process.
-    :class:`spark_explore.sweep.SparkSweep` runs the same tasks as Spark tasks."""
+    The Spark engine's ``SparkSweep`` runs the same tasks as Spark tasks."""
 
     engine = "local"
 

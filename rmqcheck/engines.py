@@ -1,5 +1,6 @@
 """Running one check on the chosen engine: the embedded local BFS, or the same BFS on Spark, found by
-name in the engine registry (:mod:`explore.protocol`).
+name in the engine registry (:mod:`explore.protocol`; the Spark engine registers itself when
+:mod:`spark_explore` is imported, here).
 
 Engines never print; they report progress to a listener. Here the listener is the rich progress bar,
 drawn on stderr only when it is a terminal, so piped output and CI logs stay clean.
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from rich.console import Console
 
+import spark_explore  # noqa: F401  (registers the "spark" engine; pyspark loads only when it runs)
 from explore.protocol import Explorer, explorer_factory, explorer_names
 
 if TYPE_CHECKING:

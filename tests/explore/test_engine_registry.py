@@ -29,3 +29,13 @@ def test_unknown_and_duplicate_engine_names_are_refused():
         explorer_factory("ray")
     with pytest.raises(ValueError, match="already registered"):
         register_explorer("local", lambda *args, **options: None)
+
+
+def test_the_core_engine_package_never_names_the_spark_engine():
+    """Layering: explore/ is the core every engine builds on; the Spark engine registers itself (importing
+    spark_explore), so no module under explore/ imports it, or even names it."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "explore"
+    naming = [str(p.relative_to(root)) for p in sorted(root.rglob("*.py")) if "spark_explore" in p.read_text()]
+    assert naming == []

@@ -27,7 +27,8 @@ import numpy as np
 from invariants.base import ALWAYS, KINDS, PropertySet
 
 from .fault_passes import breaking_transitions, check_states
-from .local import Limits, LocalExplorer, Listener
+from .local import LocalExplorer
+from .run_control import Limits, Listener
 from .result import CheckResult, Trace
 from .trace import replay
 

@@ -11,10 +11,9 @@ The engine does not print: progress goes to a listener (``reports/`` renders it 
 """
 from __future__ import annotations
 
-import resource
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from .memory import available_memory_bytes
 from .rounds import SLICE_STATES, LevelRounds, refile
 from .team import ThreadTeam
 from invariants.base import PropertySet
+from .run_control import Limits, Listener, Progress, peak_rss_bytes, rss_bytes  # noqa: F401  (re-exported)
 from .result import (HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of,
                      state_limit_reason)
 from .tracker import PropertyTracker
@@ -40,53 +40,6 @@ EDGES_START = 1 << 20   # the edge list's first length (graph properties only); 
 def _region_start(owners: int) -> int:
     """Slots per table region at the start: about ``TABLE_START`` in all, a power of two per region."""
     return max(TABLE_START // (1 << max(owners - 1, 0).bit_length()), 1 << 10)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Exploration bounds; None means unbounded."""
-
-    max_states: int | None = None
-    max_depth: int | None = None
-    max_seconds: float | None = None
-
-
-@dataclass
-class Progress:
-    """A snapshot for progress listeners."""
-
-    level: int
-    frontier: int
-    expanded: int
-    distinct: int
-    transitions: int
-    seconds: float
-    decided: int = 0          # properties settled so far (graph properties settle only at the end)
-    properties: int = 0       # properties checked (0: not known to the reporter)
-    memory_bytes: int = 0     # resident memory of this process now
-    memory_limit: int = 0     # the memory the explorer sized its tables for (0: none known)
-
-    @property
-    def states_per_second(self) -> float:
-        return self.distinct / self.seconds if self.seconds > 0 else 0.0
-
-
-class Listener(Protocol):
-    def on_progress(self, progress: Progress) -> None: ...
-
-
-def peak_rss_bytes() -> int:
-    """Peak resident set size of this process so far (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
-def rss_bytes() -> int:
-    """Resident memory of this process now (/proc/self/statm counts pages); 0 where unknown."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        return 0
 
 
 @dataclass

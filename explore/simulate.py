@@ -17,7 +17,7 @@ import numpy as np
 
 from invariants.base import ALWAYS, GRAPH, SOMETIMES, PropertySet
 from . import stop
-from .local import Progress, peak_rss_bytes
+from .run_control import Progress, peak_rss_bytes
 from .step import generate_one, tally_size
 from .result import (REACHED, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats,
                      outcome_of)

@@ -5,7 +5,7 @@ import io
 
 from rich.console import Console
 
-from explore.local import Progress
+from explore.run_control import Progress
 from reports.console import ProgressBar
 
 

@@ -40,6 +40,11 @@ class Knob:
     allowed: tuple  # enum values, or (low, high) for ints; () for bools
     rocketmq: str
     doc: str
+    slot: str = ""  # the kernel's name for its parameter slot (model/slots.py); "" = K_ + the key in capitals
+
+    @property
+    def slot_name(self) -> str:
+        return self.slot or "K_" + self.key.upper()
 
     def allowed_text(self) -> str:
         if self.kind == "bool":
@@ -85,21 +90,21 @@ _BUDGET = (0, 3)
 
 KNOBS: tuple[Knob, ...] = (
     Knob("broker_role", "enum", "ASYNC_MASTER", ("ASYNC_MASTER", "SYNC_MASTER"), "brokerRole",
-         "SYNC_MASTER makes a send wait for a slave to report the message (CommitLog#handleHA)."),
+         "SYNC_MASTER makes a send wait for a slave to report the message (CommitLog#handleHA).", slot="K_SYNC_MASTER"),
     Knob("flush_disk_type", "enum", "ASYNC_FLUSH", ("ASYNC_FLUSH", "SYNC_FLUSH"), "flushDiskType",
-         "SYNC_FLUSH makes a send wait for the commitlog flush (CommitLog#handleDiskFlush)."),
+         "SYNC_FLUSH makes a send wait for the commitlog flush (CommitLog#handleDiskFlush).", slot="K_SYNC_FLUSH"),
     Knob("slave_read_enable", "bool", False, (), "slaveReadEnable",
-         "Lets the master suggest pulling from a slave (PullMessageProcessor#processRequest)."),
+         "Lets the master suggest pulling from a slave (PullMessageProcessor#processRequest).", slot="K_SLAVE_READ"),
     Knob("offset_check_in_slave", "bool", False, (), "offsetCheckInSlave",
          "A slave corrects illegal pull offsets as a master does (V6; DefaultMessageStore#getMessage)."),
     Knob("group_broker_id", "int", 0, (0, 3), "SubscriptionGroupConfig.brokerId",
          "The broker the group reads from when slave reads are enabled and the pull is not slow."),
     Knob("which_broker_when_consume_slowly", "int", 1, (0, 3),
          "SubscriptionGroupConfig.whichBrokerWhenConsumeSlowly",
-         "The broker suggested when a pull is slow (the 40 % in-memory rule fired)."),
+         "The broker suggested when a pull is slow (the 40 % in-memory rule fired).", slot="K_WHICH_BROKER"),
     Knob("consume_slowly_backlog", "int", 1, (0, 8), "accessMessageInMemoryMaxRatio (40 %)",
          "A pull is slow when more than this many messages lie in the log after the last entry it scanned "
-         "(the last one returned, or the first one left out when the batch was cut)."),
+         "(the last one returned, or the first one left out when the batch was cut).", slot="K_BACKLOG"),
     Knob("slaves", "int", 1, (0, 3), "brokerId 1..n", "Number of slaves in the broker group."),
     Knob("consumers", "int", 1, (1, 3), "consumer group members",
          "Push consumers of the one consumer group (CLUSTERING mode)."),
@@ -108,10 +113,10 @@ KNOBS: tuple[Knob, ...] = (
     Knob("max_master_crashes", "int", 1, _BUDGET, "kill -9 of the master",
          "Master process crashes (page cache survives)."),
     Knob("max_master_power_losses", "int", 1, _BUDGET, "power loss of the master",
-         "Master machine power losses (only flushed data survives)."),
+         "Master machine power losses (only flushed data survives).", slot="K_MAX_MASTER_POWER"),
     Knob("max_slave_crashes", "int", 0, _BUDGET, "kill -9 of a slave", "Slave process crashes, all slaves together."),
     Knob("max_slave_power_losses", "int", 0, _BUDGET, "power loss of a slave",
-         "Slave machine power losses, all slaves together."),
+         "Slave machine power losses, all slaves together.", slot="K_MAX_SLAVE_POWER"),
     Knob("max_consumer_restarts", "int", 0, _BUDGET, "consumer kill -9 and restart",
          "Consumer process crashes (each followed by a possible restart), all consumers together."),
     Knob("max_ha_disconnects", "int", 0, _BUDGET, "HA connection drop",
@@ -119,18 +124,19 @@ KNOBS: tuple[Knob, ...] = (
     Knob("pull_batch_in_memory", "int", 0, (0, 8),
          "maxTransferCountOnMessageInMemory / pullBatchSize / maxTransferBytesOnMessageInMemory",
          "A FOUND pull returns a non-empty prefix of at most this many messages (0 = any prefix length: "
-         "message sizes are abstract, so the byte limits can end a batch anywhere)."),
+         "message sizes are abstract, so the byte limits can end a batch anywhere).", slot="K_PULL_BATCH_MEMORY"),
     Knob("pull_batch_in_disk", "int", 0, (0, 8), "maxTransferCountOnMessageInDisk / maxTransferBytesOnMessageInDisk",
-         "The same limit for a message the 40 % rule says is in disk (0 = any prefix length)."),
+         "The same limit for a message the 40 % rule says is in disk (0 = any prefix length).",
+         slot="K_PULL_BATCH_DISK"),
     Knob("commitlog_file_messages", "int", 0, (0, 8), "mapedFileSizeCommitLog",
          "Messages per commitlog file (0 = one unbounded file): file boundaries bound an HA push, and an "
-         "empty slave's first push starts at the master's last file."),
+         "empty slave's first push starts at the master's last file.", slot="K_FILE_MESSAGES"),
     Knob("max_file_deletions", "int", 0, (0, 3), "CleanCommitLogService / fileReservedTime",
          "DeleteExpiredFiles actions, all brokers together: each deletes a broker's oldest non-last "
          "commitlog file (a bound, not a failure kind)."),
     Knob("ha_fallbehind_max", "int", 0, (0, 8), "haSlaveFallbehindMax",
          "HAService#isSlaveOK needs the slaves' acknowledged offset within this many messages of the new "
-         "message's end (0 = no threshold: 256 MiB is beyond the model's sizes)."),
+         "message's end (0 = no threshold: 256 MiB is beyond the model's sizes).", slot="K_HA_FALLBEHIND"),
     Knob("monotonic_commit", "bool", False, (), "V1",
          "ConsumerOffsetManager#commitOffset ignores a commit lower than the stored offset."),
     Knob("sync_offsets_max", "bool", False, (), "V2",

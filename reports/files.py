@@ -4,20 +4,26 @@ A run's outputs (``--json``, ``--report``, ``--graph``) are first written to tem
 targets; only when every one is complete are they renamed into place, so a full disk, a signal or a crash
 never leaves half a set. Three kinds of path are not renamed into: ``-`` means standard output; a symbolic
 link is written through to the file it points at (the link stays a link); a device or a pipe such as
-``/dev/stdout`` is written directly. A temporary file's name carries the writer's pid, so one left by a
-killed run is recognised and removed when the next run checks the same output path.
+``/dev/stdout`` is written directly. A temporary file is locked (``flock``) by its writer for as long as
+it exists; one that nobody holds locked - its writer was killed, SIGKILL included - is removed when the
+next run checks the same output path (its name carries the writer's pid: a temporary of a writer still
+alive, or of a pid taken again by another process, is left alone for :data:`STALE_AFTER` seconds).
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 STDOUT = "-"
 TEMP_SUFFIX = ".rmqcheck-tmp"
+#: an unlocked temporary file whose writer's pid is alive is stale once this old (the pid was taken again)
+STALE_AFTER = 60.0
 
 
 class OutputPathError(ValueError):
@@ -65,10 +71,13 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temps(target: Path) -> list[Path]:
-    """Remove the temporary files a killed rmqcheck left beside ``target`` (their writer is gone)."""
+def remove_stale_temps(target: Path, any_name: str | None = None) -> list[Path]:
+    """Remove the temporary files a killed rmqcheck left beside ``target`` (or, with ``any_name``, a
+    regular expression, those of every file so named in ``target``'s directory): the ones no writer
+    holds locked, whose writer's pid is gone or which are older than :data:`STALE_AFTER` seconds."""
     parent = target.parent if str(target.parent) else Path(".")
-    pattern = re.compile(re.escape(_temp_prefix(target)) + r"(\d+)\.[^/]*" + re.escape(TEMP_SUFFIX) + "$")
+    name = re.escape(_temp_prefix(target)) if any_name is None else rf"\.(?:{any_name})\."
+    pattern = re.compile(name + r"(\d+)\.[^/]*" + re.escape(TEMP_SUFFIX) + "$")
     removed = []
     try:
         names = os.listdir(parent)
@@ -76,24 +85,60 @@ def remove_stale_temps(target: Path) -> list[Path]:
         return removed
     for name in names:
         m = pattern.match(name)
-        if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
-            try:
-                os.unlink(parent / name)
-                removed.append(parent / name)
-            except OSError:
-                pass
+        if m and _remove_if_stale(parent / name, int(m.group(1))):
+            removed.append(parent / name)
     return removed
 
 
+def _remove_if_stale(path: Path, pid: int) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False   # its writer holds it: a run writing now
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        if _pid_alive(pid) and time.time() - st.st_mtime < STALE_AFTER:
+            return False   # just created, perhaps not locked yet
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def _new_temp(target: Path) -> tuple[int, str]:
+    """A new temporary file beside ``target``, locked by this process until its descriptor is closed."""
     parent = target.parent if str(target.parent) else Path(".")
-    return tempfile.mkstemp(prefix=f"{_temp_prefix(target)}{os.getpid()}.", suffix=TEMP_SUFFIX, dir=str(parent))
+    fd, tmp = tempfile.mkstemp(prefix=f"{_temp_prefix(target)}{os.getpid()}.", suffix=TEMP_SUFFIX, dir=str(parent))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:   # a file system without locks: the pid and the age still tell
+        pass
+    return fd, tmp
 
 
 def check_writable(path: str | Path, option: str, allow_stdout: bool = False) -> Path:
     """Fail early (before exploring) when ``path`` cannot be written: the directory must exist and take a
     new file (tried for real with a temporary file, removed at once). Stale temporary files of a killed
-    run are removed on the way."""
+    run are removed on the way. A path the system refuses outright (a name over 255 bytes, a loop of
+    symbolic links) is an :class:`OutputPathError` too."""
+    try:
+        return _check_writable(path, option, allow_stdout)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, OutputPathError):
+            raise
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise OutputPathError(f"{option} {str(path)!r}: not a usable path ({reason})") from None
+
+
+def _check_writable(path: str | Path, option: str, allow_stdout: bool) -> Path:
     if str(path) == STDOUT:
         if not allow_stdout:
             raise OutputPathError(f"{option} '-': standard output is only available for --json")
@@ -137,7 +182,7 @@ class OutputSet:
     def write(self) -> None:
         """Write every file; on any failure (disk full, a signal) remove the temporaries and raise
         :class:`OutputPathError` (an ``OSError``) or the interruption itself."""
-        staged: list[tuple[str, Path]] = []
+        staged: list[tuple[str, Path, int]] = []
         current = ""
         try:
             streams = []
@@ -149,27 +194,30 @@ class OutputSet:
             for current, text in streams:
                 _write_stream(current, text)
             while staged:
-                tmp, target = staged[0]
+                tmp, target, fd = staged[0]
                 current = str(target)
                 os.replace(tmp, target)
                 staged.pop(0)
+                os.close(fd)   # the lock goes once the file is in place
         except OSError as exc:
             raise OutputPathError(_failed(current, exc, self._files)) from None
         finally:
-            for tmp, _target_path in staged:
+            for tmp, _target_path, fd in staged:
                 try:
                     os.unlink(tmp)
                 except OSError:
                     pass
+                os.close(fd)
 
 
-def _stage(path: str, text: str) -> tuple[str, Path]:
-    """``text`` in a complete temporary file beside ``path``'s target: ``(temporary, target)``."""
+def _stage(path: str, text: str) -> tuple[str, Path, int]:
+    """``text`` in a complete temporary file beside ``path``'s target: ``(temporary, target, descriptor)``;
+    the descriptor, which holds the file's lock, stays open until the file is renamed or removed."""
     target = _target(path)
     fd, tmp = _new_temp(target)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual permissions
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", closefd=False) as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -178,8 +226,9 @@ def _stage(path: str, text: str) -> tuple[str, Path]:
             os.unlink(tmp)
         except OSError:
             pass
+        os.close(fd)
         raise
-    return tmp, target
+    return tmp, target, fd
 
 
 def _write_stream(path: str, text: str) -> None:

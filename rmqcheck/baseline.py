@@ -56,7 +56,10 @@ def _fail(path: str, entry: str, message: str) -> BadInput:
 
 def load_baseline(path: str | Path, need_expect: bool = True) -> list[BaselineEntry]:
     """Read and validate a baseline; ``need_expect=False`` (for ``--update``) allows missing verdicts."""
+    from .setup import check_input_file
+
     where = str(path)
+    check_input_file(path, "baseline")
     try:
         data = parse_bounded(tomllib.loads, read_input_text(path, "baseline"), "TOML", f"baseline {where!r}")
     except InputFileError as exc:
@@ -158,6 +161,27 @@ def updated_baseline(text: str, entries: list[BaselineEntry], results: list[Chec
         if not refreshed:
             expect.comment(note)
     return tomlkit.dumps(doc)
+
+
+def check_updatable(path: str, text: str, entries: list[BaselineEntry]) -> None:
+    """Before exploring for ``--update``: bad input unless :func:`updated_baseline` can rewrite ``text``
+    (tried with placeholder results), e.g. not for configurations written as an inline array of tables
+    (``configuration = [{...}]``), which cannot take an ``expect`` table with its comment."""
+    from types import SimpleNamespace
+
+    placeholders = [SimpleNamespace(stats=SimpleNamespace(distinct_states=0, transitions=0, depth=0),
+                                    properties=[SimpleNamespace(name=n, status=UNKNOWN) for n in e.properties])
+                    for e in entries]
+    updated_text(path, text, entries, placeholders)
+
+
+def updated_text(path: str, text: str, entries: list[BaselineEntry], results: list[Any]) -> str:
+    """:func:`updated_baseline`, with a layout it cannot rewrite as bad input naming the file."""
+    try:
+        return updated_baseline(text, entries, results)
+    except Exception as exc:   # tomlkit refuses an edit (ValueError, its own TOMLKitError...)
+        raise _fail(path, "", f"--update cannot rewrite this layout ({' '.join(str(exc).split())}); write each "
+                              "configuration as a [[configuration]] table") from None
 
 
 def differences(entry: BaselineEntry, result: CheckResult) -> list[tuple[str, str, str, str]]:

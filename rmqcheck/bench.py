@@ -369,7 +369,9 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_
     from reports.files import check_writable, write_text_atomic
 
     from .output import stdout_console
+    from .setup import MAX_SECONDS, bounded
 
+    bounded("--timeout", timeout, MAX_SECONDS)   # NaN and infinities included: subprocess takes neither
     counts = _counts("--workers", workers, "worker counts", 64)
     threads = _counts("--threads", thread_list, "thread counts", usable_cores())
     if json_path:

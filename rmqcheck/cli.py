@@ -19,6 +19,7 @@ from .exit_codes import EXIT_BAD_INPUT, EXIT_INCOMPLETE
 from .faults import faults
 from .gate import gate
 from .matrix import matrix
+from .memory_cap import cannot_load
 from .interrupt import terminate_as_interrupt
 from .output import console_gone, stdout_console
 from .replay import replay
@@ -40,12 +41,26 @@ def input_error_types() -> tuple[type[BaseException], ...]:
                         if module in sys.modules))
 
 
+def console_encodings_replace() -> None:
+    """A console whose encoding is not UTF-8 (``PYTHONIOENCODING=ascii``, a Latin-1 locale) prints what it
+    cannot encode as ``?``: the run, its verdicts and its files are the same, where a mark such as the
+    trace's "why" cross ended the run with a UnicodeEncodeError before its ``--json`` file was written."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+        if encoding not in ("utf8", "utf16", "utf32") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="replace")
+            except (ValueError, OSError):   # pragma: no cover - a stream that cannot be reconfigured
+                pass
+
+
 class RmqcheckGroup(click.Group):
     """The command group; its ``main`` turns bad input into one line on stderr and exit code 2, so the
     console script and click's ``CliRunner`` behave the same."""
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
+        console_encodings_replace()
         try:
             with terminate_as_interrupt():
                 return super().main(args, prog_name or "rmqcheck", complete_var, standalone_mode=False, **extra)
@@ -65,6 +80,12 @@ class RmqcheckGroup(click.Group):
         except BrokenPipeError:
             console_gone()
             sys.exit(EXIT_BAD_INPUT)
+        except (OSError, ImportError) as exc:
+            line = cannot_load(exc)   # under ulimit -v: numba's compiler library could not be mapped
+            if line is None:
+                raise
+            click.echo(error_line(line, prefix="rmqcheck: out of memory: "), err=True)
+            sys.exit(EXIT_INCOMPLETE)
         except click.UsageError as exc:
             hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
             _bad_input(exc.format_message() + hint)
@@ -85,8 +106,23 @@ class RmqcheckGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
+#: an error line is at most this long: it names what is wrong, it does not echo a megabyte of input
+MAX_ERROR_LINE = 299
+#: a word (a value, a path) longer than this is cut in the middle
+MAX_ERROR_WORD = 80
+
+
+def error_line(message: str, prefix: str = "rmqcheck: error: ") -> str:
+    """``prefix`` and ``message`` on one line of at most :data:`MAX_ERROR_LINE` characters: every word
+    over :data:`MAX_ERROR_WORD` characters (an offending value, a long path) keeps its start and its end
+    around "...", then the line itself is cut if it is still too long."""
+    words = [w if len(w) <= MAX_ERROR_WORD else f"{w[:56]}...{w[-16:]}" for w in message.split()]
+    line = prefix + with_suggestion(" ".join(words))
+    return line if len(line) <= MAX_ERROR_LINE else line[:MAX_ERROR_LINE - 3] + "..."
+
+
 def _bad_input(message: str) -> None:
-    click.echo(f"rmqcheck: error: {with_suggestion(' '.join(message.split()))}", err=True)
+    click.echo(error_line(message), err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -129,7 +165,24 @@ def schema_cmd() -> None:
     click.echo(schema_text(), nl=False)
 
 
+def refuse_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """An option or argument given as ``''`` is bad input, not the option left out: ``--config ''`` ran
+    the default preset, ``--json ''`` wrote nothing, ``--work-dir ''`` made a temporary directory."""
+    for item in (value if isinstance(value, tuple) else (value,)):
+        if item == "":
+            raise click.BadParameter("'' is empty; give a value, or leave the option out", ctx=ctx, param=param)
+    return value
+
+
+def refuse_empty_values(command: click.Command) -> None:
+    """Attach :func:`refuse_empty` to every free-text option and argument of ``command``."""
+    for param in command.params:
+        if param.type is click.STRING and param.callback is None and not getattr(param, "is_flag", False):
+            param.callback = refuse_empty
+
+
 for command in (check, faults, matrix, gate, replay, simulate, bench):
+    refuse_empty_values(command)
     cli.add_command(command)
 
 

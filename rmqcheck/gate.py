@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
@@ -36,12 +35,17 @@ def gate(baseline_path: str, update: bool, junit_path: str | None, threads: int 
     from explore.result import ERROR, INCOMPLETE, UNKNOWN
     from reports.files import write_text_atomic
 
-    from .baseline import differences, load_baseline, updated_baseline
+    from model.input_text import read_input_text
+
+    from .baseline import check_updatable, differences, load_baseline, updated_text
 
     if update and junit_path:
         raise BadInput("--junit reports a comparison with the baseline; --update makes none: drop one of them")
     _, threads = parallelism(threads, 1)
     entries = load_baseline(baseline_path, need_expect=not update)
+    if update:   # the text --update rewrites, read once and tried before anything is explored
+        text = read_input_text(baseline_path, "baseline")
+        check_updatable(baseline_path, text, entries)
     # --update rewrites the baseline on purpose; otherwise no output may name it
     check_outputs({"--baseline": baseline_path if update else None, "--junit": junit_path},
                   {} if update else {"--baseline": baseline_path})
@@ -69,8 +73,7 @@ def gate(baseline_path: str, update: bool, junit_path: str | None, threads: int 
                       "updated[/yellow]")
             sys.exit(EXIT_INCOMPLETE)
     if update:
-        text = Path(baseline_path).read_text(encoding="utf-8")
-        write_text_atomic(baseline_path, updated_baseline(text, entries, results))
+        write_text_atomic(baseline_path, updated_text(baseline_path, text, entries, results))
         out.print(f"baseline {baseline_path} updated: {len(entries)} configurations, "
                   f"{sum(len(r.properties) for r in results)} verdicts from exploration")
         sys.exit(EXIT_OK)

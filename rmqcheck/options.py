@@ -124,6 +124,11 @@ def check_master_url(url: str) -> None:
     if not MASTER_URL.fullmatch(url or ""):
         raise BadInput(f"--spark-master {url!r}: not a master URL; use local, local[N], local[*], local[N,F] "
                        "or spark://HOST:PORT")
+    if url.startswith("spark://"):
+        for address in url[len("spark://"):].split(","):
+            port = int(address.rsplit(":", 1)[1])
+            if not 1 <= port <= 65535:
+                raise BadInput(f"--spark-master {url!r}: port {port} is not a TCP port (1-65535)")
 
 
 def given_options(ctx: click.Context, names: tuple[str, ...]) -> list[str]:

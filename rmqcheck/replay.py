@@ -25,7 +25,7 @@ from .exit_codes import EXIT_INCOMPLETE, EXIT_MODEL_ERROR, EXIT_OK, EXIT_VIOLATE
 from .interrupt import stop_on_signals
 from .options import limit_options
 from .output import stdout_console
-from .setup import BadInput, CheckJob, limits
+from .setup import BadInput, CheckJob, check_input_file, limits
 
 
 def _first_difference(model: RocketMQModel, got: tuple[int, ...], recorded: tuple[int, ...]) -> str:
@@ -144,6 +144,7 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     from reports.console import trace_table
     from reports.json_report import read_result
 
+    check_input_file(trace_file, "trace file")
     data = read_result(trace_file)
     try:
         cfg = Config.from_mapping(data["config"])

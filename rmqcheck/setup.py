@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from reports.files import STDOUT, check_writable
+from reports.files import STDOUT, check_writable, remove_stale_temps
 
 if TYPE_CHECKING:
     from explore.local import Limits
@@ -30,6 +31,8 @@ def resolve_config(preset_name: str | None, config_file: str | None, assignments
 
     if preset_name and config_file:
         raise BadInput("--preset and --config cannot be used together; give one of them")
+    if config_file:
+        check_input_file(config_file, "config file")
     try:
         if config_file:
             cfg = load_toml(config_file)
@@ -38,6 +41,27 @@ def resolve_config(preset_name: str | None, config_file: str | None, assignments
         return cfg.with_overrides(list(assignments))
     except ConfigError as exc:
         raise BadInput(str(exc)) from None
+
+
+#: what a path that is not a regular file is, by the kind its mode gives
+NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def check_input_file(path: str | Path, what: str) -> None:
+    """An input file (a ``what``: config file, baseline, trace file) must be a regular file, so reading it
+    ends: a FIFO would block until a writer comes (forever), a device never ends (``/dev/zero``), and a
+    pipe read once cannot be read again (``gate --update /dev/stdin``). Symbolic links are followed; a path
+    that does not exist is left to the reader, which says so."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return
+    for test, kind in NOT_REGULAR:
+        if test(mode):
+            raise BadInput(f"{what} {str(path)!r} is {kind}, not a regular file; rmqcheck reads only regular files")
+    if not stat.S_ISREG(mode):
+        raise BadInput(f"{what} {str(path)!r} is not a regular file; rmqcheck reads only regular files")
 
 
 def config_name(preset_name: str | None, config_file: str | None) -> str:
@@ -119,6 +143,8 @@ def check_itf_dir(path: str, inputs: Mapping[str, str | None] | None = None) -> 
             raise BadInput(f"--itf {path!r} would write over {option} {source!r} (a <property>.itf.json there); "
                            "an output never replaces an input: give another directory")
     check_writable(p / ".itf-probe" if p.is_dir() else p, "--itf")
+    if p.is_dir():   # the temporaries a killed run left of its <property>.itf.json files
+        remove_stale_temps(p / "x", any_name=r"[^/]+\.itf\.json")
 
 
 def select_properties(names: Sequence[str]) -> PropertySet:

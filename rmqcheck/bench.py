@@ -36,12 +36,14 @@ from typing import Any, Callable
 import click
 
 from . import cpu_roles
+from .pinned import group as pinned_group
 
 QUICK = {"twophase": 6, "preset": "default", "spark_preset": "default", "spark_set": ["messages=1"]}
 FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": []}
-#: the pinned size of each preset a benchmark explores whole, from exploration (distinct states,
-#: transitions): a benchmark whose count differs measured another model, and says so
-PINNED_COUNTS = {"default": (657_921, 3_366_254), "bench": (16_792_101, 102_752_154)}
+#: the pinned size of each preset a benchmark explores whole (distinct states, transitions), from the pinned
+#: table (rmqcheck/pinned.toml): a benchmark whose count differs measured another model, and says so
+PINNED_COUNTS = {e.preset: (e.distinct_states, e.transitions)
+                 for e in pinned_group("preset", include_large=True) if e.preset and not e.knobs}
 #: the processes that hold a Spark run's visited set and levels: their memory is the executors'
 EXECUTOR_ROLES = ("executor_jvms", "python_workers")
 #: a local benchmark whose every run took less than this (seconds) is run ``--repeat`` times
@@ -57,8 +59,8 @@ def pinned_mismatch(spec: dict[str, Any], result: dict[str, Any]) -> str | None:
     if got == pinned:
         return None
     return (f"benchmark {spec['name']} explored {got[0]:,} states and {got[1]:,} transitions, but the "
-            f"{spec['preset']} preset is pinned at {pinned[0]:,} and {pinned[1]:,} (rmqcheck/bench.py "
-            "PINNED_COUNTS): the model's reachable behaviour changed")
+            f"{spec['preset']} preset is pinned at {pinned[0]:,} and {pinned[1]:,} (rmqcheck/pinned.toml): "
+            "the model's reachable behaviour changed")
 
 
 # -- one benchmark, in its own process ------------------------------------------------------------------

@@ -16,6 +16,7 @@ from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
 from invariants import ALWAYS, GRAPH, PROPERTIES, SOMETIMES, UnknownPropertyError
 from model import Config, RocketMQModel
 from model.packed import SUCCESSORS_SIG, PackedModel
+from rmqcheck.pinned import pinned
 
 NO_PROPERTIES = COUNTER_PROPERTIES.without([ALWAYS, SOMETIMES, GRAPH])
 
@@ -71,7 +72,7 @@ def test_no_early_stop_with_a_graph_property():
 
 
 def test_early_stop_in_the_default_preset():
-    full = 657921  # states of the whole default space (tests/explore/test_default_preset.py)
+    full = pinned("default").distinct_states   # states of the whole default space
     r = explore(RocketMQModel(Config()), PROPERTIES.select(["master_recovers", "acked_message_never_lost"]))
     assert r.verdicts() == {"acked_message_never_lost": "violated", "master_recovers": "reached"}
     assert r.stats.depth == 2 and r.stats.distinct_states < full // 1000

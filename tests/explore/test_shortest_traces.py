@@ -19,28 +19,18 @@ from reachable_graph import ReachableGraph
 from explore import explore
 from explore.trace import replay
 from invariants import ALWAYS, GRAPH, PROPERTIES
-from model import Config, RocketMQModel
+from model import RocketMQModel
+from rmqcheck.pinned import group
 
-NO_FAILURES = dict(max_master_crashes=0, max_master_power_losses=0)
 
 # name -> (knobs, mutation, golden (distinct states, transitions, depth))
-CONFIGS: dict[str, tuple[dict[str, Any], str | None, tuple[int, int, int]]] = {
-    "no-failures": (dict(messages=1, **NO_FAILURES), None, (351, 1188, 13)),
-    "master-crash": (dict(messages=1, max_master_power_losses=0), None, (3700, 15101, 18)),
-    # was (7362, 28885, 22) before the pending-correction / orphan-consumption model change
-    "master-power-loss": (dict(messages=1, max_master_crashes=0), None, (7470, 29389, 22)),
-    "consumer-restart": (dict(messages=1, max_consumer_restarts=1, **NO_FAILURES), None, (1726, 6226, 18)),
-    "read-from-slave": (dict(messages=1, slave_read_enable=True, group_broker_id=1, consume_slowly_backlog=0,
-                             **NO_FAILURES), None, (436, 1388, 13)),
-    "replica-skips-entry": (dict(messages=2, **NO_FAILURES), "replica_skips_entry", (4083, 18280, 18)),
-    "commit-next-begin": (dict(messages=2, **NO_FAILURES), "commit_on_pull_next_begin", (5055, 24910, 17)),
-}
+#: the pinned table's reference group (rmqcheck/pinned.toml), by the name without its "reference-" prefix
+CONFIGS = {e.name.removeprefix("reference-"): e for e in group("reference")}
 
 
 @functools.lru_cache(maxsize=None)
 def reference(name: str) -> tuple[RocketMQModel, ReachableGraph]:
-    knobs, mutation, _ = CONFIGS[name]
-    m = RocketMQModel(Config.from_mapping(knobs), mutation=mutation)
+    m = RocketMQModel(CONFIGS[name].config(), mutation=CONFIGS[name].mutation)
     return m, ReachableGraph.build(m)
 
 
@@ -79,7 +69,7 @@ def expected(name: str, prop: str) -> tuple[str, list[int] | None, Any]:
 def test_golden_counts_match_the_reference_graph(name):
     _, g = reference(name)
     r = checked(name)
-    golden = CONFIGS[name][2]
+    golden = CONFIGS[name].counts
     assert (g.distinct, g.transitions, g.depth) == golden
     assert (r.stats.distinct_states, r.stats.transitions, r.stats.depth) == golden
     assert sum(r.stats.levels) == g.distinct

@@ -1,9 +1,9 @@
-"""Pinned state-space sizes of one small configuration per mechanism (issue "Model scope, wave 2", item 7).
+"""Pinned state-space sizes of one small configuration per mechanism: the ``mechanism`` group of the pinned
+table (rmqcheck/pinned.toml), PRODUCED BY EXPLORATION (``python -m rmqcheck.pinned --update``).
 
 A change of reachable behaviour that moves no verdict still moves these numbers: e.g. turning the
 consume-queue fold's end test ``qo >= end`` into ``qo > end`` (model/store.py) shrinks
-``consume-queues-two-queues`` from 89,853 to 33,917 states. Every number was PRODUCED BY EXPLORATION
-(``explore(model(**knobs), PROPERTIES)``, run once and pasted here); a commit that moves one must say why.
+``consume-queues-two-queues`` from 89,853 to 33,917 states. A commit that moves one must say why.
 """
 from __future__ import annotations
 
@@ -12,37 +12,18 @@ import pytest
 import invariants
 from explore import explore
 from handbuilt import build, model
+from rmqcheck.pinned import group
 
 NO_MASTER_FAILURES = dict(max_master_crashes=0, max_master_power_losses=0)
 
-MECHANISMS = {
-    # mechanism: (knobs, (distinct states, transitions, depth))
-    "ha-disconnects": (dict(messages=2, max_ha_disconnects=1, **NO_MASTER_FAILURES), (12918, 62670, 19)),
-    "ha-sync-master-fallbehind": (dict(messages=2, broker_role="SYNC_MASTER", ha_fallbehind_max=1,
-                                       **NO_MASTER_FAILURES), (3615, 16264, 17)),
-    "offsets-consumer-restart": (dict(messages=2, consumers=2, max_consumer_restarts=1, **NO_MASTER_FAILURES),
-                                 (254842, 1695687, 24)),
-    "consume-queues-two-queues": (dict(messages=3, queues=2, **NO_MASTER_FAILURES), (89853, 516661, 22)),
-    "routing-dead-slave": (dict(messages=1, slave_read_enable=True, group_broker_id=1, max_slave_crashes=1,
-                                max_slave_power_losses=1, **NO_MASTER_FAILURES), (7202, 30533, 19)),
-    "pull-batches-limited": (dict(messages=3, pull_batch_in_memory=1, pull_batch_in_disk=2, **NO_MASTER_FAILURES),
-                             (23199, 119448, 20)),
-    "pull-batches-slow-read": (dict(messages=3, slave_read_enable=True, consume_slowly_backlog=0,
-                                    **NO_MASTER_FAILURES), (26451, 142207, 20)),
-    "files": (dict(messages=3, commitlog_file_messages=1, **NO_MASTER_FAILURES), (36711, 188988, 20)),
-    "retention": (dict(messages=3, commitlog_file_messages=2, max_file_deletions=1, **NO_MASTER_FAILURES),
-                  (58739, 303927, 23)),
-    "failures-master": (dict(messages=1, max_master_crashes=1, max_master_power_losses=1), (29627, 132550, 30)),
-    "failures-slave": (dict(messages=1, max_slave_crashes=1, max_slave_power_losses=1, **NO_MASTER_FAILURES),
-                       (5862, 25507, 19)),
-}
+MECHANISMS = {e.name: e for e in group("mechanism")}
 
 _results: dict[str, object] = {}
 
 
 def result(name: str):
     if name not in _results:
-        _results[name] = explore(model(**MECHANISMS[name][0]), invariants.PROPERTIES)
+        _results[name] = explore(model(**MECHANISMS[name].knobs), invariants.PROPERTIES)
     return _results[name]
 
 
@@ -50,7 +31,8 @@ def result(name: str):
 def test_pinned_counts_per_mechanism(name):
     r = result(name)
     assert r.error is None and not r.incomplete_reason
-    assert (r.stats.distinct_states, r.stats.transitions, r.stats.depth) == MECHANISMS[name][1]
+    assert (r.stats.distinct_states, r.stats.transitions, r.stats.depth) == MECHANISMS[name].counts
+    assert {p.name: p.status for p in r.properties} == MECHANISMS[name].verdicts
 
 
 # --- the slow-read path (issue item 8) -----------------------------------------------------------------
@@ -71,16 +53,17 @@ def test_the_default_backlog_never_fires_on_three_messages_in_one_queue():
     messages in one queue never make one: the graph is the one where the slow suggestion is the master's.
     (Before the 4.4 rule on cut batches, judging the last message returned, this configuration reached the
     slave.)"""
-    knobs = {**MECHANISMS["pull-batches-slow-read"][0], "consume_slowly_backlog": 1}
-    r = explore(model(**knobs), invariants.PROPERTIES)
+    backlog_1 = MECHANISMS["pull-batches-slow-read-backlog-1"]
+    assert backlog_1.knobs == {k: v for k, v in MECHANISMS["pull-batches-slow-read"].knobs.items()
+                               if k != "consume_slowly_backlog"}
+    r = result("pull-batches-slow-read-backlog-1")
     assert r.property("slave_serves_pull").status == "unreached"
-    master = explore(model(**{**knobs, "which_broker_when_consume_slowly": 0}), invariants.PROPERTIES)
-    assert (r.stats.distinct_states, r.stats.transitions) == (master.stats.distinct_states,
-                                                             master.stats.transitions) == (23199, 123400)
+    master = explore(model(**{**backlog_1.knobs, "which_broker_when_consume_slowly": 0}), invariants.PROPERTIES)
+    assert (master.stats.distinct_states, master.stats.transitions, master.stats.depth) == backlog_1.counts
 
 
 def test_which_broker_when_consume_slowly_changes_the_graph():
-    knobs = MECHANISMS["pull-batches-slow-read"][0]
+    knobs = MECHANISMS["pull-batches-slow-read"].knobs
     master_again = explore(model(**{**knobs, "which_broker_when_consume_slowly": 0}), invariants.PROPERTIES)
     assert master_again.property("slave_serves_pull").status == "unreached"
     assert master_again.stats.distinct_states != result("pull-batches-slow-read").stats.distinct_states

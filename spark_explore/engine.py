@@ -32,13 +32,13 @@ from explore.tracker import PropertyTracker
 from invariants.base import PropertySet
 
 from .batch import KernelRefs
-from .level_job import (ALL_BITS, LevelJob, check_rows, MapSummary, PartSummary, drop_buckets, edges_name, run_level_step,
-                        write_array, write_run)
+from .level_job import (ALL_BITS, LevelJob, check_rows, MapSummary, PartSummary, bucket_owner, drop_buckets, edges_name,
+                        run_level_step, write_array, write_run)
 from .reachability import ReachJob, cannot_reach_goal_on_spark
 from .shards import key_order, rows_by_owner
-from .errors import SparkRefused, SparkUnavailable, root_cause
+from .errors import SparkRefused, SparkUnavailable, WorkDirLost, failure_cause
 from .session import SparkLog, check_java, check_master
-from .workdir import KeyWitness, LevelInfo, Meta, WorkDir, run_digest
+from .workdir import KeyWitness, LevelFile, LevelInfo, Meta, WorkDir, run_digest
 
 DRIVER_LEVEL_LIMIT = 20_000   # expand a level in the driver while its frontier is at most this big
 
@@ -164,7 +164,12 @@ class SparkExplorer:
                 if local.finished():
                     return self._explored(self._from_local(local), local)
                 meta = self._hand_over(local)
-                self.wd.save_meta(meta)
+                self.meta = meta
+                try:
+                    self.wd.save_meta(meta)
+                except WorkDirLost as exc:
+                    self._lost(exc)
+                    return self._explored(self._result(), None)
             else:
                 self.parts = meta.partitions   # the levels and runs on disk are partitioned so
                 self.wd.drop_levels_after(len(meta.levels) - 1)
@@ -198,11 +203,23 @@ class SparkExplorer:
             self._cluster_phase()
         except KeyboardInterrupt:
             self.incomplete = "interrupted (SIGINT) " + self._resume_hint()
+        except WorkDirLost as exc:
+            self._lost(exc)
         except Exception as exc:
+            if self.wd.lost:   # a failure while stopping, e.g. a task that found the files of another run
+                self._lost(WorkDirLost("the lock of this run's work directory was taken"))
+                return
             if not _is_spark_failure(exc):
                 raise
-            self.incomplete = (f"Spark failed at level {self.meta.expanded_levels}: {root_cause(exc)} (Spark's "
-                               f"log: {SparkLog.named()}); {self._resume_hint()}")
+            cause = failure_cause(exc, str(self.wd.root))
+            self.incomplete = (f"Spark failed at level {self.meta.expanded_levels}: {cause} (Spark's log: "
+                               f"{SparkLog.named()}); {self._resume_hint()}")
+
+    def _lost(self, exc: WorkDirLost) -> None:
+        """Another run holds the work directory now: this one has stopped writing there, and reports no
+        verdict it would need the directory's files to show."""
+        self.incomplete = (f"{exc}; this run stopped at level {self.meta.expanded_levels} and wrote nothing "
+                           "more there")
 
     def _resume_hint(self) -> str:
         """How to continue: the work directory is kept (even a temporary one) for ``--resume``."""
@@ -250,13 +267,19 @@ class SparkExplorer:
             return True
         return False
 
-    def _level_job(self, level: int, leaf_mask: int) -> LevelJob:
+    def _level_job(self, level: int, leaf_mask: int, sent: MapSummary | None = None) -> LevelJob:
+        """The job of step ``level``; ``sent``: the expansion of ``level - 1`` whose exchange files it
+        files (their manifest, handed to each partition's task)."""
         undecided = self.tracker.undecided.values()
+        inbox: list[list[LevelFile]] = [[] for _ in range(self.parts)]
+        for f in sent.sent if sent is not None else ():
+            inbox[bucket_owner(f.name)].append(f)
         return LevelJob(self.refs, str(self.wd.root), level, self.parts,
                         self.tracker.state_watch_mask() | leaf_mask | self.tracker.goal_mask(),
                         self.tracker.transition_watch_mask(), leaf_mask,
                         tuple((p.bit, p.mask) for p in undecided if not p.on_transitions),
-                        tuple(tuple(f.name for f in runs) for runs in self.meta.runs), self.tracker.graph)
+                        tuple(tuple(f.name for f in runs) for runs in self.meta.runs), self.tracker.graph,
+                        inbox=tuple(tuple(files) for files in inbox))
 
     def _levels_loop(self, leaf_mask: int) -> None:
         """The levels as pipelined steps: step ``L`` files level ``L`` from the successors step ``L - 1``
@@ -279,19 +302,25 @@ class SparkExplorer:
                     self._model_error(level, tuple(_u(x) for x in key), action, message)
                     break
                 expand = self.limits.max_depth is None or level + 1 < self.limits.max_depth
-                parts, following = run_level_step(sc, self._level_job(level + 1, leaf_mask), True, expand)
-                if not self._commit(level, leaf_mask, pending, parts, t):
+                parts, following = run_level_step(sc, self._level_job(level + 1, leaf_mask, pending), True, expand)
+                if not self._commit(level, leaf_mask, pending, parts, t, following):
                     break
                 drop_buckets(self.wd.root, level)
                 t = time.perf_counter()
                 level += 1
                 pending = following
         finally:
-            drop_buckets(self.wd.root)
+            if not self.wd.lost:   # the exchange files may be another run's now
+                drop_buckets(self.wd.root)
+                self.meta.exchange_level, self.meta.exchange = -1, []   # gone: meta.json names no exchange file
 
-    def _commit(self, level: int, leaf_mask: int, expanded: MapSummary, parts: list[PartSummary], t: float) -> bool:
+    def _commit(self, level: int, leaf_mask: int, expanded: MapSummary, parts: list[PartSummary], t: float,
+                following: MapSummary | None = None) -> bool:
         """Record the expansion of ``level`` (free of model errors) and the new level its tasks filed, in
-        ``meta.json``; False when the state limit refuses the level."""
+        ``meta.json``, with the manifest of the exchange the expansion of the new level (``following``)
+        wrote for the next step; False when the state limit refuses the level. First of all, the fence: a run
+        whose lock was taken commits nothing (WorkDirLost)."""
+        self.wd.fence()
         meta = self.meta
         size = sum(p.size for p in parts)
         if self.limits.max_states is not None and sum(li.size for li in meta.levels) + size > self.limits.max_states:
@@ -313,6 +342,8 @@ class SparkExplorer:
             if p.edges_file is not None:
                 meta.edges[p.q].append(p.edges_file)
         meta.levels.append(LevelInfo(size, "cluster", time.perf_counter() - t, sum(p.leaves for p in parts)))
+        meta.exchange_level = level + 1 if following is not None else -1
+        meta.exchange = sorted(following.sent, key=lambda f: f.name) if following is not None else []
 
         def witness(prop):
             if prop.on_transitions:
@@ -358,6 +389,10 @@ class SparkExplorer:
     def _result(self) -> CheckResult:
         meta = self.meta
         complete = not self.incomplete and self.error is None
+        if self.wd.lost:   # the levels may be another run's now: no trace or count is read back from them
+            self.tracker.witness.clear()
+            self.graph_witness.clear()
+            meta.terminal = None
         results = self.tracker.verdicts(complete, self._trace)
         for p in self.tracker.graph_props:
             if not complete or p.name not in self.graph_witness:
@@ -383,7 +418,8 @@ class SparkExplorer:
             stats.stopped_early = stats.stop_reason is not None
         nact = len(self.model.actions())
         tally = np.asarray(meta.tally, dtype=np.int64) if meta.tally else new_tally(nact)
-        fill_stats(stats, self.model.actions(), tally, self.wd.new_states_per_action(len(meta.levels), nact))
+        new_states = np.zeros(nact, np.int64) if self.wd.lost else self.wd.new_states_per_action(len(meta.levels), nact)
+        fill_stats(stats, self.model.actions(), tally, new_states)
         note_pruned(ordered, stats)
         config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
         terminal = self._trace(meta.terminal) if meta.terminal is not None else None

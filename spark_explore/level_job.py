@@ -4,7 +4,8 @@ Step ``L`` is ``parallelize(range(T)).mapPartitionsWithIndex(...)``: task ``i`` 
 ``q = i, i + T, ...`` (``T``: the cluster's task slots) and, for each, :func:`level_task`:
 
 - **files** level ``L`` of partition ``q`` (:func:`file_states`): the successors the tasks of step
-  ``L - 1`` left for ``q`` (``shuffle/level=L-1/to-Q-from-P.bin``) are deduplicated by the canonical rule
+  ``L - 1`` left for ``q`` (``shuffle/level=L-1/to-Q-from-P.bin``: exactly the files their summaries listed,
+  each checked whole against its size, rows and digest) are deduplicated by the canonical rule
   (smallest parent key, then action: so the order they arrive in never matters), sorted by key, stripped
   of those in the partition's visited runs (sorted ``.npy`` files searched by a galloping merge),
   checked, and written as the level's Parquet file of ``q`` and as a new visited run (merging runs like an
@@ -16,7 +17,14 @@ Step ``L`` is ``parallelize(range(T)).mapPartitionsWithIndex(...)``: task ``i`` 
 
 It returns a :class:`PartSummary` (size, leaves, per watched state property the smallest witnessing key,
 the files written with size, rows and BLAKE2b for ``meta.json``) and a :class:`MapSummary` (transitions,
-coverage tally, transition witnesses, the smallest terminal state, a model error).
+coverage tally, transition witnesses, the smallest terminal state, a model error, and the exchange files
+written, with size, rows and BLAKE2b: the next step's manifest).
+
+Why a manifest: a file missing from a directory listing (deleted, or missed by a shared filesystem's cached
+listing of a file just renamed into place) looked exactly like a partition that was sent nothing, and the
+run went on to a verdict over part of the space. The driver hands each task the list of files it must
+read; a missing, short or changed one fails the task (Spark runs it again; a failure that persists ends
+the run as incomplete, naming the file).
 
 Why files and not Spark's shuffle: both were built and measured (``local[2]``, 3,700 states in 19
 levels, the same loaded machine). A two-stage job per level (map, ``partitionBy``, reduce) took 1.26-1.34 s
@@ -31,6 +39,7 @@ re-run of its tasks, from the work directory, not the run.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 from dataclasses import dataclass, field, replace
@@ -47,6 +56,7 @@ from explore.step import I64_1D, U64_2D, tally_size
 
 from .batch import B_ERR_ACTION, B_ERR_FLAGS, B_EDGES, B_ERR_STATE, B_SIZE, B_TERMINAL, B_TRANSITIONS, KernelRefs, \
     expand_batch, first_raising
+from .errors import ExchangeFileError
 from .workdir import LevelFile, file_digest
 from .run_merge import merge_run_files
 from .shards import UNIQUE_CHUNK, group_by_owner, key_order, mark_visited, owner_of, unique_by_owner
@@ -79,6 +89,9 @@ class LevelJob:
     runs: tuple[tuple[str, ...], ...]            # per partition, its visited runs' file names
     edges: bool = False        # also store every transition (target, source), for the graph properties
     batch: int = BATCH_STATES
+    # per partition, the exchange files the previous step wrote for it (its manifest, from the driver):
+    # filing reads exactly these, never what a directory listing shows
+    inbox: tuple[tuple[LevelFile, ...], ...] = ()
 
 
 # -- paths ------------------------------------------------------------------------------------------------
@@ -197,9 +210,11 @@ class MapSummary:
     terminal: tuple[int, ...] | None = None                  # signed key
     witnesses: dict[int, tuple[tuple[int, ...], int]] = field(default_factory=dict)   # bit -> (key, action)
     error: tuple[tuple[int, ...], int, str] | None = None     # (signed key, action, message)
+    sent: list[LevelFile] = field(default_factory=list)       # the exchange files written for the next step
 
     def add(self, other: "MapSummary") -> None:
         self.transitions += other.transitions
+        self.sent.extend(other.sent)
         if other.tally is not None:
             self.tally = other.tally.copy() if self.tally is None else self.tally + other.tally
         if other.terminal is not None and (self.terminal is None or other.terminal < self.terminal):
@@ -377,22 +392,38 @@ def bucket_path(root: str | Path, level: int, to: int, sender: int) -> Path:
 _HEADER = 3
 
 
-def write_buckets(job: LevelJob, q: int, box: Outbox) -> None:
-    """Partition ``q``'s successors, one file per owner that gets any."""
+def bucket_owner(name: str) -> int:
+    """The partition an exchange file ``to-Q-from-P.bin`` is for."""
+    return int(name[len("to-"):len("to-") + 5])
+
+
+def write_buckets(job: LevelJob, q: int, box: Outbox) -> list[LevelFile]:
+    """Partition ``q``'s successors, one file per owner that gets any; returns the manifest entry of each
+    file (name, bytes, rows, BLAKE2b of its bytes, hashed as they are written): what the reading step
+    expects, so that a file it cannot find or read whole is an error, never "no successors"."""
     w = job.refs.words
+    sent = []
     for r in range(job.parts):
         lo, hi = box.starts[r], box.starts[r + 1]
         elo, ehi = box.edge_starts[r], box.edge_starts[r + 1]
         if lo == hi and elo == ehi:
             continue
+        chunks = [np.array([hi - lo, ehi - elo, w], dtype=np.int64)] + [
+            np.ascontiguousarray(part) for part in (box.keys[lo:hi], box.parents[lo:hi], box.actions[lo:hi],
+                                                    box.edges[elo:ehi])]
+        h = hashlib.blake2b(digest_size=16)
 
         def save(tmp: Path) -> None:
             with open(tmp, "wb") as f:
-                f.write(np.array([hi - lo, ehi - elo, w], dtype=np.int64).tobytes())
-                for part in (box.keys[lo:hi], box.parents[lo:hi], box.actions[lo:hi], box.edges[elo:ehi]):
-                    f.write(np.ascontiguousarray(part).tobytes())
+                for chunk in chunks:
+                    data = chunk.reshape(-1).view(np.uint8)
+                    h.update(data)
+                    f.write(data)
 
-        _replace_into(bucket_path(job.root, job.level, r, q), save)
+        path = bucket_path(job.root, job.level, r, q)
+        _replace_into(path, save)
+        sent.append(LevelFile(path.name, sum(c.nbytes for c in chunks), int(hi - lo), h.hexdigest()))
+    return sent
 
 
 @dataclass
@@ -405,18 +436,39 @@ class Inbox:
     edges: np.ndarray
 
 
-def read_buckets(root: str | Path, level: int, q: int, w: int) -> Inbox:
-    got: tuple[list[np.ndarray], ...] = ([], [], [], [])
-    for path in sorted((Path(root) / "shuffle" / f"level={level}").glob(f"to-{q:05d}-from-*.bin")):
+def read_bucket(path: Path, expected: LevelFile, w: int) -> tuple[np.ndarray, ...]:
+    """``(keys, parents, actions, edges)`` of one exchange file, checked whole against its manifest entry
+    (ExchangeFileError naming the file when it is missing, short, longer or different)."""
+    try:
         data = path.read_bytes()
-        n, e, words = (int(x) for x in np.frombuffer(data, np.int64, _HEADER))
-        if words != w:
-            raise RuntimeError(f"{path}: states of {words} words, expected {w}")
-        at = 8 * _HEADER
-        for i, (dtype, count, shape) in enumerate(((np.uint64, n * w, (n, w)), (np.uint64, n * w, (n, w)),
-                                                   (np.int16, n, (n,)), (np.uint64, e * 2 * w, (e, 2 * w)))):
-            got[i].append(np.frombuffer(data, dtype, count, at).reshape(shape))
-            at += np.dtype(dtype).itemsize * count
+    except FileNotFoundError:
+        raise ExchangeFileError(f"exchange file {path} is missing (the step before wrote it: "
+                                f"{expected.rows} states, {expected.bytes} bytes)") from None
+    if len(data) != expected.bytes:
+        raise ExchangeFileError(f"exchange file {path} holds {len(data)} bytes, not the {expected.bytes} written")
+    if hashlib.blake2b(data, digest_size=16).hexdigest() != expected.blake2b:
+        raise ExchangeFileError(f"exchange file {path} differs from what was written (BLAKE2b digest)")
+    n, e, words = (int(x) for x in np.frombuffer(data, np.int64, _HEADER))
+    if words != w or n != expected.rows:
+        raise ExchangeFileError(f"exchange file {path}: {n} states of {words} words, expected "
+                                f"{expected.rows} of {w}")
+    got, at = [], 8 * _HEADER
+    for dtype, count, shape in ((np.uint64, n * w, (n, w)), (np.uint64, n * w, (n, w)), (np.int16, n, (n,)),
+                                (np.uint64, e * 2 * w, (e, 2 * w))):
+        got.append(np.frombuffer(data, dtype, count, at).reshape(shape))
+        at += np.dtype(dtype).itemsize * count
+    return tuple(got)
+
+
+def read_buckets(root: str | Path, level: int, q: int, w: int, expected: tuple[LevelFile, ...]) -> Inbox:
+    """The successors the expansion of ``level`` sent to partition ``q``: exactly the files of its
+    manifest (``expected``). The directory is never listed: a file a listing misses (a deleted file, or a
+    shared filesystem's cached listing) would otherwise silently read as "no successors"."""
+    base = Path(root) / "shuffle" / f"level={level}"
+    got: tuple[list[np.ndarray], ...] = ([], [], [], [])
+    for f in sorted(expected, key=lambda f: f.name):
+        for i, part in enumerate(read_bucket(base / f.name, f, w)):
+            got[i].append(part)
     keys, parents, actions = _concat(got[0], got[1], got[2], w)
     edges = np.concatenate(got[3]) if got[3] else np.empty((0, 2 * w), np.uint64)
     return Inbox(keys, parents, actions, edges)
@@ -430,7 +482,7 @@ def level_task(job: LevelJob, q: int, file_first: bool, expand: bool) -> Iterato
     part = None
     w = job.refs.words
     if file_first:
-        inbox = read_buckets(job.root, job.level - 1, q, w)
+        inbox = read_buckets(job.root, job.level - 1, q, w, job.inbox[q])
         part, keys, sbits = file_states(replace(job, level=job.level - 1), q, inbox)
         del inbox   # filed: not held while the level expands
     else:
@@ -439,7 +491,7 @@ def level_task(job: LevelJob, q: int, file_first: bool, expand: bool) -> Iterato
     if expand:
         box, summary = expand_states(job, keys, sbits)
         if box is not None:
-            write_buckets(job, q, box)
+            summary.sent = write_buckets(job, q, box)
     yield part, summary
 
 

@@ -79,6 +79,10 @@ class Meta:
     partitions: int = 1                              # owner partitions of the levels and visited runs
     runs: list[list[LevelFile]] = field(default_factory=list)   # per partition, its visited runs
     edges: list[list[LevelFile]] = field(default_factory=list)  # per partition, its transitions per level
+    # the exchange the next step files (``shuffle/level=N/``): every file the expansion of level
+    # ``exchange_level`` wrote, as its tasks reported them; the reading tasks get this list, never a listing
+    exchange_level: int = -1
+    exchange: list[LevelFile] = field(default_factory=list)
     format: int = FORMAT
 
     def to_json(self) -> str:
@@ -102,6 +106,7 @@ class Meta:
         d["witnesses"] = {k: KeyWitness(v["level"], tuple(v["key"]), v["action"]) for k, v in d["witnesses"].items()}
         d["runs"] = [[LevelFile(**f) for f in part] for part in d.get("runs", [])]
         d["edges"] = [[LevelFile(**f) for f in part] for part in d.get("edges", [])]
+        d["exchange"] = [LevelFile(**f) for f in d.get("exchange", [])]
         t = d.get("terminal")
         d["terminal"] = KeyWitness(t["level"], tuple(t["key"]), t["action"]) if t is not None else None
         meta = Meta(**d)
@@ -193,10 +198,21 @@ class WorkDir:
         self.files: dict[int, list[LevelFile]] = {}   # per level, its files as written
 
     def close(self) -> None:
-        """Release the lock (and remove the directory when it was a temporary one)."""
+        """Release the lock (and remove the directory when it was a temporary one, unless another run
+        took it)."""
         self.lock.release()
-        if self.owned:
+        if self.owned and not self.lost:
             shutil.rmtree(self.root, ignore_errors=True)
+
+    @property
+    def lost(self) -> bool:
+        """Whether this run's lock was found taken: it must not write or remove anything here."""
+        return self.lock.lost
+
+    def fence(self) -> None:
+        """WorkDirLost unless this run still holds the directory's lock (checked before every save of
+        ``meta.json``, so a run whose lock was taken commits no level and removes nothing)."""
+        self.lock.check()
 
     @property
     def meta_path(self) -> Path:
@@ -274,7 +290,8 @@ class WorkDir:
             raise self._refuse(f"{what} {path} was changed or damaged since it was written")
 
     def save_meta(self, meta: Meta) -> None:
-        """Write ``meta`` atomically, with each level's recorded files."""
+        """Write ``meta`` atomically, with each level's recorded files, if this run still holds the lock."""
+        self.fence()
         for i, li in enumerate(meta.levels):
             li.files = list(self.files.get(i, []))
         meta.check_consistent()

@@ -42,6 +42,7 @@ class PropertyDecl:
     function: str
     doc: str
     line: int
+    reads: str = ""     # an always property: the readable fields it decides on (a regular expression)
 
     @property
     def on_transitions(self) -> bool:
@@ -54,17 +55,21 @@ class PropertyDecl:
 DECLARATIONS: list[PropertyDecl] = []
 
 
-def check(*, kind: str, summary: str, name: str = "", event: str = "") -> Callable[[Any], Any]:
-    """Declare the predicate below as a property (see the module docstring)."""
+def check(*, kind: str, summary: str, name: str = "", event: str = "", reads: str = "") -> Callable[[Any], Any]:
+    """Declare the predicate below as a property (see the module docstring). An always property says which
+    readable fields decide it (``reads``, a regular expression over view names such as
+    ``master.commitlog``): a failure mode's meaning shows how the breaking step changed them."""
     if kind not in KINDS:
         raise ValueError(f"property kind {kind!r} not in {KINDS}")
+    if (kind == ALWAYS) != bool(reads):
+        raise ValueError("an always property, and only one, names the fields it reads (reads=...)")
     if event and kind != SOMETIMES:
         raise ValueError("only a sometimes property is witnessed by an event")
 
     def register(fn: Any) -> Any:
         py = getattr(fn, "py_func", fn)
         DECLARATIONS.append(PropertyDecl(name or py.__name__, kind, summary, event, py.__module__, py.__name__,
-                                         inspect.cleandoc(py.__doc__ or ""), py.__code__.co_firstlineno))
+                                         inspect.cleandoc(py.__doc__ or ""), py.__code__.co_firstlineno, reads))
         return fn
 
     return register

@@ -26,7 +26,8 @@ def kept_or_expired(v, p):
     return stored_anywhere(v, p) | v[F.H_EXPIRED]
 
 
-@check(kind=ALWAYS, summary="every SEND_OK message is still in some broker's commitlog")
+@check(kind=ALWAYS, summary="every SEND_OK message is still in some broker's commitlog",
+       reads=r"\.commitlog$|^producer\.sendOk$")
 @kernel
 def acked_message_never_lost(v, p):
     """Every message the producer was told SEND_OK for is still in the commitlog of the master or of some
@@ -37,7 +38,8 @@ def acked_message_never_lost(v, p):
     return v[F.P_ACKED] & ~kept_or_expired(v, p) == 0
 
 
-@check(kind=ALWAYS, summary="every message delivered to a consumer is still stored on some broker")
+@check(kind=ALWAYS, summary="every message delivered to a consumer is still stored on some broker",
+       reads=r"\.commitlog$|^history\.delivered$")
 @kernel
 def consumed_message_never_lost(v, p):
     """Every message already delivered to a consumer's application is still stored on some broker. A

@@ -11,7 +11,8 @@ from .declare import ALWAYS, check
 from .observations import broker_up, committed_offset, queue_entries, restart_broker
 
 
-@check(kind=ALWAYS, summary="a restarting consumer never reads an offset below the highest the group committed")
+@check(kind=ALWAYS, summary="a restarting consumer never reads an offset below the highest the group committed",
+       reads=r"consumerOffset\[|^history\.highestCommitted|^nameserver\.|\.up$|\.route$")
 @kernel
 def committed_offset_never_regresses(v, p):
     """The committed offset a consumer (re)starting now would read - ``queryConsumerOffset`` on the broker
@@ -31,7 +32,8 @@ def committed_offset_never_regresses(v, p):
     return True
 
 
-@check(kind=ALWAYS, summary="every queue position the committed offset has passed was delivered at least once")
+@check(kind=ALWAYS, summary="every queue position the committed offset has passed was delivered at least once",
+       reads=r"consumerOffset\[|^history\.delivered$|^history\.highestCommitted|\.commitlog$")
 @kernel
 def no_message_skipped(v, p):
     """At-least-once delivery: once the group's committed offset has passed a position of the queue, the

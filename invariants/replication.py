@@ -16,7 +16,8 @@ def held_between(log, first, start, end):
     return lowest(from_position(log, start - first), end - start)
 
 
-@check(kind=ALWAYS, summary="each slave's commitlog and the master's agree on every offset both hold")
+@check(kind=ALWAYS, summary="each slave's commitlog and the master's agree on every offset both hold",
+       reads=r"\.commitlog$")
 @kernel
 def replicas_agree(v, p):
     """Each slave's commitlog and the master's hold the same message at every offset both still hold

@@ -133,6 +133,7 @@ def compute_pull_from_where(w, c, q, p):
 
 
 @action("RefreshRoute", kind=13, actor="client", place=(CONSUMER, 0),
+        phrase="a consumer refreshes its route from the name server",
         rocketmq="MQClientInstance#updateTopicRouteInfoFromNameServer")
 @kernel
 def refresh_route_action(v, w, c, p):
@@ -146,6 +147,7 @@ def refresh_route_action(v, w, c, p):
 
 
 @action("Rebalance", kind=14, actor="client", place=(CONSUMER, 1),
+        phrase="a consumer rebalances its queues",
         rocketmq="RebalanceImpl#updateProcessQueueTableInRebalance")
 @kernel
 def rebalance(v, w, c, p):
@@ -175,6 +177,7 @@ def rebalance(v, w, c, p):
 
 
 @action("Pull", kind=15, actor="client", place=(CONSUMER, 2, QUEUE, 0, BATCH),
+        phrase="a consumer pulls",
         rocketmq="PullMessageProcessor#processRequest")
 @kernel
 def pull(v, w, c, q, batch, p):
@@ -255,6 +258,7 @@ def pull(v, w, c, q, batch, p):
 
 
 @action("Consume", kind=16, actor="client", place=(CONSUMER, 2, QUEUE, 1),
+        phrase="the consumer consumes a pulled message",
         rocketmq="ConsumeMessageConcurrentlyService#processConsumeResult")
 @kernel
 def consume(v, w, c, q, p):
@@ -281,6 +285,7 @@ def deliver(v, w, ids):
 
 
 @action("ConsumeDropped", kind=27, actor="client", place=(CONSUMER, 2, QUEUE, 2),
+        phrase="the consumer consumes a message of a dropped ProcessQueue",
         rocketmq="ConsumeMessageConcurrentlyService.ConsumeRequest#run")
 @kernel
 def consume_dropped(v, w, c, q, p):
@@ -296,6 +301,7 @@ def consume_dropped(v, w, c, q, p):
 
 
 @action("PersistAllOffsets", kind=17, actor="client", place=(CONSUMER, 3),
+        phrase="the consumer commits its offsets (persistAll) to the broker its route names",
         rocketmq="MQClientInstance#persistAllConsumerOffset")
 @kernel
 def persist_all_offsets(v, w, c, p):
@@ -311,6 +317,7 @@ def persist_all_offsets(v, w, c, p):
 
 
 @action("CorrectIllegalOffset", kind=18, actor="client", place=(CONSUMER, 2, QUEUE, 3),
+        phrase="the delayed OFFSET_ILLEGAL fix commits the broker's offset",
         rocketmq="RebalanceImpl#removeProcessQueue")
 @kernel
 def correct_illegal_offset(v, w, c, q, p):
@@ -332,6 +339,7 @@ def correct_illegal_offset(v, w, c, q, p):
 
 
 @action("ConsumerCrash", kind=25, actor="failure", place=(2, CONSUMER, 0),
+        phrase="a consumer process is killed",
         when=lambda cfg: cfg.max_consumer_restarts > 0, rocketmq="RemoteBrokerOffsetStore#load")
 @kernel
 def consumer_crash(v, w, c, p):
@@ -353,6 +361,7 @@ def consumer_crash(v, w, c, p):
 
 
 @action("ConsumerRestart", kind=26, actor="failure", place=(2, CONSUMER, 1),
+        phrase="a consumer restarts and reads its committed offset",
         when=lambda cfg: cfg.max_consumer_restarts > 0,
         rocketmq="MQClientInstance#updateTopicRouteInfoFromNameServer")
 @kernel

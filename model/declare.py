@@ -75,6 +75,7 @@ class ActionDecl:
     module: str
     function: str
     doc: str
+    phrase: str = ""    # what the action does, in RocketMQ terms, as the failure-mode meanings say it
 
     @property
     def args(self) -> tuple[Arg, ...]:
@@ -94,9 +95,12 @@ class ActionDecl:
 DECLARATIONS: list[ActionDecl] = []
 
 
-def action(name: str, *, kind: int, actor: str, rocketmq: str, place: tuple[Any, ...] = (),
+def action(name: str, *, kind: int, actor: str, rocketmq: str, phrase: str, place: tuple[Any, ...] = (),
            when: Callable[[Any], bool] = always) -> Callable[[Any], Any]:
-    """Declare the kernel function below as action ``name`` (see the module docstring)."""
+    """Declare the kernel function below as action ``name`` (see the module docstring); ``phrase`` says
+    what it does in RocketMQ terms, in a few words (the failure-mode meanings begin with it)."""
+    if not phrase:
+        raise ValueError(f"action {name}: no phrase (what it does, in RocketMQ terms)")
     if actor not in ACTORS:
         raise ValueError(f"action {name}: actor {actor!r} not in {ACTORS}")
     if len([a for a in place if isinstance(a, Arg)]) > 3:
@@ -105,7 +109,7 @@ def action(name: str, *, kind: int, actor: str, rocketmq: str, place: tuple[Any,
     def register(fn: Any) -> Any:
         py = getattr(fn, "py_func", fn)
         DECLARATIONS.append(ActionDecl(name, kind, actor, tuple(place), when, rocketmq, py.__module__,
-                                       py.__name__, inspect.cleandoc(py.__doc__ or "")))
+                                       py.__name__, inspect.cleandoc(py.__doc__ or ""), phrase))
         return fn
 
     return register

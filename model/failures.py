@@ -47,6 +47,7 @@ def master_down(w, p):
 
 
 @action("MasterCrash", kind=19, actor="failure", place=(0, 0), when=lambda cfg: cfg.max_master_crashes > 0,
+        phrase="the master process is killed (kill -9; the page cache survives)",
         rocketmq="RouteInfoManager#onChannelDestroy")
 @kernel
 def master_crash(v, w, p):
@@ -62,6 +63,7 @@ def master_crash(v, w, p):
 
 
 @action("MasterPowerLoss", kind=20, actor="failure", place=(0, 1),
+        phrase="the master loses power (only its flushed commitlog survives)",
         when=lambda cfg: cfg.max_master_power_losses > 0, rocketmq="MappedFileQueue#flush")
 @kernel
 def master_power_loss(v, w, p):
@@ -78,6 +80,7 @@ def master_power_loss(v, w, p):
 
 
 @action("MasterRestart", kind=21, actor="failure", place=(0, 2),
+        phrase="the master restarts, recovers its commitlog and loads consumerOffset.json",
         when=lambda cfg: cfg.max_master_crashes > 0 or cfg.max_master_power_losses > 0,
         rocketmq="DefaultMessageStore#recover")
 @kernel
@@ -112,6 +115,7 @@ def slave_down(w, s, p):
 
 
 @action("SlaveCrash", kind=22, actor="failure", place=(1, SLAVE, 0), when=lambda cfg: cfg.max_slave_crashes > 0,
+        phrase="a slave process is killed (kill -9)",
         rocketmq="ConsumerOffsetManager#persist")
 @kernel
 def slave_crash(v, w, s, p):
@@ -128,6 +132,7 @@ def slave_crash(v, w, s, p):
 
 
 @action("SlavePowerLoss", kind=23, actor="failure", place=(1, SLAVE, 1),
+        phrase="a slave loses power (only its flushed commitlog survives)",
         when=lambda cfg: cfg.max_slave_power_losses > 0, rocketmq="MappedFileQueue#flush")
 @kernel
 def slave_power_loss(v, w, s, p):
@@ -143,6 +148,7 @@ def slave_power_loss(v, w, s, p):
 
 
 @action("SlaveRestart", kind=24, actor="failure", place=(1, SLAVE, 2),
+        phrase="a slave restarts and recovers its commitlog",
         when=lambda cfg: cfg.max_slave_crashes > 0 or cfg.max_slave_power_losses > 0,
         rocketmq="DefaultMessageStore#recover")
 @kernel

@@ -25,7 +25,8 @@ def close_link(w, s):
     put(w, F.S_TRANSFER + s, 0)
 
 
-@action("SlaveConnect", kind=5, actor="ha", place=(SLAVE, 0), rocketmq="HAClient#connectMaster")
+@action("SlaveConnect", kind=5, actor="ha", place=(SLAVE, 0), rocketmq="HAClient#connectMaster",
+        phrase="the slave opens its HA connection to the master")
 @kernel
 def slave_connect(v, w, s, p):
     """``HAClient#connectMaster``: needs the master's HA address and a master process listening on it."""
@@ -36,6 +37,7 @@ def slave_connect(v, w, s, p):
 
 
 @action("SlaveReportOffset", kind=6, actor="ha", place=(SLAVE, 1),
+        phrase="the slave reports its commitlog max offset to the master",
         rocketmq="HAClient#reportSlaveMaxOffset")
 @kernel
 def slave_report_offset(v, w, s, p):
@@ -63,6 +65,7 @@ def slave_report_offset(v, w, s, p):
 
 
 @action("MasterPushData", kind=7, actor="ha", place=(SLAVE, 2),
+        phrase="the master pushes commitlog data to the slave",
         rocketmq="HAConnection.WriteSocketService#run")
 @kernel
 def master_push_data(v, w, s, p):
@@ -114,6 +117,7 @@ def append_block(v, w, s, position, end, block, p):
 
 
 @action("HaDisconnect", kind=8, actor="ha", place=(SLAVE, 3), when=lambda cfg: cfg.max_ha_disconnects > 0,
+        phrase="the HA connection drops",
         rocketmq="HAClient#closeMaster")
 @kernel
 def ha_disconnect(v, w, s, p):

@@ -14,6 +14,7 @@ from .store import up_slot
 
 
 @action("SlaveRegister", kind=9, actor="metadata", place=(0, SLAVE, 0),
+        phrase="the slave registers with the name server and learns the master's address",
         rocketmq="BrokerController#registerBrokerAll")
 @kernel
 def slave_register(v, w, s, p):
@@ -33,7 +34,8 @@ def slave_register(v, w, s, p):
     return ENABLED
 
 
-@action("SlaveSyncAll", kind=10, actor="metadata", place=(0, SLAVE, 1), rocketmq="SlaveSynchronize#syncAll")
+@action("SlaveSyncAll", kind=10, actor="metadata", place=(0, SLAVE, 1), rocketmq="SlaveSynchronize#syncAll",
+        phrase="the slave's syncAll copies the master's consumer offsets over its own")
 @kernel
 def slave_sync_all(v, w, s, p):
     """``SlaveSynchronize#syncAll`` -> ``syncConsumerOffset`` on slave ``s``.
@@ -62,6 +64,7 @@ def slave_sync_all(v, w, s, p):
 
 
 @action("PersistConsumerOffset", kind=11, actor="metadata", place=(1, BROKER),
+        phrase="a broker writes consumerOffset.json",
         rocketmq="ConsumerOffsetManager#persist")
 @kernel
 def persist_consumer_offset(v, w, b, p):
@@ -73,6 +76,7 @@ def persist_consumer_offset(v, w, b, p):
 
 
 @action("NameServerExpireMaster", kind=12, actor="metadata", place=(2,),
+        phrase="the name server drops the master from the route",
         when=lambda cfg: cfg.max_master_power_losses > 0, rocketmq="RouteInfoManager#scanNotActiveBroker")
 @kernel
 def nameserver_expire_master(v, w, p):
@@ -84,6 +88,7 @@ def nameserver_expire_master(v, w, p):
 
 
 @action("NameServerExpireSlave", kind=28, actor="metadata", place=(3, SLAVE),
+        phrase="the name server drops a powered-off slave from the route",
         when=lambda cfg: cfg.max_slave_power_losses > 0, rocketmq="RouteInfoManager#scanNotActiveBroker")
 @kernel
 def nameserver_expire_slave(v, w, s, p):

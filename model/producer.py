@@ -36,6 +36,7 @@ def slave_ok(w, p):
 
 
 @action("SendMessage", kind=1, actor="producer", place=(0, FLUSH),
+        phrase="the producer's send is appended to the master's commitlog",
         rocketmq="DefaultMQProducerImpl#sendDefaultImpl")
 @kernel
 def send_message(v, w, flush_timeout, p):
@@ -75,6 +76,7 @@ def send_message(v, w, flush_timeout, p):
 
 
 @action("SyncMasterAck", kind=2, actor="producer", place=(1,), when=lambda cfg: cfg.sync_master,
+        phrase="the slave's ack releases a SYNC_MASTER send",
         rocketmq="GroupTransferService#doWaitTransfer")
 @kernel
 def sync_master_ack(v, w, p):
@@ -90,6 +92,7 @@ def sync_master_ack(v, w, p):
 
 
 @action("SyncMasterTimeout", kind=3, actor="producer", place=(2,), when=lambda cfg: cfg.sync_master,
+        phrase="a SYNC_MASTER send times out waiting for the slave",
         rocketmq="CommitLog#handleHA")
 @kernel
 def sync_master_timeout(v, w, p):

@@ -100,6 +100,7 @@ def flush_commitlog(w, b):
 
 
 @action("DeleteExpiredFiles", kind=29, actor="store", place=(BROKER, 1),
+        phrase="a broker deletes its oldest expired commitlog file (retention)",
         when=lambda cfg: cfg.max_file_deletions > 0, rocketmq="MappedFileQueue#deleteExpiredFileByTime")
 @kernel
 def delete_expired_files(v, w, b, p):
@@ -126,7 +127,8 @@ def delete_expired_files(v, w, b, p):
     return ENABLED
 
 
-@action("FlushCommitLog", kind=4, actor="store", place=(BROKER,), rocketmq="MappedFileQueue#flush")
+@action("FlushCommitLog", kind=4, actor="store", place=(BROKER,), rocketmq="MappedFileQueue#flush",
+        phrase="a broker flushes its commitlog to disk")
 @kernel
 def flush_commitlog_action(v, w, b, p):
     """A broker writes its commitlog back to disk (``MappedFileQueue#flush``): ``FlushRealTimeService``
@@ -247,8 +249,8 @@ def get_message(v, b, q, off, batch, p):
     40 % rule on the last consume-queue entry scanned (``maxPhyOffsetPulling``), which is the last message
     returned when the batch took every entry, and the first one not returned when ``isTheBatchFull`` cut
     it (4.4 sets ``maxPhyOffsetPulling`` before that test breaks the loop; 5.0 later moved it after).
-    ``pq_max`` is one past the highest queue offset returned. ``nextOffsetCorrection`` keeps ``off`` on a slave unless ``offsetCheckInSlave``; V4
-    corrects an overflow to the max whatever the min.
+    ``pq_max`` is one past the highest queue offset returned. ``nextOffsetCorrection`` keeps ``off`` on a
+    slave unless ``offsetCheckInSlave``; V4 corrects an overflow to the max whatever the min.
     """
     correct = b == 0 or p[K_OFFSET_CHECK_IN_SLAVE] != 0
     min_offset, entries = consume_queue(v, b, q, p)

@@ -10,50 +10,16 @@ import re
 from typing import Any
 
 from explore.result import Trace
+from invariants.declare import declarations as property_declarations
+from model.declare import declarations
 
 from .console import fmt_value
 
-#: what each action kind stands for (model/actions.py has the code paths)
-ACTION_PHRASES: dict[str, str] = {
-    "SendMessage": "the producer's send is appended to the master's commitlog",
-    "SyncMasterAck": "the slave's ack releases a SYNC_MASTER send",
-    "SyncMasterTimeout": "a SYNC_MASTER send times out waiting for the slave",
-    "FlushCommitLog": "a broker flushes its commitlog to disk",
-    "SlaveConnect": "the slave opens its HA connection to the master",
-    "SlaveReportOffset": "the slave reports its commitlog max offset to the master",
-    "MasterPushData": "the master pushes commitlog data to the slave",
-    "HaDisconnect": "the HA connection drops",
-    "SlaveRegister": "the slave registers with the name server and learns the master's address",
-    "SlaveSyncAll": "the slave's syncAll copies the master's consumer offsets over its own",
-    "PersistConsumerOffset": "a broker writes consumerOffset.json",
-    "NameServerExpireMaster": "the name server drops the master from the route",
-    "NameServerExpireSlave": "the name server drops a powered-off slave from the route",
-    "RefreshRoute": "a consumer refreshes its route from the name server",
-    "Rebalance": "a consumer rebalances its queues",
-    "Pull": "a consumer pulls",
-    "Consume": "the consumer consumes a pulled message",
-    "ConsumeDropped": "the consumer consumes a message of a dropped ProcessQueue",
-    "PersistAllOffsets": "the consumer commits its offsets (persistAll) to the broker its route names",
-    "CorrectIllegalOffset": "the delayed OFFSET_ILLEGAL fix commits the broker's offset",
-    "MasterCrash": "the master process is killed (kill -9; the page cache survives)",
-    "MasterPowerLoss": "the master loses power (only its flushed commitlog survives)",
-    "MasterRestart": "the master restarts, recovers its commitlog and loads consumerOffset.json",
-    "SlaveCrash": "a slave process is killed (kill -9)",
-    "SlavePowerLoss": "a slave loses power (only its flushed commitlog survives)",
-    "SlaveRestart": "a slave restarts and recovers its commitlog",
-    "ConsumerCrash": "a consumer process is killed",
-    "ConsumerRestart": "a consumer restarts and reads its committed offset",
-}
+#: what each action kind stands for, as its declaration says it (``@action(..., phrase=...)``)
+ACTION_PHRASES: dict[str, str] = {d.name: d.phrase for d in declarations()}
 
-#: the state fields each always property reads (view names; model-scope.md "Properties")
-DECIDING_FIELDS: dict[str, str] = {
-    "acked_message_never_lost": r"\.commitlog$|^producer\.sendOk$",
-    "consumed_message_never_lost": r"\.commitlog$|^history\.delivered$",
-    "replicas_agree": r"\.commitlog$",
-    "committed_offset_never_regresses": r"consumerOffset\[|^history\.highestCommitted|"
-                                        r"^nameserver\.|\.up$|\.route$",
-    "no_message_skipped": r"consumerOffset\[|^history\.delivered$|^history\.highestCommitted|\.commitlog$",
-}
+#: the readable fields each always property decides on, as its declaration says (``@check(..., reads=...)``)
+DECIDING_FIELDS: dict[str, str] = {d.name: d.reads for d in property_declarations() if d.reads}
 
 MAX_FIELDS = 3
 

@@ -34,3 +34,20 @@ def test_declarations_are_complete():
 def test_the_checked_in_checks_are_generated_from_the_declarations():
     # after adding or changing a declaration: python -m invariants.declare
     assert CHECKS_PATH.read_text() == checks_source()
+
+
+def test_every_property_has_every_fact_the_reports_need():
+    """What a report or an explanation needs of a property comes with it: an always property names the
+    fields it decides on (each name matches a field of the model's readable state), and every always and
+    graph property has its conditions in invariants/explain.py (the plain-Python readings are checked
+    above)."""
+    import re
+
+    from invariants.explain import EXPLAINERS
+    from model import Config, RocketMQModel
+    m = RocketMQModel(Config.from_mapping({"slaves": 1}))
+    fields = list(m.view(m.initial_states()[0]))
+    for d in declarations():
+        if d.kind == "always":
+            assert d.reads and any(re.search(d.reads, f) for f in fields), d.name
+    assert set(EXPLAINERS) == {d.name for d in declarations() if d.kind in ("always", "graph")}

@@ -134,3 +134,23 @@ def test_mermaid_block_follows_the_sequence_diagram_grammar(config, p):
     # the highlighted step, and only it, sits in the rect block
     start = next(i for i, line in enumerate(lines) if line.startswith("    rect"))
     assert lines[-1] == "    end" and f": {d.highlight}. " in lines[start + 1]
+
+
+def test_every_declared_action_has_a_drawing():
+    """A new action without a drawing would draw a bare note on the producer's lifeline: it must not land."""
+    from model.declare import declarations
+    from reports.sequence import DRAWINGS
+    assert sorted(d.name for d in declarations() if d.name not in DRAWINGS) == []
+    assert set(DRAWINGS) <= {d.name for d in declarations()}
+
+
+def test_a_file_deletion_is_drawn_on_the_broker_that_deleted():
+    """DeleteExpiredFiles had no drawing and was drawn as a note on the producer's lifeline."""
+    from explore.trace import replay
+    m = RocketMQModel(Config.from_mapping(dict(messages=3, commitlog_file_messages=1, max_file_deletions=1,
+                                               max_master_crashes=0, max_master_power_losses=0)))
+    labels = ["SendMessage()", "FlushCommitLog(broker=0)", "SendMessage()", "DeleteExpiredFiles(broker=0)"]
+    index = {str(a): i for i, a in enumerate(m.actions())}
+    trace = replay(m, m.initial_states()[0], [index[label] for label in labels])
+    events = interactions(trace.steps[-1], trace.steps[-2].view)
+    assert events == [Mark("master", "delete oldest file [1]")]

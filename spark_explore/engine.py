@@ -38,6 +38,7 @@ from .reachability import ReachJob, cannot_reach_goal_on_spark
 from .shards import key_order, rows_by_owner
 from .errors import SparkRefused, SparkUnavailable, WorkDirLost, failure_cause
 from .session import SparkLog, check_java, check_master
+from .signals import StopOnSignals
 from .workdir import KeyWitness, LevelFile, LevelInfo, Meta, WorkDir, run_digest
 
 DRIVER_LEVEL_LIMIT = 20_000   # expand a level in the driver while its frontier is at most this big
@@ -150,6 +151,7 @@ class SparkExplorer:
         self.wd = WorkDir(self.work_dir)
         self.tracker = PropertyTracker(self.props)
         self.incomplete = ""
+        self.signals: StopOnSignals | None = None
         self.error: ModelError | None = None
         self.graph_witness: dict[str, KeyWitness | None] = {}   # per graph property, once decided
         try:
@@ -201,19 +203,26 @@ class SparkExplorer:
         levels already written, with one line saying why (never a Java stack or a py4j traceback)."""
         try:
             self._cluster_phase()
-        except KeyboardInterrupt:
-            self.incomplete = "interrupted (SIGINT) " + self._resume_hint()
+        except KeyboardInterrupt:   # a second signal, or one before the handlers were set
+            self.incomplete = f"interrupted ({self._signal() or 'SIGINT'}) " + self._resume_hint()
         except WorkDirLost as exc:
             self._lost(exc)
         except Exception as exc:
             if self.wd.lost:   # a failure while stopping, e.g. a task that found the files of another run
                 self._lost(WorkDirLost("the lock of this run's work directory was taken"))
                 return
+            if self._signal():   # the step's job was cancelled by the signal
+                self.incomplete = f"interrupted ({self._signal()}) " + self._resume_hint()
+                return
             if not _is_spark_failure(exc):
                 raise
             cause = failure_cause(exc, str(self.wd.root))
             self.incomplete = (f"Spark failed at level {self.meta.expanded_levels}: {cause} (Spark's log: "
                                f"{SparkLog.named()}); {self._resume_hint()}")
+
+    def _signal(self) -> str:
+        """The signal that asked the cluster phase to stop (``"SIGINT"``, ``"SIGTERM"``), or ""."""
+        return self.signals.name if self.signals is not None else ""
 
     def _lost(self, exc: WorkDirLost) -> None:
         """Another run holds the work directory now: this one has stopped writing there, and reports no
@@ -230,14 +239,17 @@ class SparkExplorer:
         self.spark = start_session_cached(self.master, self.parts, None if self.wd.owned else self.wd.root)
         self.refs = KernelRefs.of(self.model, self.props)
         leaf_mask = self.tracker.leaf_mask()
-        try:
-            self._levels_loop(leaf_mask)
-            if self.meta.finished and self.tracker.graph and not self.incomplete and self.error is None:
-                self._graph_phase()
-        finally:
-            self.wd.save_meta(self.meta)
-            self.wd.drop_levels_after(len(self.meta.levels) - 1)
-            self.wd.drop_unrecorded_runs(self.meta)
+        # set after the session starts: PySpark's own SIGINT handler, set then, calls the JVM from inside
+        # the signal handler (spark_explore/signals.py)
+        with StopOnSignals(self.spark.sparkContext) as self.signals:
+            try:
+                self._levels_loop(leaf_mask)
+                if self.meta.finished and self.tracker.graph and not self.incomplete and self.error is None:
+                    self._graph_phase()
+            finally:
+                self.wd.save_meta(self.meta)
+                self.wd.drop_levels_after(len(self.meta.levels) - 1)
+                self.wd.drop_unrecorded_runs(self.meta)
 
     def _graph_phase(self) -> None:
         """Decide the graph properties over the stored levels and edges (:mod:`spark_explore.reachability`)."""
@@ -257,6 +269,9 @@ class SparkExplorer:
             meta.finished = True
             return True
         if self.tracker.all_decided():
+            return True
+        if self._signal():
+            self.incomplete = f"interrupted ({self._signal()}) " + self._resume_hint()
             return True
         if self.limits.max_depth is not None and level >= self.limits.max_depth:
             self.incomplete = (f"depth limit {self.limits.max_depth} reached with {meta.levels[level].size} "

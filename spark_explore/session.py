@@ -128,6 +128,11 @@ WORKER_ENV = {"MALLOC_MMAP_THRESHOLD_": "262144", "MALLOC_TRIM_THRESHOLD_": "104
               "ARROW_DEFAULT_MEMORY_POOL": "system"}
 
 
+def _from_py4j(record: logging.LogRecord) -> bool:
+    """False (drop) for a log record made in py4j's own code."""
+    return f"{os.sep}py4j{os.sep}" not in record.pathname
+
+
 def start_session(master: str, partitions: int, app_name: str = "rmqcheck", log_dir: Path | None = None):
     """A SparkSession configured for level-synchronous BFS (only this package imports pyspark). The JVM's
     output goes to :class:`SparkLog`'s file (``log_dir``'s ``spark.log`` when given)."""
@@ -169,8 +174,13 @@ def start_session(master: str, partitions: int, app_name: str = "rmqcheck", log_
                .config("spark.executor.memory", os.environ.get("RMQCHECK_SPARK_EXECUTOR_MEMORY", "1g")))
     for name, value in WORKER_ENV.items():
         builder = builder.config(f"spark.executorEnv.{name}", value)
-    # py4j logs every broken connection (e.g. on Ctrl-C) with a traceback; rmqcheck reports failures itself
+    # py4j logs every broken connection (e.g. on Ctrl-C) with a traceback; rmqcheck reports failures itself.
+    # Some of those go through the root logger (``logging.exception`` in py4j.java_gateway), so a filter
+    # there drops every record made in py4j's code
     logging.getLogger("py4j").setLevel(logging.CRITICAL)
+    root = logging.getLogger()
+    if _from_py4j not in root.filters:
+        root.addFilter(_from_py4j)
     try:
         with _output_to(SparkLog.choose(log_dir)):
             spark = builder.getOrCreate()

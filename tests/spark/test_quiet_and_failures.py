@@ -103,3 +103,73 @@ def test_losing_a_worker_mid_run_costs_a_recomputation_not_the_run(tmp_path):
     for key in ("distinct_states", "transitions", "depth", "levels"):
         assert a["stats"][key] == b["stats"][key], key
     assert [p["status"] for p in a["properties"]] == [p["status"] for p in b["properties"]]
+
+
+# a task that failed in its Python worker, as the JVM reports it (Spark 4's PythonException text)
+WORKER_FAILURE = """org.apache.spark.api.python.PythonException: [PYTHON_EXCEPTION] An exception was thrown from the \
+Python worker: Traceback (most recent call last):
+  File "/x/pyspark/worker.py", line 4327, in invoke_udf
+    run_process()
+  File "/work/spark_explore/level_job.py", line 445, in read_bucket
+    raise ExchangeFileError(f"exchange file {path} is missing "
+ERROR
+ SQLSTATE: 38000"""
+
+
+def _worker_failure(error: str) -> Exception:
+    exc = Exception("An error occurred while calling o88.collectAndServe.")
+    exc.java_exception = _Java("org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in "
+                               "stage 3.0 failed 1 times, most recent failure: ...",
+                               _Java(WORKER_FAILURE.replace("ERROR", error)))
+    return exc
+
+
+def test_a_task_failure_is_the_python_workers_exception_type_and_message():
+    exc = _worker_failure("spark_explore.errors.ExchangeFileError: exchange file /w/shuffle/level=2/"
+                          "to-00001-from-00000.bin is missing (2 states)")
+    assert root_cause(exc) == ("ExchangeFileError: exchange file /w/shuffle/level=2/to-00001-from-00000.bin is "
+                               "missing (2 states)")
+
+
+def test_a_full_disk_in_a_task_is_named_as_such():
+    from spark_explore.errors import failure_cause
+    exc = _worker_failure("OSError: [Errno 28] No space left on device: '/w/levels/level=7/.part-00001.tmp'")
+    assert failure_cause(exc, "/w") == ("the disk is full (no space left on device under the work directory "
+                                        "/w): OSError: [Errno 28] No space left on device: "
+                                        "'/w/levels/level=7/.part-00001.tmp'")
+    java = Exception("o1.collect")
+    java.java_exception = _Java("java.io.IOException: No space left on device\n\tat java.base/...")
+    assert failure_cause(java, "/w") == ("the disk is full (no space left on device): java.io.IOException: No "
+                                         "space left on device")
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_signal_mid_run_ends_in_one_line_and_nothing_from_py4j(tmp_path, signal_name):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) or SIGTERM to the driver while
+    Spark runs a level: the 'incomplete ... --resume' line, exit 3, and nothing on stderr (PySpark's own
+    handler used to print 44 lines of py4j tracebacks after it)."""
+    import os
+    import signal
+    work = tmp_path / "w"
+    run = subprocess.Popen([sys.executable, "-m", "rmqcheck", "check", *TINY, "--engine", "spark",
+                            "--spark-master", MASTER, "--driver-level-limit", "0", "--quiet", "--work-dir", str(work)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _wait_for_level(work / "meta.json", 2, run, timeout=400)
+        t = time.monotonic()
+        if signal_name == "SIGINT":
+            os.killpg(run.pid, signal.SIGINT)
+        else:
+            run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=300)
+        print(f"ended {time.monotonic() - t:.1f} s after the signal")
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert err == "", err
+    assert run.returncode == 3, out
+    line = " ".join(out.split())   # the console may wrap the line
+    assert re.fullmatch(rf"incomplete: [\d,]+ states, .*\(interrupted \({signal_name}\) the levels done so far are "
+                        rf"in '{re.escape(str(work))}': add --work-dir {re.escape(str(work))} --resume to continue\)",
+                        line), out

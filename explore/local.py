@@ -22,26 +22,18 @@ from . import stop
 from .coverage import fill_stats, new_states_per_action, new_tally, note_pruned
 from .graph import cannot_reach_goal
 from .memory import available_memory_bytes
-from .rounds import SLICE_STATES, LevelRounds, refile
+from .rounds import SLICE_STATES, LevelRounds
 from .team import ThreadTeam
 from invariants.base import PropertySet
 from .run_control import Limits, Listener, Progress, peak_rss_bytes, rss_bytes  # noqa: F401  (re-exported)
 from .result import (HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of,
                      state_limit_reason)
 from .tracker import PropertyTracker
+from .visited import VisitedStore, bytes_per_state
 from .trace import replay
 
 MIN_CHUNK = 256
 MIN_CAPACITY = 1024
-TABLE_START = 1 << 18   # slots: small enough for the first levels to stay in cache
-EDGES_START = 1 << 20   # the edge list's first length (graph properties only); it doubles as it fills
-
-
-def _region_start(owners: int) -> int:
-    """Slots per table region at the start: about ``TABLE_START`` in all, a power of two per region."""
-    return max(TABLE_START // (1 << max(owners - 1, 0).bit_length()), 1 << 10)
-
-
 @dataclass
 class _Witness:
     """Where a property was decided: a state index, or a transition (source index, action)."""
@@ -84,8 +76,7 @@ class LocalExplorer:
 
     # -- setup ------------------------------------------------------------------------------------------
     def _capacity(self) -> int:
-        table = (16 if self.words == 1 else 8) / K.MAX_LOAD * 2   # just after a doubling
-        per_state = int(8 * self.words + 4 + 2 + table + (10 if self.graph else 0) + (1 if self.leaves else 0))
+        per_state = bytes_per_state(self.words, self.graph, self.leaves)
         budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
         self.memory_limit = budget
         if self.threads > 1:   # the rounds' buffers and the threads come first
@@ -100,40 +91,25 @@ class LocalExplorer:
         return int(cap)
 
     def _allocate(self) -> None:
-        """The state arrays at the budgeted capacity; an allocation the budget did not foresee (another
+        """The visited-state store at the budgeted capacity; an allocation the budget did not foresee (another
         process took the memory, an address-space limit fragmented) retries at half the capacity."""
         cap = self._capacity()
         while True:
             try:
-                return self._allocate_arrays(cap)
+                self.store = VisitedStore(cap, self.words, self.owners, self.graph, self.leaves,
+                                          self.limits.max_states)
+                break
             except MemoryError:
-                self.states = self.parent = self.via = self.noexp = self.goal = self.row_start = None
-                self.edges = self.table = None
+                self.store = None
                 if cap <= MIN_CAPACITY:
                     raise
                 cap = max(cap // 2, MIN_CAPACITY)
+        self._allocate_scratch()
 
-    def _allocate_arrays(self, cap: int) -> None:
-        self.cap = cap
+    def _allocate_scratch(self) -> None:
+        """The expansion's own buffers: property masks, witnesses per property bit, one state's successor
+        rows, the coverage tally."""
         w = self.words
-        self.states = np.empty((cap, w), dtype=np.uint64)
-        self.parent = np.empty(cap, dtype=np.int32)
-        self.via = np.empty(cap, dtype=np.int16)
-        self.noexp = np.zeros(cap if self.leaves else 1, dtype=np.uint8)
-        self.goal = np.empty(cap if self.graph else 1, dtype=np.uint8)
-        self.row_start = np.empty(cap + 1 if self.graph else 1, dtype=np.int64)
-        self.edges = np.empty(EDGES_START if self.graph else 1, dtype=np.int32)
-        self.region_slots = _region_start(self.owners)
-        self.table = K.new_table(self.region_slots, self.owners, w)
-        self.table_growths = 0   # how many times the table grew (the threads' level sort asks)
-        self.fill = np.zeros(self.owners, dtype=np.int64)
-        self.io = np.zeros(K.IO_SIZE, dtype=np.int64)
-        self.io[K.IO_CAP] = cap
-        self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
-        self.io[K.IO_MAX_STATES] = self.limits.max_states if self.limits.max_states is not None else cap
-        self.io[K.IO_EDGE_CAP] = len(self.edges)
-        self.io[K.IO_GRAPH] = int(self.graph)
-        self.io[K.IO_LEAVES] = int(self.leaves)
         self.masks = np.zeros(K.MK_SIZE, dtype=np.uint64)
         self.wit_state = np.full(64, -1, dtype=np.int64)
         self.wit_src = np.full(64, -1, dtype=np.int64)
@@ -143,11 +119,6 @@ class LocalExplorer:
         self.homes = np.zeros(max(self.nact, 1), dtype=np.int64)   # scratch: lookup start of each successor
         self.tags = np.zeros(max(self.nact, 1), dtype=np.uint64)
         self.tally = new_tally(self.nact)   # coverage: explore.step's T_* slots
-
-    def _visited(self) -> Any:
-        """The visited set as the kernels take it (built anew: the table and edges grow)."""
-        return K.Visited(self.states, self.parent, self.via, self.table, self.noexp, self.goal, self.edges,
-                         self.row_start, self.fill, (self.owners, self.region_slots))
 
     def _classify(self) -> None:
         self.tracker = PropertyTracker(self.props)
@@ -198,11 +169,11 @@ class LocalExplorer:
         initial = np.ascontiguousarray(self.model.initial_states(), dtype=np.uint64)
         if initial.ndim != 2 or initial.shape[1] != self.words:
             raise ValueError(f"initial_states() must be an (n, {self.words}) array")
-        if len(initial) > self.cap:
+        if len(initial) > self.store.cap:
             raise ValueError("more initial states than the state capacity")
-        K.seed(self.props.state_check, self.model.params, self._visited(), self.io, self.masks, self.wit_state,
-               initial)
-        self.level_starts.append(int(self.io[K.IO_COUNT]))
+        K.seed(self.props.state_check, self.model.params, self.store.kernel_view(), self.store.io, self.masks,
+               self.wit_state, initial)
+        self.level_starts.append(int(self.store.io[K.IO_COUNT]))
         self._sort_level(0, 0, 0)
         self.level_seconds.append(time.perf_counter() - self.t0)
         self._decide_level()
@@ -231,7 +202,7 @@ class LocalExplorer:
             self.incomplete = stop.requested()
             return False
         t = time.perf_counter()
-        e0 = int(self.io[K.IO_EDGES])
+        e0 = int(self.store.io[K.IO_EDGES])
         mark = self._mark()
         try:
             expanded = self._expand_level(self.level, lo, hi)
@@ -241,11 +212,11 @@ class LocalExplorer:
         if not expanded:
             self._rollback(mark)
             return False
-        self.level_starts.append(int(self.io[K.IO_COUNT]))
+        self.level_starts.append(int(self.store.io[K.IO_COUNT]))
         try:
-            self._sort_level(self.level + 1, e0, int(self.io[K.IO_EDGES]))
+            self._sort_level(self.level + 1, e0, int(self.store.io[K.IO_EDGES]))
         except MemoryError:  # the level stays unsorted but consistent: its witnesses are still shortest
-            self._out_of_memory(f"sorting level {self.level + 1}")
+            self.out_of_memory(f"sorting level {self.level + 1}")
         self.level_seconds.append(time.perf_counter() - t)
         self._decide_level()
         self.level += 1
@@ -254,7 +225,7 @@ class LocalExplorer:
     def _expand_level(self, level: int, lo: int, hi: int) -> bool:
         """Expand the level ``[lo, hi)``, on the threads when it is large enough; False when the run
         stops inside it (a limit, an error: the caller then forgets the partial level)."""
-        io = self.io
+        io = self.store.io
         io[K.IO_POS], io[K.IO_HI] = lo, hi
         if self.rounds is not None and hi - lo >= self.parallel_from:
             try:
@@ -270,7 +241,7 @@ class LocalExplorer:
             t_chunk = time.perf_counter()
             try:
                 status = K.expand(self.model.successors, self.props.state_check, self.props.transition_check,
-                                  self.model.params, self._visited(), io, self.masks, witnesses, rows, chunk,
+                                  self.model.params, self.store.kernel_view(), io, self.masks, witnesses, rows, chunk,
                                   self.tally)
             except Exception as exc:  # an exception raised inside model code
                 self._model_exception(int(io[K.IO_POS]), exc)
@@ -278,13 +249,13 @@ class LocalExplorer:
             elapsed = time.perf_counter() - t_chunk
             if elapsed > 0:
                 chunk = int(min(max(MIN_CHUNK, chunk * 0.25 / max(elapsed, 1e-3)), 1 << 20))
-            self._report(level, lo, hi)
+            self.report(level, lo, hi)
             if status == K.ST_NEED_ROOM:
-                if not self._make_room():
+                if not self.make_room():
                     return False
             elif status != K.ST_CHUNK:
                 return self._after(status)
-            if self._limit_inside_level():
+            if self.limit_inside_level():
                 return False
 
     def _after(self, status: int) -> bool:
@@ -297,7 +268,7 @@ class LocalExplorer:
             self.incomplete = state_limit_reason(self.limits.max_states)
         return False
 
-    def _limit_inside_level(self) -> bool:
+    def limit_inside_level(self) -> bool:
         """Whether the time limit or a stop request ends the run inside a level (``incomplete`` says why)."""
         if self.limits.max_seconds is not None and time.perf_counter() - self.t0 > self.limits.max_seconds:
             self.incomplete = f"time limit {self.limits.max_seconds:g} s reached"
@@ -307,39 +278,24 @@ class LocalExplorer:
             return True
         return False
 
-    def _edge_room(self, n_edges: int) -> bool:
-        """Grow the edge list to hold ``n_edges`` edges; False (``incomplete`` says why) when it cannot.
-
-        In place where it can (``ndarray.resize``: a ``realloc``, which moves a large block's pages rather
-        than copying them, and zeroes the new half): a copy into a new list would touch every page of it,
-        the stored edges' again, and new pages cost more than the copy on a virtual machine whose host
-        hands them out (the stored edges of ``bench-check`` take 400 MiB)."""
-        if n_edges <= len(self.edges):
-            return True
-        size = max(2 * len(self.edges), n_edges)
+    def edge_room(self, n_edges: int) -> bool:
+        """Grow the edge list to hold ``n_edges`` edges; False (``incomplete`` says why) when it cannot."""
         try:
-            try:
-                self.edges.resize(size)   # the new part zeroed
-            except ValueError:            # another reference to the list: numpy refuses to move it
-                edges = np.empty(size, dtype=np.int32)
-                edges[: len(self.edges)] = self.edges
-                self.edges = edges
+            self.store.grow_edges(n_edges)
         except MemoryError:
-            self._out_of_memory("growing the edge list")
+            self.out_of_memory("growing the edge list")
             return False
-        self.io[K.IO_EDGE_CAP] = len(self.edges)
         return True
 
     def _mark(self) -> tuple[np.ndarray, np.ndarray]:
         """What a level changes in the counters and the tally, before it starts."""
-        return self.io.copy(), self.tally.copy()
+        return self.store.mark(), self.tally.copy()
 
     def _rollback(self, mark: tuple[np.ndarray, np.ndarray]) -> None:
         """Forget a level the run stopped inside: results cover whole levels only, so they are the same
         whatever order (or thread count) the level's states were expanded in."""
         io, tally = mark
-        for slot in (K.IO_COUNT, K.IO_TRANS, K.IO_EDGES, K.IO_NLEAF, K.IO_TERMINAL_AT):
-            self.io[slot] = io[slot]
+        self.store.rollback(io)
         self.tally[:] = tally
         self.wit_state[:] = -1
         self.wit_src[:] = -1
@@ -347,51 +303,41 @@ class LocalExplorer:
         if self.rounds is not None:
             self.rounds.discard_round()
 
-    def _make_room(self) -> bool:
-        io = self.io
-        if io[K.IO_COUNT] + self.nact > io[K.IO_CAP]:
-            if self.limits.max_states is not None and io[K.IO_CAP] >= self.limits.max_states:
+    def make_room(self) -> bool:
+        """Room to expand one more state: its successors' places, table slots and edges; False (and
+        ``incomplete`` says why) when there is none."""
+        store, io = self.store, self.store.io
+        if store.count + self.nact > store.cap:
+            if self.limits.max_states is not None and store.cap >= self.limits.max_states:
                 self.incomplete = state_limit_reason(self.limits.max_states)
             else:
-                self.incomplete = (f"memory budget reached at {int(io[K.IO_COUNT]):,} states "
-                                   f"({self.cap:,} fit in the memory available)")
+                self.incomplete = (f"memory budget reached at {store.count:,} states "
+                                   f"({store.cap:,} fit in the memory available)")
             return False
-        try:
-            fill_max = io[K.IO_COUNT] if self.owners == 1 else io[K.IO_FILL_MAX]   # as the kernel counts
-            if fill_max + self.nact > io[K.IO_TABLE_LIMIT]:
-                self._grow_table()
-        except MemoryError:
-            self._out_of_memory("growing the hash table")
+        if store.table_full(self.nact) and not self.grow_table():
             return False
         if self.graph and io[K.IO_EDGES] + self.nact > io[K.IO_EDGE_CAP]:
-            return self._edge_room(int(io[K.IO_EDGES]) + self.nact)
+            return self.edge_room(int(io[K.IO_EDGES]) + self.nact)
         return True
 
-    def _grow_table(self) -> None:
-        """Double every region of the hash table and file the stored states again (on threads, a range of
-        states per thread)."""
-        self.table = None  # free the old table first: the stored states are the keys
-        self.region_slots *= 2
-        self.table = K.new_table(self.region_slots, self.owners, self.words)
-        self.table_growths += 1
-        self.fill[:] = 0
-        count = int(self.io[K.IO_COUNT])
-        if self.owners == 1:
-            K.rehash(self.states, count, self.table, self.fill, 1, self.region_slots)
-        else:
-            refile(self.team, self.states, count, self.table, self.fill, self.region_slots)
-        self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
-        self.io[K.IO_FILL_MAX] = int(self.fill.max())
+    def grow_table(self) -> bool:
+        """Double the hash table (on the threads when there are some); False when memory runs out."""
+        try:
+            self.store.grow_table(self.team)
+        except MemoryError:
+            self.out_of_memory("growing the hash table")
+            return False
+        return True
 
-    def _out_of_memory(self, what: str) -> None:
+    def out_of_memory(self, what: str) -> None:
         from .memory import tightest_limit
-        self.incomplete = (f"out of memory {what} at {int(self.io[K.IO_COUNT]):,} states "
+        self.incomplete = (f"out of memory {what} at {int(self.store.io[K.IO_COUNT]):,} states "
                            f"(tightest memory limit: {tightest_limit().source})")
 
-    def _report(self, level: int, lo: int, hi: int) -> None:
+    def report(self, level: int, lo: int, hi: int) -> None:
         if self.listener is None:
             return
-        io = self.io
+        io = self.store.io
         self.listener.on_progress(Progress(level, hi - lo, int(io[K.IO_POS]) - lo, int(io[K.IO_COUNT]),
                                            int(io[K.IO_TRANS]), time.perf_counter() - self.t0,
                                            len(self.tracker.witness), len(self.tracker.properties),
@@ -408,7 +354,7 @@ class LocalExplorer:
             moved = (self.wit_state >= lo) & (self.wit_state < hi)
             self.wit_state[moved] = new_pos[self.wit_state[moved] - lo]
             return
-        block = self.states[lo:hi]
+        block = self.store.states[lo:hi]
         if self.words == 1:
             order = np.argsort(block[:, 0].view(np.int64), kind="stable")
         else:
@@ -417,19 +363,15 @@ class LocalExplorer:
             return
         # every temporary is allocated before anything moves: a MemoryError leaves the level consistent
         order = order.astype(np.int64)
-        sorted_rows = [(a, a[lo:hi][order]) for a in self._level_arrays()]
+        sorted_rows = [(a, a[lo:hi][order]) for a in self.store.level_arrays()]
         new_pos = np.empty(hi - lo, dtype=np.int64)
         new_pos[order] = np.arange(lo, hi)
-        K.relink_level(self.states, self.table, (self.owners, self.region_slots), lo, order, self.edges, e0, e1)
+        store = self.store
+        K.relink_level(store.states, store.table, (self.owners, store.region_slots), lo, order, store.edges, e0, e1)
         for array, rows in sorted_rows:
             array[lo:hi] = rows
         moved = (self.wit_state >= lo) & (self.wit_state < hi)   # witnesses found in this level
         self.wit_state[moved] = new_pos[self.wit_state[moved] - lo]
-
-    def _level_arrays(self) -> list[np.ndarray]:
-        """The per-state arrays a level's reordering permutes."""
-        return ([self.states, self.parent, self.via] + ([self.noexp] if self.leaves else [])
-                + ([self.goal] if self.graph else []))
 
     def _decide_level(self) -> None:
         """At the end of a level, settle every property that found a witness in it (a shortest one)."""
@@ -449,9 +391,9 @@ class LocalExplorer:
     # -- errors -----------------------------------------------------------------------------------------
     def _model_exception(self, index: int, exc: BaseException) -> None:
         if isinstance(exc, MemoryError):  # the machine ran out, not the model
-            self._out_of_memory(f"expanding level {self.level}")
+            self.out_of_memory(f"expanding level {self.level}")
             return
-        state = tuple(int(x) for x in self.states[index])
+        state = tuple(int(x) for x in self.store.states[index])
         action = "?"
         finder = getattr(self.model, "failing_action", None)
         if finder is not None:
@@ -462,9 +404,9 @@ class LocalExplorer:
                                 self._trace_to(index))
 
     def _model_error_flag(self) -> None:
-        io = self.io
+        io = self.store.io
         index, a, flags = int(io[K.IO_ERR_STATE]), int(io[K.IO_ERR_ACTION]), int(io[K.IO_ERR_FLAGS])
-        state = tuple(int(x) for x in self.states[index])
+        state = tuple(int(x) for x in self.store.states[index])
         message = self.model.describe_outcome(flags) or "model error"
         self.error = ModelError(message, str(self.model.actions()[a]), self.model.view(state),
                                 self._trace_to(index))
@@ -473,9 +415,9 @@ class LocalExplorer:
     def path(self, index: int) -> tuple[int, list[int]]:
         """``(root index, action indices)`` of the canonical path to stored state ``index``."""
         acts: list[int] = []
-        while self.parent[index] >= 0:
-            acts.append(int(self.via[index]))
-            index = int(self.parent[index])
+        while self.store.parent[index] >= 0:
+            acts.append(int(self.store.via[index]))
+            index = int(self.store.parent[index])
         acts.reverse()
         return index, acts
 
@@ -483,11 +425,11 @@ class LocalExplorer:
         root, acts = self.path(index)
         if extra_action >= 0:
             acts = acts + [extra_action]
-        return replay(self.model, self.states[root], acts)
+        return replay(self.model, self.store.states[root], acts)
 
     def stored_states(self) -> np.ndarray:
         """Every distinct state explored, in discovery (BFS) order; row ``i`` is state index ``i``."""
-        return self.states[: int(self.io[K.IO_COUNT])]
+        return self.store.states[: int(self.store.io[K.IO_COUNT])]
 
     def level_of(self, index: int) -> int:
         return self._level_of(index)
@@ -512,14 +454,14 @@ class LocalExplorer:
                 team.close()
 
     def _decide_graph_properties(self, results: dict[str, PropertyResult], team: ThreadTeam | None) -> None:
-        count = int(self.io[K.IO_COUNT])
+        count = int(self.store.io[K.IO_COUNT])
         for k, p in enumerate(self.graph_props):
             if self.incomplete or self.error is not None:
                 results[p.name] = PropertyResult(p.name, p.kind, UNKNOWN, p.summary,
                                                  note="needs the whole reachable graph")
                 continue
-            bad = cannot_reach_goal(self.row_start, self.edges, int(self.io[K.IO_EDGES]), self.goal, count, k,
-                                    team)
+            store = self.store
+            bad = cannot_reach_goal(store.row_start, store.edges, int(store.io[K.IO_EDGES]), store.goal, count, k, team)
             witness = -1
             if bad.any():
                 first = int(np.argmax(bad))   # no list of every bad state: there may be millions
@@ -528,7 +470,7 @@ class LocalExplorer:
                 candidates = lo + np.flatnonzero(bad[lo:hi])
                 witness = int(candidates[0])
                 for j in candidates[1:]:
-                    if K.key_less(self.states[int(j)], self.states[witness]):
+                    if K.key_less(self.store.states[int(j)], self.store.states[witness]):
                         witness = int(j)
             if witness >= 0:
                 results[p.name] = PropertyResult(p.name, p.kind, S_VIOLATED, p.summary, self._trace_to(witness))
@@ -544,28 +486,28 @@ class LocalExplorer:
         return self.tracker.early_stop_reason(self.level, hi - lo)
 
     def result(self) -> CheckResult:
-        count = int(self.io[K.IO_COUNT])
+        count = int(self.store.io[K.IO_COUNT])
         complete = not self.incomplete and self.error is None
         results = self.tracker.verdicts(complete, lambda w: self._trace_to(w.state, w.action))
         if self.graph:
             try:
                 self._graph_verdicts(results)
             except MemoryError:
-                self._out_of_memory("deciding the graph properties")
+                self.out_of_memory("deciding the graph properties")
                 self._graph_verdicts(results)   # incomplete now: each graph property is unknown
         ordered = [results[p.name] for p in self.props]
         seconds = time.perf_counter() - self.t0
         levels = [b - a for a, b in zip(self.level_starts, self.level_starts[1:]) if b > a]
-        stats = Stats(distinct_states=count, transitions=int(self.io[K.IO_TRANS]),
+        stats = Stats(distinct_states=count, transitions=int(self.store.io[K.IO_TRANS]),
                       depth=max(len(levels) - 1, 0), seconds=seconds,
                       states_per_second=count / seconds if seconds > 0 else 0.0,
                       peak_rss_bytes=peak_rss_bytes(), levels=levels,
-                      unexpanded=int(self.io[K.IO_NLEAF]), level_engines=[self.engine] * len(levels),
+                      unexpanded=int(self.store.io[K.IO_NLEAF]), level_engines=[self.engine] * len(levels),
                       level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]],
                       stop_reason=self._early_stop())
         stats.stopped_early = stats.stop_reason is not None
         fill_stats(stats, self.model.actions(), self.tally,
-                   new_states_per_action(self.via[self.level_starts[1]:count], self.nact))
+                   new_states_per_action(self.store.via[self.level_starts[1]:count], self.nact))
         note_pruned(ordered, stats)
         config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
         return CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered,
@@ -574,7 +516,7 @@ class LocalExplorer:
 
     def terminal_index(self) -> int:
         """The canonical terminal state found so far (-1: none): smallest key of the shallowest level."""
-        return int(self.io[K.IO_TERMINAL_AT]) - 1
+        return int(self.store.io[K.IO_TERMINAL_AT]) - 1
 
     def terminal_trace(self):
         index = self.terminal_index()

@@ -89,7 +89,7 @@ class LevelRounds:
         """Expand the level ``[lo, hi)`` round by round; returns a kernel status (``ST_LEVEL_DONE``, or
         why it stopped). Between rounds the explorer reports progress and checks its limits."""
         ex = self.ex
-        self.filed = (int(ex.io[K.IO_COUNT]), 0, ex.table_growths)
+        self.filed = (int(ex.store.io[K.IO_COUNT]), 0, ex.store.table_growths)
         pos = lo
         while pos < hi:
             n = self._room(min(hi - pos, self.S * self.slice))
@@ -100,9 +100,9 @@ class LevelRounds:
             if status != K.ST_LEVEL_DONE:
                 return status
             pos += n
-            ex.io[K.IO_POS] = pos
-            ex._report(level, lo, hi)
-            if pos < hi and ex._limit_inside_level():
+            ex.store.io[K.IO_POS] = pos
+            ex.report(level, lo, hi)
+            if pos < hi and ex.limit_inside_level():
                 return K.ST_CHUNK
         self._end_level(hi)
         return K.ST_LEVEL_DONE
@@ -112,50 +112,48 @@ class LevelRounds:
         and edges, so as many as fit, whatever they file. The table grows when its fullest region is past
         ``MAX_LOAD``, as on one thread, or when a round's worst case would take it past ``ROUND_LOAD``
         (most rounds file far fewer states than that). 0 when nothing fits (``incomplete`` says why)."""
-        ex, io, nact = self.ex, self.ex.io, max(self.ex.nact, 1)
+        ex, io, nact = self.ex, self.ex.store.io, max(self.ex.nact, 1)
         while True:
-            fit_states = (ex.cap - int(io[K.IO_COUNT])) // nact
-            fit_table = (int(ex.region_slots * ROUND_LOAD) - int(io[K.IO_FILL_MAX])) // nact
+            fit_states = (ex.store.cap - int(io[K.IO_COUNT])) // nact
+            fit_table = (int(ex.store.region_slots * ROUND_LOAD) - int(io[K.IO_FILL_MAX])) // nact
             if io[K.IO_FILL_MAX] <= io[K.IO_TABLE_LIMIT] and fit_table >= min(want, fit_states, self.T * self.slice):
                 break
-            try:
-                ex._grow_table()
-            except MemoryError:
-                ex._out_of_memory("growing the hash table")
+            if not ex.grow_table():
                 return 0
         n = min(want, fit_states, fit_table)
         if n == 0:
-            ex._make_room()   # fails, saying why: the state limit or the memory budget
+            ex.make_room()   # fails, saying why: the state limit or the memory budget
             return 0
-        if ex.graph and not ex._edge_room(int(io[K.IO_EDGES]) + n * nact):
+        if ex.graph and not ex.edge_room(int(io[K.IO_EDGES]) + n * nact):
             return 0
         return n
 
     def _round(self, bounds: list[int]) -> int:
         ex = self.ex
         self.tio[:] = 0
-        count = int(ex.io[K.IO_COUNT])
+        count = int(ex.store.io[K.IO_COUNT])
         self.shared[0] = count
         self.blocks[:, P.B_NEXT] = self.blocks[:, P.B_END] = 0
         # blocks leave up to BLOCK unused indices per thread until the round's end: only when they fit
-        fits = count + (bounds[-1] - bounds[0]) * max(ex.nact, 1) + self.T * P.BLOCK <= ex.cap
+        fits = count + (bounds[-1] - bounds[0]) * max(ex.nact, 1) + self.T * P.BLOCK <= ex.store.cap
         self.blocks[:, P.B_SIZE] = P.BLOCK if fits else 1
-        visited = ex._visited()
+        visited = ex.store.kernel_view()
         status = self._expand_slices(visited, bounds, count)
         new = int(self.shared[0])
+        store = ex.store
         if status == K.ST_LEVEL_DONE:
-            new = P.close_blocks(ex.states, ex.table, ex.goal, ex.noexp, self.blocks, count, new, self.best, self.slots,
-                                 self.moves, self.wit_thread, self.edges_t, self.tio, self.C, int(ex.graph),
+            new = P.close_blocks(store.states, store.table, store.goal, store.noexp, self.blocks, count, new, self.best,
+                                 self.slots, self.moves, self.wit_thread, self.edges_t, self.tio, self.C, int(ex.graph),
                                  int(ex.leaves))
-        ex.io[K.IO_COUNT] = new
-        ex.fill += self.fills[:, :ex.owners].sum(axis=0)   # filed even when the round stopped: the table holds them
+        store.io[K.IO_COUNT] = new
+        store.fill += self.fills[:, :ex.owners].sum(axis=0)   # filed even when the round stopped: the table holds them
         self.fills[:] = 0
-        ex.io[K.IO_FILL_MAX] = int(ex.fill.max())
+        store.io[K.IO_FILL_MAX] = int(store.fill.max())
         if status != K.ST_LEVEL_DONE:
             return status
         best = self.best[:new - count]
-        ex.parent[count:new] = best >> P.ACTION_BITS
-        ex.via[count:new] = best & ((1 << P.ACTION_BITS) - 1)
+        ex.store.parent[count:new] = best >> P.ACTION_BITS
+        ex.store.via[count:new] = best & ((1 << P.ACTION_BITS) - 1)
         self._note_slots(count, new)
         if ex.limits.max_states is not None and new > ex.limits.max_states:
             return K.ST_LIMIT
@@ -166,7 +164,7 @@ class LevelRounds:
 
     def _note_slots(self, count: int, new: int) -> None:
         level_lo, n, growths = self.filed
-        if growths != self.ex.table_growths:   # grown since: the slots noted are stale
+        if growths != self.ex.store.table_growths:   # grown since: the slots noted are stale
             return
         if len(self.level_slots) < new - level_lo:
             try:
@@ -200,7 +198,7 @@ class LevelRounds:
             errors = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_ERROR)
             if len(errors) and (not len(started) or errors[0] < started[0]):
                 return self._model_error(int(errors[0]))
-            ex.io[K.IO_POS] = self.tio[started[0], P.T_POS]
+            ex.store.io[K.IO_POS] = self.tio[started[0], P.T_POS]
             raise
         errors = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_ERROR)
         if len(errors):   # the first in index order: the one a single thread would meet
@@ -208,7 +206,7 @@ class LevelRounds:
         return K.ST_LEVEL_DONE
 
     def _model_error(self, s: int) -> int:
-        io = self.ex.io
+        io = self.ex.store.io
         io[K.IO_ERR_STATE] = self.tio[s, P.T_ERR_STATE]
         io[K.IO_ERR_ACTION] = self.tio[s, P.T_ERR_ACTION]
         io[K.IO_ERR_FLAGS] = self.tio[s, P.T_ERR_FLAGS]
@@ -219,16 +217,17 @@ class LevelRounds:
         slices shared out among the threads."""
         ex = self.ex
         counts = self.tio[:, P.T_EDGES]
-        at = int(ex.io[K.IO_EDGES]) + np.concatenate(([0], np.cumsum(counts[:-1])))
+        at = int(ex.store.io[K.IO_EDGES]) + np.concatenate(([0], np.cumsum(counts[:-1])))
         bounds_a = np.array(bounds, dtype=np.int64)
-        self.team.run(lambda t: P.place_edges(ex.edges, self.edges_t, ex.row_start, bounds_a, at, self.tio, self.C,
-                                              t, self.T))
-        ex.io[K.IO_EDGES] = int(at[-1] + counts[-1])
+        store = ex.store
+        self.team.run(lambda t: P.place_edges(store.edges, self.edges_t, store.row_start, bounds_a, at, self.tio,
+                                              self.C, t, self.T))
+        ex.store.io[K.IO_EDGES] = int(at[-1] + counts[-1])
 
     def _fold_counters(self) -> None:
         """The round's transitions, unexpanded states, terminal state, tally and transition witnesses,
         folded into the explorer in slice order (slice order is index order, which is key order)."""
-        ex, io, tio = self.ex, self.ex.io, self.tio
+        ex, io, tio = self.ex, self.ex.store.io, self.tio
         io[K.IO_TRANS] += int(tio[:, P.T_TRANS].sum())
         io[K.IO_NLEAF] += int(tio[:, P.T_NLEAF].sum())
         if io[K.IO_TERMINAL_AT] == 0:
@@ -247,10 +246,10 @@ class LevelRounds:
 
     def _end_level(self, hi: int) -> None:
         ex = self.ex
-        P.merge_state_witnesses(ex.states, ex.wit_state, np.ascontiguousarray(self.wit_thread[:, :64]).ravel())
+        P.merge_state_witnesses(ex.store.states, ex.wit_state, np.ascontiguousarray(self.wit_thread[:, :64]).ravel())
         self.wit_thread[:] = -1
         if ex.graph:
-            ex.row_start[hi] = ex.io[K.IO_EDGES]
+            ex.store.row_start[hi] = ex.store.io[K.IO_EDGES]
 
     def discard_round(self) -> None:
         """Forget what a stopped level left in the buffers."""
@@ -267,7 +266,7 @@ class LevelRounds:
         consistent."""
         ex, T = self.ex, self.T
         n = hi - lo
-        states = ex.states
+        states = ex.store.states
         m = min(n, SAMPLES_PER_RANGE * T)
         sample = states[lo + (np.arange(m) * n) // m]
         ordered = sample[np.lexsort(tuple(sample[:, i].view(np.int64) for i in reversed(range(ex.words))))]
@@ -289,18 +288,19 @@ class LevelRounds:
         part = [n * t // T for t in range(T + 1)]   # output ranges, one per thread
         new_pos = np.empty(n, dtype=np.int64)
         self.team.run(lambda t: P.invert_order(order, lo, part[t], part[t + 1], new_pos))
-        arrays = ex._level_arrays()
+        arrays = ex.store.level_arrays()
         moved = [np.empty_like(a[lo:hi]) for a in arrays]
         level_lo, filed, growths = self.filed
-        if level_lo == lo and filed == n and growths == ex.table_growths:   # every slot known: no lookups
+        if level_lo == lo and filed == n and growths == ex.store.table_growths:   # every slot known: no lookups
             slots = self.level_slots
-            self.team.run(lambda t: P.relink_slots(ex.table, ex.words, slots, new_pos, part[t], part[t + 1]))
+            self.team.run(lambda t: P.relink_slots(ex.store.table, ex.words, slots, new_pos, part[t], part[t + 1]))
         else:
-            regions = (ex.owners, ex.region_slots)
-            self.team.run(lambda o: P.relink_owner(states, ex.table, regions, lo, new_pos, o))
+            regions = (ex.owners, ex.store.region_slots)
+            self.team.run(lambda o: P.relink_owner(states, ex.store.table, regions, lo, new_pos, o))
         self.filed = (-1, 0, -1)
         if e1 > e0:
-            self.team.run(lambda t: P.relink_edges(ex.edges, e0 + (e1 - e0) * t // T, e0 + (e1 - e0) * (t + 1) // T,
+            edges = ex.store.edges
+            self.team.run(lambda t: P.relink_edges(edges, e0 + (e1 - e0) * t // T, e0 + (e1 - e0) * (t + 1) // T,
                                                    lo, hi, new_pos))
         for array, out in zip(arrays, moved):
             self.team.run(lambda t: P.gather(array, lo, order, part[t], part[t + 1], out))

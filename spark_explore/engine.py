@@ -94,7 +94,7 @@ class SparkExplorer:
     def _hand_over(self, local: LocalExplorer) -> Meta:
         """Write the driver's levels and visited runs as the level job would, and turn its witnesses into
         key witnesses."""
-        states, parent, via = local.states, local.parent, local.via
+        states, parent, via = local.store.states, local.store.parent, local.store.via
         meta = Meta(run_digest(self.model, self.props), self.words, partitions=self.parts)
         scheck, params = self.props.state_check, self.model.params
         leaf_mask = np.uint64(self.tracker.leaf_mask())
@@ -121,8 +121,8 @@ class SparkExplorer:
             if self.tracker.graph:
                 self._hand_over_edges(local, meta)
         meta.expanded_levels = local.level
-        meta.transitions = int(local.io[K.IO_TRANS])
-        meta.unexpanded = int(local.io[K.IO_NLEAF])
+        meta.transitions = int(local.store.io[K.IO_TRANS])
+        meta.unexpanded = int(local.store.io[K.IO_NLEAF])
         meta.tally = [int(x) for x in local.tally]
         terminal = local.terminal_index()
         if terminal >= 0:
@@ -135,7 +135,7 @@ class SparkExplorer:
 
     def _hand_over_edges(self, local: LocalExplorer, meta: Meta) -> None:
         """The driver's transitions out of each expanded level, as the level job stores them."""
-        states, row_start, edges = local.states, local.row_start, local.edges
+        states, row_start, edges = local.store.states, local.store.row_start, local.store.edges
         for level in range(local.level):
             lo, hi = local.level_starts[level], local.level_starts[level + 1]
             src = np.repeat(np.arange(lo, hi), np.diff(row_start[lo:hi + 1]))

@@ -160,7 +160,7 @@ class SparkFaultAnalysis:
         for handle, action in wanted:
             if local is not None:
                 root, actions = local.path(handle)
-                trace = replay(self.model, local.states[root], actions + ([action] if action >= 0 else []))
+                trace = replay(self.model, local.store.states[root], actions + ([action] if action >= 0 else []))
             else:
                 level, key = handle
                 trace = self.explorer._trace(KeyWitness(level, key, action))

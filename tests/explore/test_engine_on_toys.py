@@ -97,7 +97,7 @@ def test_no_state_is_reached_through_a_state_violating_every_checked_property(na
     assert r.outcome == "violated"
     stored = explorer.stored_states()
     all_bits = sum(PROPERTIES.get(n).mask for n in names)
-    parents = {int(explorer.parent[i]) for i in range(len(stored)) if explorer.parent[i] >= 0}
+    parents = {int(explorer.store.parent[i]) for i in range(len(stored)) if explorer.store.parent[i] >= 0}
     for i in parents:
         assert int(PROPERTIES.state_check(stored[i], m.params)) & all_bits != all_bits
     # (in the local engine such states only ever lie on the last level: it stops once all are violated)

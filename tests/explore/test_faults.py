@@ -155,7 +155,7 @@ def test_breaking_transitions_match_every_edge_of_the_whole_graph():
     got = {}
     for p in ALWAYS_PROPS:
         for (kind, v), (src, act) in a.faults[p.name].breaking.items():
-            s = tuple(int(x) for x in a.explorer.states[src])
+            s = tuple(int(x) for x in a.explorer.store.states[src])
             got[(p.name, kind, v)] = (a.depth(src), key(s), act)
     assert got == expected
     assert expected, "the configuration must have breaking transitions"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from explore import local as L
+from explore import visited as V
 from explore.local import LocalExplorer
 from explore.memory import cgroup_headroom, memory_limits, rlimit_headroom, tightest_limit
 from explore.result import INCOMPLETE, UNKNOWN, VIOLATED
@@ -151,16 +152,16 @@ def test_memory_error_while_sorting_a_level_is_incomplete(monkeypatch):
 
 
 def test_memory_error_while_growing_the_table_is_incomplete(monkeypatch):
-    monkeypatch.setattr(L, "TABLE_START", 64)
-    real = L.K.new_table
-    first = L._region_start(1)
+    monkeypatch.setattr(V, "TABLE_START", 64)
+    real = V.K.new_table
+    first = V._region_start(1)
 
     def new_table(slots, owners, words):
         if slots > first:   # the first table is made; growing it fails
             raise MemoryError
         return real(slots, owners, words)
 
-    monkeypatch.setattr(L.K, "new_table", new_table)
+    monkeypatch.setattr(V.K, "new_table", new_table)
     r = LocalExplorer(TwoPhase(6), TWOPHASE_PROPERTIES).run()
     assert r.outcome in (INCOMPLETE, VIOLATED)
     assert "out of memory growing the hash table" in r.incomplete_reason
@@ -174,14 +175,14 @@ class _NoRoom(np.ndarray):
 
 
 def test_memory_error_while_growing_the_edge_list_stops_the_run(monkeypatch):
-    monkeypatch.setattr(L, "EDGES_START", 16)
-    real = LocalExplorer._allocate_arrays
+    monkeypatch.setattr(V, "EDGES_START", 16)
+    real = V.VisitedStore.__init__
 
     def allocate(self, *a, **k):
         real(self, *a, **k)
         self.edges = self.edges.view(_NoRoom)
 
-    monkeypatch.setattr(LocalExplorer, "_allocate_arrays", allocate)
+    monkeypatch.setattr(V.VisitedStore, "__init__", allocate)
     r = LocalExplorer(Counter(20, k=100), COUNTER_PROPERTIES).run()
     assert "out of memory growing the edge list" in r.incomplete_reason
     graph = [p for p in r.properties if p.kind == "graph"]
@@ -232,5 +233,5 @@ def test_a_failed_allocation_retries_at_half_the_capacity(monkeypatch):
     monkeypatch.setattr(L.np, "empty", empty)
     r = ex.run()
     monkeypatch.setattr(L.np, "empty", real)
-    assert ex.cap <= 5000
+    assert ex.store.cap <= 5000
     assert r.outcome != "error"

@@ -34,12 +34,12 @@ def run(model, props, threads, limits=Limits(), **kw):
 
 
 def visited(ex) -> list[np.ndarray]:
-    n = int(ex.io[K.IO_COUNT])
-    out = [ex.states[:n].copy(), ex.parent[:n].copy(), ex.via[:n].copy()]
+    n = int(ex.store.io[K.IO_COUNT])
+    out = [ex.store.states[:n].copy(), ex.store.parent[:n].copy(), ex.store.via[:n].copy()]
     if ex.graph:
-        out += [ex.edges[:int(ex.io[K.IO_EDGES])].copy(), ex.goal[:n].copy()]
+        out += [ex.store.edges[:int(ex.store.io[K.IO_EDGES])].copy(), ex.store.goal[:n].copy()]
         if not ex.incomplete and ex.error is None:   # a stopped level's rows are not kept
-            out.append(ex.row_start[:n + 1].copy())
+            out.append(ex.store.row_start[:n + 1].copy())
     return out
 
 
@@ -111,23 +111,22 @@ def test_an_edge_list_grown_many_times_on_threads_holds_the_same_edges(monkeypat
     """The edge list starts tiny, so it grows in many rounds: in place, or (``viewed``: a view of it held
     elsewhere, so numpy will not move it) copied into a new list; each round's slices are placed by the
     threads."""
-    from explore import local as L
+    from explore import visited as V
     make, props = CASES["default-1msg"]
     unpatched_ex, unpatched = run(make(), props, 1)   # its list never grows
-    monkeypatch.setattr(L, "EDGES_START", 16)
+    monkeypatch.setattr(V, "EDGES_START", 16)
     sizes, views = [], []
-    real = L.LocalExplorer._edge_room
+    real = V.VisitedStore.grow_edges
 
-    def edge_room(self, n_edges):
+    def grow_edges(self, n_edges):
         if viewed:
             views.append(self.edges[:1])
         before = id(self.edges), len(self.edges)   # not the list itself: numpy would not resize it
-        grown = real(self, n_edges)
+        real(self, n_edges)
         if len(self.edges) != before[1]:
             sizes.append((len(self.edges), id(self.edges) == before[0]))
-        return grown
 
-    monkeypatch.setattr(L.LocalExplorer, "_edge_room", edge_room)
+    monkeypatch.setattr(V.VisitedStore, "grow_edges", grow_edges)
     for threads in THREADS:
         ex, r = run(make(), props, threads)
         assert results(r) == results(unpatched), threads
@@ -162,19 +161,19 @@ def test_default_round_sizes_agree_too():
 
 def test_the_table_grows_on_every_thread_count(monkeypatch):
     # the smallest table: it doubles several times, the threads filing a range of states each at once
-    from explore import local as L
-    monkeypatch.setattr(L, "TABLE_START", 64)
+    from explore import visited as V
+    monkeypatch.setattr(V, "TABLE_START", 64)
     grown = {"n": 0}
-    real = LocalExplorer._grow_table
+    real = V.VisitedStore.grow_table
 
-    def grow(self):
+    def grow(self, team=None):
         grown["n"] += 1
-        real(self)
+        real(self, team)
 
-    monkeypatch.setattr(LocalExplorer, "_grow_table", grow)
+    monkeypatch.setattr(V.VisitedStore, "grow_table", grow)
     r = same_for_every_thread_count(rocketmq("two-slaves", max_master_crashes=0, max_master_power_losses=0),
                                     PROPERTIES)
-    assert grown["n"] >= 3 * len(THREADS) and r.stats.distinct_states > 8 * L._region_start(1)
+    assert grown["n"] >= 3 * len(THREADS) and r.stats.distinct_states > 8 * V._region_start(1)
 
 # -- stops inside a level: the level is forgotten, whatever the thread count -----------------------------
 def test_a_state_limit_stops_at_the_last_whole_level():
@@ -188,7 +187,7 @@ def test_a_state_limit_stops_at_the_last_whole_level():
 
 def test_a_stop_request_inside_a_level_forgets_the_level(monkeypatch):
     calls = {"n": 0}
-    real = LocalExplorer._report
+    real = LocalExplorer.report
 
     def report(self, *a):
         calls["n"] += 1
@@ -196,7 +195,7 @@ def test_a_stop_request_inside_a_level_forgets_the_level(monkeypatch):
             stop.request("interrupted (test)")
         return real(self, *a)
 
-    monkeypatch.setattr(LocalExplorer, "_report", report)
+    monkeypatch.setattr(LocalExplorer, "report", report)
     try:
         _, r = run(TwoPhase(6), TWOPHASE_PROPERTIES.select(["tc_consistent"]), 2, parallel_from=64,
                    slice_states=64)
@@ -309,17 +308,17 @@ def test_a_grown_table_lets_the_old_one_go_at_once(monkeypatch):
     end, 128 MiB more at the peak of bench on two threads)."""
     import weakref
 
-    from explore import local as L
-    monkeypatch.setattr(L, "TABLE_START", 64)
-    real = LocalExplorer._grow_table
+    from explore import visited as V
+    monkeypatch.setattr(V, "TABLE_START", 64)
+    real = V.VisitedStore.grow_table
     alive_after = []
 
-    def grow(self):
+    def grow(self, team=None):
         old = weakref.ref(self.table)
-        real(self)
+        real(self, team)
         alive_after.append(old() is not None)
 
-    monkeypatch.setattr(LocalExplorer, "_grow_table", grow)
+    monkeypatch.setattr(V.VisitedStore, "grow_table", grow)
     explorer = LocalExplorer(TwoPhase(5), TWOPHASE_PROPERTIES, threads=2, parallel_from=1, slice_states=64)
     explorer.run()
     assert len(alive_after) >= 3 and not any(alive_after)

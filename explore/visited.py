@@ -1,0 +1,124 @@
+"""The visited-state store of the local engine: the states a run has found, their parent links, the hash
+table over them, the transition edges kept for graph properties, and the kernel's counters.
+
+States are stored in discovery order, so each BFS level is a contiguous index range (see
+:mod:`explore.kernel` for the table's layout and the canonical parent rule). The store grows what fills
+(the hash table doubles, the edge list grows in place) and says when it cannot; the explorer decides what
+that means for the run. The one-thread kernel and the threads' rounds (:mod:`explore.rounds`) take the same
+store.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import kernel as K
+from .rounds import refile
+
+TABLE_START = 1 << 18   # slots: small enough for the first levels to stay in cache
+EDGES_START = 1 << 20   # the edge list's first length (graph properties only); it doubles as it fills
+
+
+def _region_start(owners: int) -> int:
+    """Slots per table region at the start: about ``TABLE_START`` in all, a power of two per region."""
+    return max(TABLE_START // (1 << max(owners - 1, 0).bit_length()), 1 << 10)
+
+
+def bytes_per_state(words: int, graph: bool, leaves: bool) -> int:
+    """What one stored state costs, with the hash table just after a doubling (the memory budget's unit)."""
+    table = (16 if words == 1 else 8) / K.MAX_LOAD * 2
+    return int(8 * words + 4 + 2 + table + (10 if graph else 0) + (1 if leaves else 0))
+
+
+class VisitedStore:
+    """Room for ``cap`` states of ``words`` packed words, a hash table cut into ``owners`` regions (one per
+    thread), per-state goal and leaf marks and an edge list when ``graph`` / ``leaves`` ask for them.
+    Raises MemoryError when the arrays cannot be had."""
+
+    def __init__(self, cap: int, words: int, owners: int, graph: bool, leaves: bool, max_states: int | None) -> None:
+        self.cap, self.words, self.owners, self.graph, self.leaves = cap, words, owners, graph, leaves
+        self.states = np.empty((cap, words), dtype=np.uint64)
+        self.parent = np.empty(cap, dtype=np.int32)
+        self.via = np.empty(cap, dtype=np.int16)
+        self.noexp = np.zeros(cap if leaves else 1, dtype=np.uint8)
+        self.goal = np.empty(cap if graph else 1, dtype=np.uint8)
+        self.row_start = np.empty(cap + 1 if graph else 1, dtype=np.int64)
+        self.edges = np.empty(EDGES_START if graph else 1, dtype=np.int32)
+        self.region_slots = _region_start(owners)
+        self.table = K.new_table(self.region_slots, owners, words)
+        self.table_growths = 0   # how many times the table grew (the threads' level sort asks)
+        self.fill = np.zeros(owners, dtype=np.int64)
+        self.io = np.zeros(K.IO_SIZE, dtype=np.int64)   # the kernel's counters (explore.kernel IO_*)
+        self.io[K.IO_CAP] = cap
+        self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
+        self.io[K.IO_MAX_STATES] = max_states if max_states is not None else cap
+        self.io[K.IO_EDGE_CAP] = len(self.edges)
+        self.io[K.IO_GRAPH] = int(graph)
+        self.io[K.IO_LEAVES] = int(leaves)
+
+    @property
+    def count(self) -> int:
+        """States stored."""
+        return int(self.io[K.IO_COUNT])
+
+    def kernel_view(self) -> Any:
+        """The store as the kernels take it (built anew each time: the table and the edges grow)."""
+        return K.Visited(self.states, self.parent, self.via, self.table, self.noexp, self.goal, self.edges,
+                         self.row_start, self.fill, (self.owners, self.region_slots))
+
+    def level_arrays(self) -> list[np.ndarray]:
+        """The per-state arrays a level's reordering permutes."""
+        return ([self.states, self.parent, self.via] + ([self.noexp] if self.leaves else [])
+                + ([self.goal] if self.graph else []))
+
+    def table_full(self, nact: int) -> bool:
+        """Whether filing ``nact`` more states could take the fullest table region past its load limit."""
+        fill_max = self.count if self.owners == 1 else self.io[K.IO_FILL_MAX]   # as the kernel counts
+        return fill_max + nact > self.io[K.IO_TABLE_LIMIT]
+
+    def grow_table(self, team: Any = None) -> None:
+        """Double every region of the hash table and file the stored states again (with a thread team, a
+        range of states per thread). Raises MemoryError when the new table cannot be had."""
+        self.table = None  # free the old table first: the stored states are the keys
+        self.region_slots *= 2
+        self.table = K.new_table(self.region_slots, self.owners, self.words)
+        self.table_growths += 1
+        self.fill[:] = 0
+        if self.owners == 1:
+            K.rehash(self.states, self.count, self.table, self.fill, 1, self.region_slots)
+        else:
+            refile(team, self.states, self.count, self.table, self.fill, self.region_slots)
+        self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
+        self.io[K.IO_FILL_MAX] = int(self.fill.max())
+
+    def grow_edges(self, n_edges: int) -> None:
+        """Grow the edge list to hold ``n_edges`` edges. Raises MemoryError when it cannot.
+
+        In place where it can (``ndarray.resize``: a ``realloc``, which moves a large block's pages rather
+        than copying them, and zeroes the new half): a copy into a new list would touch every page of it,
+        the stored edges' again, and new pages cost more than the copy on a virtual machine whose host
+        hands them out (the stored edges of ``bench-check`` take 400 MiB)."""
+        if n_edges <= len(self.edges):
+            return
+        size = max(2 * len(self.edges), n_edges)
+        try:
+            self.edges.resize(size)   # the new part zeroed
+        except ValueError:            # another reference to the list: numpy refuses to move it
+            edges = np.empty(size, dtype=np.int32)
+            edges[: len(self.edges)] = self.edges
+            self.edges = edges
+        self.io[K.IO_EDGE_CAP] = len(self.edges)
+
+    #: the counters a level changes, which :meth:`rollback` restores
+    LEVEL_COUNTERS = (K.IO_COUNT, K.IO_TRANS, K.IO_EDGES, K.IO_NLEAF, K.IO_TERMINAL_AT)
+
+    def mark(self) -> np.ndarray:
+        """The counters before a level starts."""
+        return self.io.copy()
+
+    def rollback(self, mark: np.ndarray) -> None:
+        """Forget the states and edges filed since ``mark`` (their slots in the table stay filed: a level
+        the run stopped inside is never looked up again)."""
+        for slot in self.LEVEL_COUNTERS:
+            self.io[slot] = mark[slot]

@@ -78,8 +78,7 @@ class WorkDirLock:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
                 holder = self._holder()
-                if _stale(holder):
-                    self._take_over(holder)
+                if _stale(holder) and self._take_over(holder):
                     continue
                 raise SparkUnavailable(self._in_use(holder)) from None
             except OSError as exc:
@@ -92,15 +91,23 @@ class WorkDirLock:
             return self
         raise SparkUnavailable(self._in_use(self._holder()))
 
-    def _take_over(self, judged: dict) -> None:
+    def _take_over(self, judged: dict) -> bool:
         """Remove the lock file if it still holds ``judged``, the holder found dead: under the takeover
         lock, so that no other run of this host removes the lock between this run's look and its removal
-        (and so never the fresh lock of a run that took it over first)."""
-        guard = os.open(self.path.with_name(TAKEOVER), os.O_CREAT | os.O_RDWR, 0o644)
+        (and so never the fresh lock of a run that took it over first). False when the takeover lock
+        cannot be had (a filesystem without ``flock``, such as NFS without its lock service): the stale lock
+        is then left for the user to remove, as one from another host."""
+        try:
+            guard = os.open(self.path.with_name(TAKEOVER), os.O_CREAT | os.O_RDWR, 0o644)
+        except OSError:
+            return False
         try:
             fcntl.flock(guard, fcntl.LOCK_EX)
             if self._holder() == judged:
                 self._unlink()
+            return True
+        except OSError:
+            return False
         finally:
             os.close(guard)   # releases the flock
 

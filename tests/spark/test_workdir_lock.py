@@ -117,3 +117,19 @@ def test_a_run_whose_lock_is_taken_stops_at_its_next_commit(tmp_path, monkeypatc
     assert (work / "meta.json").read_bytes() == taken["meta"]
     assert sorted(p.name for p in (work / "shuffle").rglob("*.bin")) == taken["shuffle"]
     assert json.loads((work / LOCK).read_text())["token"] == "thief"
+
+
+def test_without_flock_a_stale_lock_is_left_for_the_user(tmp_path, monkeypatch):
+    """A filesystem without flock (NFS without its lock service): no unguarded takeover, the refusal says
+    how to clear the lock by hand."""
+    import errno
+    import fcntl
+
+    def no_locks(*args):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    (tmp_path / LOCK).write_text(json.dumps({"pid": _dead_pid(), "host": socket.gethostname(), "started": 0}))
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    with pytest.raises(SparkUnavailable, match=r"in use by rmqcheck pid .*remove .*\.rmqcheck\.lock"):
+        WorkDirLock(tmp_path).acquire()
+    assert (tmp_path / LOCK).exists()

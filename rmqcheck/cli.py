@@ -80,7 +80,7 @@ class RmqcheckGroup(click.Group):
         except BrokenPipeError:
             console_gone()
             sys.exit(EXIT_BAD_INPUT)
-        except (OSError, ImportError) as exc:
+        except (OSError, ImportError, SystemError) as exc:
             line = cannot_load(exc)   # under ulimit -v: numba's compiler library could not be mapped
             if line is None:
                 raise

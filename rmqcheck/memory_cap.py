@@ -45,8 +45,9 @@ def cannot_load(exc: BaseException) -> str | None:
         return None
     for e in _chain(exc):
         text = str(e)
-        if isinstance(e, MemoryError) or (isinstance(e, (OSError, ImportError))
-                                          and any(w in text.lower() for w in NO_ROOM_TO_LOAD)):
+        # SystemError: CPython's "error return without exception set" when an allocation fails mid-import
+        if isinstance(e, (MemoryError, SystemError)) or (isinstance(e, (OSError, ImportError))
+                                                         and any(w in text.lower() for w in NO_ROOM_TO_LOAD)):
             lib = re.search(r"[\w.+\-]+\.so\b", text)
             what = os.path.basename(lib.group(0)) if lib else type(e).__name__
             return (f"the address-space limit (ulimit -v) of {cap / (1 << 20):,.0f} MiB is too small to load "

@@ -17,6 +17,10 @@ from typing import Any
 #: what a library that cannot be mapped says (numba's llvmlite, numpy's extension modules and BLAS)
 NO_ROOM_TO_LOAD = ("failed to map segment", "cannot allocate memory", "llvmlite")
 EXIT_INCOMPLETE = 3   # rmqcheck.exit_codes, which imports the engine
+#: under this address-space cap nothing of rmqcheck can load (numba's compiler library alone maps about
+#: 0.3 GB; the smallest run measured needs about 340 MiB): the command says so before importing anything,
+#: since between about 70 and 90 MiB numpy's BLAS ends the process from C, out of Python's reach
+MIN_ADDRESS_SPACE = 256 << 20
 
 
 def address_space_cap() -> int | None:
@@ -68,10 +72,26 @@ def _hook(kind: type[BaseException], exc: BaseException, tb: Any, previous: Any 
         os._exit(EXIT_INCOMPLETE)
 
 
+def _running_the_command() -> bool:
+    """Whether this process is the ``rmqcheck`` command (the console script or ``python -m rmqcheck``),
+    not a program that imports the package."""
+    argv = getattr(sys, "orig_argv", sys.argv)
+    return os.path.basename(sys.argv[0]) == "rmqcheck" or any(
+        a == "-m" and b in ("rmqcheck", "rmqcheck.cli") for a, b in zip(argv, argv[1:]))
+
+
 def install_hook() -> None:
     """Report a library that cannot load while rmqcheck is imported (see the module docstring). Under a
     cap, numpy's BLAS starts one thread (it uses none of the others; each reserves tens of MiB, and one it
-    cannot start ends the process with SIGINT or its own exit, out of Python's reach)."""
+    cannot start ends the process with SIGINT or its own exit, out of Python's reach). A cap under
+    :data:`MIN_ADDRESS_SPACE` ends the command at once, in one line."""
+    cap = address_space_cap()
+    if cap is not None and cap < MIN_ADDRESS_SPACE and _running_the_command():
+        sys.stderr.write(f"rmqcheck: out of memory: the address-space limit (ulimit -v) of {cap / (1 << 20):,.0f} "
+                         f"MiB is too small to load rmqcheck (under {MIN_ADDRESS_SPACE >> 20} MiB); nothing was "
+                         "explored or written: raise the limit\n")
+        sys.stderr.flush()
+        os._exit(EXIT_INCOMPLETE)
     if sys.excepthook is sys.__excepthook__:
         sys.excepthook = _hook
     if address_space_cap() is not None and "numpy" not in sys.modules:

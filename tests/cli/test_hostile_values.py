@@ -101,7 +101,7 @@ def test_a_non_utf8_console_still_runs_and_writes_its_json(tmp_path, encoding):
 
 # -- an address-space cap the compiled libraries cannot load under ------------------------------------------
 @pytest.mark.skipif(shutil.which("prlimit") is None, reason="prlimit (util-linux) not installed")
-@pytest.mark.parametrize("cap_mib", [45, 150, 200, 280])
+@pytest.mark.parametrize("cap_mib", [45, 75, 85, 150, 200, 280])
 def test_an_address_space_cap_too_small_to_load_is_one_line_and_exit_3(tmp_path, cap_mib):
     p = subprocess.run(["prlimit", f"--as={cap_mib * MB}", sys.executable, "-m", "rmqcheck", "check", *TINY,
                         "--json", "r.json", "--quiet"], capture_output=True, text=True, cwd=tmp_path, timeout=300,

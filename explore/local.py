@@ -19,15 +19,15 @@ import numpy as np
 
 from . import kernel as K
 from . import stop
-from .coverage import fill_stats, new_states_per_action, new_tally, note_pruned
+from .build import check_result, level_stats
+from .coverage import new_states_per_action, new_tally
 from .graph import cannot_reach_goal
 from .memory import available_memory_bytes
 from .rounds import SLICE_STATES, LevelRounds
 from .team import ThreadTeam
 from invariants.base import PropertySet
-from .run_control import Limits, Listener, Progress, peak_rss_bytes, rss_bytes  # noqa: F401  (re-exported)
-from .result import (HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of,
-                     state_limit_reason)
+from .run_control import Limits, Listener, Progress, rss_bytes
+from .result import HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, state_limit_reason
 from .tracker import PropertyTracker
 from .visited import VisitedStore, bytes_per_state
 from .trace import replay
@@ -496,23 +496,15 @@ class LocalExplorer:
                 self.out_of_memory("deciding the graph properties")
                 self._graph_verdicts(results)   # incomplete now: each graph property is unknown
         ordered = [results[p.name] for p in self.props]
-        seconds = time.perf_counter() - self.t0
         levels = [b - a for a, b in zip(self.level_starts, self.level_starts[1:]) if b > a]
-        stats = Stats(distinct_states=count, transitions=int(self.store.io[K.IO_TRANS]),
-                      depth=max(len(levels) - 1, 0), seconds=seconds,
-                      states_per_second=count / seconds if seconds > 0 else 0.0,
-                      peak_rss_bytes=peak_rss_bytes(), levels=levels,
-                      unexpanded=int(self.store.io[K.IO_NLEAF]), level_engines=[self.engine] * len(levels),
-                      level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]],
-                      stop_reason=self._early_stop())
+        stats = level_stats(levels, self.store.io[K.IO_TRANS], time.perf_counter() - self.t0,
+                            unexpanded=int(self.store.io[K.IO_NLEAF]), level_engines=[self.engine] * len(levels),
+                            level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]],
+                            stop_reason=self._early_stop())
         stats.stopped_early = stats.stop_reason is not None
-        fill_stats(stats, self.model.actions(), self.tally,
-                   new_states_per_action(self.store.via[self.level_starts[1]:count], self.nact))
-        note_pruned(ordered, stats)
-        config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
-        return CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered,
-                           config, getattr(self.model, "name", ""), self.incomplete, self.error,
-                           self.terminal_trace())
+        new_states = new_states_per_action(self.store.via[self.level_starts[1]:count], self.nact)
+        return check_result(self.engine, self.model, ordered, stats, self.incomplete, self.error,
+                            self.terminal_trace(), self.tally, new_states)
 
     def terminal_index(self) -> int:
         """The canonical terminal state found so far (-1: none): smallest key of the shallowest level."""

@@ -17,10 +17,10 @@ import numpy as np
 
 from invariants.base import ALWAYS, GRAPH, SOMETIMES, PropertySet
 from . import stop
+from .build import check_result
 from .run_control import Progress, peak_rss_bytes
 from .step import generate_one, tally_size
-from .result import (REACHED, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats,
-                     outcome_of)
+from .result import REACHED, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats
 from .trace import replay
 
 NOT_SHORTEST = "found by random simulation: a real path, not necessarily the shortest"
@@ -124,6 +124,4 @@ def simulate(model: Any, properties: PropertySet, limits: WalkLimits = WalkLimit
                   states_per_second=steps_taken / seconds if seconds > 0 else 0.0,
                   peak_rss_bytes=peak_rss_bytes(), levels=[], level_engines=[])
     reason = reason or f"random simulation: {walks_done} walks of up to {limits.depth} steps prove no property"
-    config = getattr(getattr(model, "config", None), "as_dict", lambda: {})()
-    return CheckResult("simulate", outcome_of(results, reason, error), stats, results, config,
-                       getattr(model, "name", ""), reason, error)
+    return check_result("simulate", model, results, stats, reason, error)

@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 
 from explore import kernel as K
-from explore.coverage import fill_stats, new_tally, note_pruned
+from explore.build import check_result, level_stats
+from explore.coverage import new_tally
 from explore.step import tally_size
-from explore.local import Limits, LocalExplorer, Progress, peak_rss_bytes, rss_bytes
-from explore.result import (HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, Stats, outcome_of,
-                            state_limit_reason)
+from explore.local import LocalExplorer
+from explore.run_control import Limits, Progress, rss_bytes
+from explore.result import HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, state_limit_reason
 from explore.trace import replay
 from explore.tracker import PropertyTracker
 from invariants.base import PropertySet
@@ -420,13 +421,9 @@ class SparkExplorer:
                                                  self._trace(self.graph_witness[p.name]))
         ordered = [results[p.name] for p in self.props]
         levels = [li for li in meta.levels if li.size > 0]
-        seconds = time.perf_counter() - self.t0
-        distinct = sum(li.size for li in levels)
-        stats = Stats(distinct_states=distinct, transitions=meta.transitions, depth=max(len(levels) - 1, 0),
-                      seconds=seconds, states_per_second=distinct / seconds if seconds > 0 else 0.0,
-                      peak_rss_bytes=peak_rss_bytes(), levels=[li.size for li in levels],
-                      unexpanded=meta.unexpanded, level_engines=[li.engine for li in levels],
-                      level_seconds=[round(li.seconds, 6) for li in levels])
+        stats = level_stats([li.size for li in levels], meta.transitions, time.perf_counter() - self.t0,
+                            unexpanded=meta.unexpanded, level_engines=[li.engine for li in levels],
+                            level_seconds=[round(li.seconds, 6) for li in levels])
         if complete and not meta.finished and meta.expanded_levels < len(meta.levels):
             stats.stop_reason = self.tracker.early_stop_reason(meta.expanded_levels,
                                                                meta.levels[meta.expanded_levels].size)
@@ -434,12 +431,9 @@ class SparkExplorer:
         nact = len(self.model.actions())
         tally = np.asarray(meta.tally, dtype=np.int64) if meta.tally else new_tally(nact)
         new_states = np.zeros(nact, np.int64) if self.wd.lost else self.wd.new_states_per_action(len(meta.levels), nact)
-        fill_stats(stats, self.model.actions(), tally, new_states)
-        note_pruned(ordered, stats)
-        config = getattr(getattr(self.model, "config", None), "as_dict", lambda: {})()
         terminal = self._trace(meta.terminal) if meta.terminal is not None else None
-        result = CheckResult(self.engine, outcome_of(ordered, self.incomplete, self.error), stats, ordered, config,
-                             getattr(self.model, "name", ""), self.incomplete, self.error, terminal)
+        result = check_result(self.engine, self.model, ordered, stats, self.incomplete, self.error, terminal,
+                              tally, new_states)
         return result
 
 

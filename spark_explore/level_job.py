@@ -393,8 +393,8 @@ _HEADER = 3
 
 
 def bucket_owner(name: str) -> int:
-    """The partition an exchange file ``to-Q-from-P.bin`` is for."""
-    return int(name[len("to-"):len("to-") + 5])
+    """The partition an exchange file ``to-Q-from-P.bin`` is for (``Q`` has five digits or more)."""
+    return int(name[len("to-"):name.index("-from-")])
 
 
 def write_buckets(job: LevelJob, q: int, box: Outbox) -> list[LevelFile]:
@@ -465,6 +465,9 @@ def read_buckets(root: str | Path, level: int, q: int, w: int, expected: tuple[L
     manifest (``expected``). The directory is never listed: a file a listing misses (a deleted file, or a
     shared filesystem's cached listing) would otherwise silently read as "no successors"."""
     base = Path(root) / "shuffle" / f"level={level}"
+    strays = [f.name for f in expected if bucket_owner(f.name) != q]
+    if strays:
+        raise ExchangeFileError(f"exchange file {base / strays[0]} is not for partition {q}")
     got: tuple[list[np.ndarray], ...] = ([], [], [], [])
     for f in sorted(expected, key=lambda f: f.name):
         for i, part in enumerate(read_bucket(base / f.name, f, w)):
@@ -474,15 +477,16 @@ def read_buckets(root: str | Path, level: int, q: int, w: int, expected: tuple[L
     return Inbox(keys, parents, actions, edges)
 
 
-def level_task(job: LevelJob, q: int, file_first: bool, expand: bool) -> Iterator[tuple[Any, Any]]:
+def level_task(job: LevelJob, q: int, file_first: bool, expand: bool,
+               inbox_files: tuple[LevelFile, ...] = ()) -> Iterator[tuple[Any, Any]]:
     """Task ``q`` of one pipelined step: file level ``job.level`` of partition ``q`` from the successors
-    the previous step left in the work directory (unless ``file_first`` is False: the level is already
-    stored), then expand it and leave its successors for the next step. Yields ``(PartSummary or None,
-    MapSummary or None)``."""
+    the previous step left in the work directory for it (``inbox_files``, its part of the manifest; unless
+    ``file_first`` is False: the level is already stored), then expand it and leave its successors for the
+    next step. Yields ``(PartSummary or None, MapSummary or None)``."""
     part = None
     w = job.refs.words
     if file_first:
-        inbox = read_buckets(job.root, job.level - 1, q, w, job.inbox[q])
+        inbox = read_buckets(job.root, job.level - 1, q, w, inbox_files)
         part, keys, sbits = file_states(replace(job, level=job.level - 1), q, inbox)
         del inbox   # filed: not held while the level expands
     else:
@@ -508,9 +512,13 @@ def run_level_step(sc: Any, job: LevelJob, file_first: bool, expand: bool) -> tu
     parts = job.parts
     tasks = task_count(sc, parts)
     sc.setJobDescription(f"rmqcheck level {job.level}")
-    out = (sc.parallelize(range(tasks), tasks)
-           .mapPartitionsWithIndex(lambda i, _: (x for q in range(i, parts, tasks)
-                                                 for x in level_task(job, q, file_first, expand)))
+    # each task is sent its own partitions' part of the manifest, not the whole (parts x parts files)
+    alone = replace(job, inbox=())
+    slices = [(i, tuple(job.inbox[q] if job.inbox else () for q in range(i, parts, tasks))) for i in range(tasks)]
+    out = (sc.parallelize(slices, tasks)
+           .mapPartitions(lambda items: (x for i, boxes in items
+                                         for q, files in zip(range(i, parts, tasks), boxes)
+                                         for x in level_task(alone, q, file_first, expand, files)))
            .collect())
     if len(out) != parts:
         raise RuntimeError(f"level step {job.level}: {len(out)} of {parts} partitions reported")

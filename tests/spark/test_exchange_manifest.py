@@ -111,3 +111,19 @@ def test_damaged_exchange_is_never_a_different_result(tmp_path, monkeypatch, loc
     assert f"ExchangeFileError: exchange file {tmp_path / 'w'}" in reason, reason
     assert any(f.name in reason for f in damaged), reason
     assert "--resume" in reason and "Spark's log" in reason, reason
+
+
+def test_a_partition_number_of_six_digits_is_read_whole():
+    """``--partitions`` goes up to 2**20: from partition 100,000 on, the name's number has six digits, and
+    reading five of them sent partition 100,000's files to partition 10,000."""
+    from spark_explore.level_job import bucket_owner, bucket_path
+    for q in (0, 7, 99_999, 100_000, 123_456, (1 << 20) - 1):
+        assert bucket_owner(bucket_path("/w", 3, q, 4).name) == q
+
+
+def test_a_file_of_another_partition_in_a_manifest_is_refused(tmp_path):
+    from spark_explore.errors import ExchangeFileError
+    from spark_explore.level_job import read_buckets
+    from spark_explore.workdir import LevelFile
+    with pytest.raises(ExchangeFileError, match="not for partition 2"):
+        read_buckets(tmp_path, 1, 2, 1, (LevelFile("to-00003-from-00000.bin", 0, 0, ""),))

@@ -35,6 +35,8 @@ K_QCAP = SLOT["queue_capacity"]
 # A knob's slot is named on its Knob (``slot=``; by default K_ and its key in capitals: K_SLAVES, K_QUEUES,
 # K_MONOTONIC_COMMIT...), so a kernel imports it from here with nothing written in this module.
 for _knob in KNOBS:
+    if _knob.slot_name in globals():   # two knobs, or a knob and a run slot, under one name
+        raise AssertionError(f"knob {_knob.key!r}: slot name {_knob.slot_name} is taken")
     globals()[_knob.slot_name] = SLOT[_knob.key]
 del _knob
 

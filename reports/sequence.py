@@ -161,6 +161,8 @@ DRAWINGS: dict[str, Drawing] = {}
 def draws(*names: str) -> Callable[[Drawing], Drawing]:
     def register(fn: Drawing) -> Drawing:
         for name in names:
+            if name in DRAWINGS:
+                raise ValueError(f"action {name} is drawn twice")
             DRAWINGS[name] = fn
         return fn
     return register

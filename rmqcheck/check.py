@@ -80,7 +80,7 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
         if not graph_around and (lim.max_states is None or lim.max_states > GRAPH_NODE_LIMIT):
             lim = Limits(GRAPH_NODE_LIMIT + 1, lim.max_depth, lim.max_seconds)
     inputs = {"--config": config_file}
-    check_outputs({"--json": json_path, "--report": report_path, "--graph": graph_path}, inputs)
+    check_outputs({"--json": json_path, "--report": report_path, "--graph": graph_path}, inputs, work_dir)
     if itf_dir:
         check_itf_dir(itf_dir, inputs)
 

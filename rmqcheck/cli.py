@@ -112,11 +112,20 @@ MAX_ERROR_LINE = 299
 MAX_ERROR_WORD = 80
 
 
+def _shortened(word: str) -> str:
+    """A long word's start and end around "...": a path keeps its last component whole (the file the
+    message is about), anything else its last 16 characters."""
+    tail = word[word.rindex("/"):] if "/" in word[1:] else ""
+    if not tail or len(tail) > MAX_ERROR_WORD - 24:
+        tail = word[-16:]
+    return f"{word[:MAX_ERROR_WORD - 3 - len(tail)]}...{tail}"
+
+
 def error_line(message: str, prefix: str = "rmqcheck: error: ") -> str:
     """``prefix`` and ``message`` on one line of at most :data:`MAX_ERROR_LINE` characters: every word
     over :data:`MAX_ERROR_WORD` characters (an offending value, a long path) keeps its start and its end
     around "...", then the line itself is cut if it is still too long."""
-    words = [w if len(w) <= MAX_ERROR_WORD else f"{w[:56]}...{w[-16:]}" for w in message.split()]
+    words = [w if len(w) <= MAX_ERROR_WORD else _shortened(w) for w in message.split()]
     line = prefix + with_suggestion(" ".join(words))
     return line if len(line) <= MAX_ERROR_LINE else line[:MAX_ERROR_LINE - 3] + "..."
 

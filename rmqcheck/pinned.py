@@ -68,7 +68,10 @@ def _entry(raw: Any) -> Pinned:
 def load(path: Path | None = None) -> dict[str, Pinned]:
     """Every pinned configuration, by name, in the table's order."""
     entries = [_entry(raw) for raw in tomllib.loads((path or PINNED_PATH).read_text())["configuration"]]
-    return {e.name: e for e in entries}
+    table = {e.name: e for e in entries}
+    if len(table) != len(entries):
+        raise ValueError(f"{path or PINNED_PATH}: two configurations share a name")
+    return table
 
 
 def pinned(name: str) -> Pinned:

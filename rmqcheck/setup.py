@@ -71,12 +71,15 @@ def config_name(preset_name: str | None, config_file: str | None) -> str:
     return preset_name or "default"
 
 
-def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None] | None = None) -> None:
+def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | None] | None = None,
+                  work_dir: str | None = None) -> None:
     """Before anything runs: every output path given is writable (``--json -`` is standard output), no two
-    options name one file, and no output names an input of the same command (``inputs``: option -> path,
+    options name one file, no output names an input of the same command (``inputs``: option -> path,
     e.g. ``--config``), compared as files (device and inode), so a symbolic link, a hard link or ``./x``
-    for ``x`` is caught: an input is never overwritten."""
+    for ``x`` is caught: an input is never overwritten; and none lies inside the Spark engine's
+    ``--work-dir``, whose files a resumed run reads."""
     read = input_identities(inputs or {})
+    inside = _real_path(work_dir, "--work-dir") if work_dir else None
     seen: dict[str, str] = {}
     for option, path in outputs.items():
         if not path:
@@ -85,6 +88,9 @@ def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | 
         if key in seen:
             raise BadInput(f"{seen[key]} and {option} name the same file {path!r}; give different paths")
         seen[key] = option
+        if inside and key != STDOUT and (key == inside or key.startswith(inside.rstrip(os.sep) + os.sep)):
+            raise BadInput(f"{option} {path!r} lies inside --work-dir {work_dir!r}, whose files a resumed run "
+                           "reads; give a path outside it")
         refuse_input_as_output(option, path, read)
         check_writable(path, option, allow_stdout=option == "--json")
 

@@ -23,7 +23,7 @@ class _OneCall:
 
 
 def _spark(model: Any, properties: Any, limits: Any, listener: Any, **options: Any) -> Explorer:
-    from . import engine    # imports pyspark: only when this engine is chosen
+    import spark_explore.engine as engine    # imports pyspark: only when this engine is chosen
     return _OneCall("spark", lambda: engine.explore_on_spark(model, properties, limits, listener, **options))
 
 

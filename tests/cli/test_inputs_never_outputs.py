@@ -88,3 +88,16 @@ def test_gate_update_still_rewrites_its_own_baseline(tmp_path):
     r = invoke("gate", "--baseline", str(path), "--update", "--quiet")
     assert r.exit_code == 0, r.output
     assert b'replicas_agree = "holds"' in path.read_bytes()
+
+
+@pytest.mark.parametrize("inside", ["meta.json", "sub/r.json", "."])
+def test_an_output_inside_the_spark_work_dir_is_refused(tmp_path, no_exploration, inside):
+    """``--json W/meta.json`` would replace the work directory's own record (the next --resume then refuses
+    it as damaged): any output inside --work-dir is refused before Spark starts."""
+    work = tmp_path / "w"
+    (work / "sub").mkdir(parents=True)
+    (work / "meta.json").write_text("{}")
+    target = str(work / inside) if inside != "." else str(work)
+    r = invoke("check", "--engine", "spark", "--work-dir", str(work), "--json", target, "--quiet")
+    assert_bad_input(r, "--json", "inside --work-dir")
+    assert (work / "meta.json").read_text() == "{}"

@@ -57,6 +57,8 @@ from explore.step import I64_1D, U64_2D, tally_size
 from .batch import B_ERR_ACTION, B_ERR_FLAGS, B_EDGES, B_ERR_STATE, B_SIZE, B_TERMINAL, B_TRANSITIONS, KernelRefs, \
     expand_batch, first_raising
 from .errors import ExchangeFileError
+from .layout import (bucket_owner, bucket_path, edges_dir, edges_name, level_dir, part_name, run_levels,  # noqa: F401
+                     run_name, runs_dir, shuffle_dir)
 from .workdir import LevelFile, file_digest
 from .run_merge import merge_run_files
 from .shards import UNIQUE_CHUNK, group_by_owner, key_order, mark_visited, owner_of, unique_by_owner
@@ -94,29 +96,7 @@ class LevelJob:
     inbox: tuple[tuple[LevelFile, ...], ...] = ()
 
 
-# -- paths ------------------------------------------------------------------------------------------------
-def level_dir(root: str | Path, level: int) -> Path:
-    return Path(root) / "levels" / f"level={level}"
-
-
-def part_name(q: int) -> str:
-    return f"part-{q:05d}.parquet"
-
-
-def runs_dir(root: str | Path, q: int) -> Path:
-    return Path(root) / "visited" / f"part-{q:05d}"
-
-
-def run_name(first: int, last: int) -> str:
-    return f"run-{first:05d}-{last:05d}.npy"
-
-
-def run_levels(name: str) -> tuple[int, int]:
-    """``(first, last)`` level of a run file's name."""
-    a, b = name[4:-4].split("-")
-    return int(a), int(b)
-
-
+# -- files (their paths: spark_explore/layout.py) --------------------------------------------------------
 def _replace_into(path: Path, write) -> None:
     """``write(tmp)`` then rename over ``path``: readers and a re-run task never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -164,15 +144,6 @@ def read_run(root: str | Path, q: int, name: str) -> np.ndarray:
     is done (kept open across tasks, the touched pages of every run counted in the Python workers' resident
     memory: 103 against 57 bytes per visited state on `bench`, one worker)."""
     return np.load(runs_dir(root, q) / name, mmap_mode="r")
-
-
-def edges_dir(root: str | Path, q: int) -> Path:
-    return Path(root) / "edges" / f"part-{q:05d}"
-
-
-def edges_name(level: int) -> str:
-    """The transitions out of ``level`` whose target partition ``q`` owns."""
-    return f"from-level-{level:05d}.npy"
 
 
 def write_array(path: Path, rows: np.ndarray) -> LevelFile:
@@ -381,20 +352,11 @@ def _merge_to(where: Path, a: str, b: str, tmp: Path) -> None:
 
 
 # -- one step: file, then expand --------------------------------------------------------------------------
-def bucket_path(root: str | Path, level: int, to: int, sender: int) -> Path:
-    """Where the expansion of ``level`` in partition ``sender`` leaves the successors partition ``to``
-    owns (one flat directory per level: removing it is one ``rmdir``)."""
-    return Path(root) / "shuffle" / f"level={level}" / f"to-{to:05d}-from-{sender:05d}.bin"
 
 
 # a bucket file: a header of int64 (states rows, edge rows, words), then the keys, parent keys (uint64),
 # actions (int16) and edge rows (uint64), raw: no per-file header to parse, unlike .npy
 _HEADER = 3
-
-
-def bucket_owner(name: str) -> int:
-    """The partition an exchange file ``to-Q-from-P.bin`` is for (``Q`` has five digits or more)."""
-    return int(name[len("to-"):name.index("-from-")])
 
 
 def write_buckets(job: LevelJob, q: int, box: Outbox) -> list[LevelFile]:
@@ -464,7 +426,7 @@ def read_buckets(root: str | Path, level: int, q: int, w: int, expected: tuple[L
     """The successors the expansion of ``level`` sent to partition ``q``: exactly the files of its
     manifest (``expected``). The directory is never listed: a file a listing misses (a deleted file, or a
     shared filesystem's cached listing) would otherwise silently read as "no successors"."""
-    base = Path(root) / "shuffle" / f"level={level}"
+    base = shuffle_dir(root, level)
     strays = [f.name for f in expected if bucket_owner(f.name) != q]
     if strays:
         raise ExchangeFileError(f"exchange file {base / strays[0]} is not for partition {q}")
@@ -534,5 +496,4 @@ def run_level_step(sc: Any, job: LevelJob, file_first: bool, expand: bool) -> tu
 def drop_buckets(root: str | Path, level: int | None = None) -> None:
     """The exchanged successors of ``level`` (all levels when None), once filed or no longer wanted."""
     import shutil
-    base = Path(root) / "shuffle"
-    shutil.rmtree(base if level is None else base / f"level={level}", ignore_errors=True)
+    shutil.rmtree(shuffle_dir(root, level), ignore_errors=True)

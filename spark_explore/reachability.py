@@ -28,7 +28,8 @@ import numpy as np
 
 from explore.step import rows_equal
 
-from .level_job import _replace_into, _signed, edges_dir, read_frontier, read_run
+from .layout import edges_dir, graph_dir, graph_root
+from .level_job import _replace_into, _signed, read_frontier, read_run
 from .shards import gallop, key_order, merge_runs, rows_by_owner
 
 
@@ -69,10 +70,6 @@ class ReachJob:
     goal_mask: int = 0
     prop: int = 0                                 # index of the graph property (file names)
     step: int = 0
-
-
-def graph_dir(root: str | Path, q: int) -> Path:
-    return Path(root) / "graph" / f"part-{q:05d}"
 
 
 def _save(path: Path, rows: np.ndarray) -> None:
@@ -209,7 +206,7 @@ def cannot_reach_goal_on_spark(sc: Any, base: ReachJob, goal_masks: list[int]) -
         found = [w for w in nodes.mapPartitionsWithIndex(lambda q, _, job=job: witness_partition(job, q)).collect()
                  if w is not None]
         verdicts.append(min(found) if found else None)
-    shutil.rmtree(Path(base.root) / "graph", ignore_errors=True)
+    shutil.rmtree(graph_root(base.root), ignore_errors=True)
     return verdicts
 
 

@@ -29,7 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from . import layout
 from .errors import SparkUnavailable
+from .layout import run_levels
 from .ownership import WorkDirLock, claim
 
 FORMAT = 4
@@ -148,15 +150,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def run_levels(name: str) -> tuple[int, int]:
-    """``(first, last)`` level of a visited run file's name ``run-A-B.npy``."""
-    try:
-        a, b = name[len("run-"):-len(".npy")].split("-")
-        return int(a), int(b)
-    except ValueError:
-        raise ValueError(f"{name!r} is not the name of a visited run") from None
-
-
 def _content_digest(d: dict) -> str:
     body = json.dumps({k: v for k, v in d.items() if k != "checksum"}, sort_keys=True)
     return hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
@@ -216,24 +209,24 @@ class WorkDir:
 
     @property
     def meta_path(self) -> Path:
-        return self.root / "meta.json"
+        return layout.meta_path(self.root)
 
     @property
     def levels_dir(self) -> Path:
-        return self.root / "levels"
+        return layout.levels_dir(self.root)
 
     def level_dir(self, level: int) -> Path:
-        return self.levels_dir / f"level={level}"
+        return layout.level_dir(self.root, level)
 
     @property
     def visited_dir(self) -> Path:
-        return self.root / "visited"
+        return layout.visited_dir(self.root)
 
     def runs_dir(self, q: int) -> Path:
-        return self.visited_dir / f"part-{q:05d}"
+        return layout.runs_dir(self.root, q)
 
     def edges_dir(self, q: int) -> Path:
-        return self.root / "edges" / f"part-{q:05d}"
+        return layout.edges_dir(self.root, q)
 
     @contextlib.contextmanager
     def _writing(self, what: str):
@@ -308,18 +301,18 @@ class WorkDir:
 
     def reset(self) -> None:
         """Start afresh: forget any earlier run in this directory."""
-        shutil.rmtree(self.root / "levels", ignore_errors=True)
+        shutil.rmtree(self.levels_dir, ignore_errors=True)
         shutil.rmtree(self.visited_dir, ignore_errors=True)
-        shutil.rmtree(self.root / "edges", ignore_errors=True)
-        shutil.rmtree(self.root / "graph", ignore_errors=True)
-        shutil.rmtree(self.root / "shuffle", ignore_errors=True)
+        shutil.rmtree(layout.edges_root(self.root), ignore_errors=True)
+        shutil.rmtree(layout.graph_root(self.root), ignore_errors=True)
+        shutil.rmtree(layout.shuffle_dir(self.root), ignore_errors=True)
         if self.meta_path.exists():
             self.meta_path.unlink()
         self.files = {}
 
     def drop_levels_after(self, level: int) -> None:
         """Remove level tables beyond ``level`` (left by a run stopped in the middle of a level)."""
-        base = self.root / "levels"
+        base = self.levels_dir
         if not base.exists():
             return
         for d in base.iterdir():

@@ -116,7 +116,7 @@ def test_damaged_exchange_is_never_a_different_result(tmp_path, monkeypatch, loc
 def test_a_partition_number_of_six_digits_is_read_whole():
     """``--partitions`` goes up to 2**20: from partition 100,000 on, the name's number has six digits, and
     reading five of them sent partition 100,000's files to partition 10,000."""
-    from spark_explore.level_job import bucket_owner, bucket_path
+    from spark_explore.layout import bucket_owner, bucket_path
     for q in (0, 7, 99_999, 100_000, 123_456, (1 << 20) - 1):
         assert bucket_owner(bucket_path("/w", 3, q, 4).name) == q
 

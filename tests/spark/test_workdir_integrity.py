@@ -218,3 +218,18 @@ def test_a_full_disk_is_one_line_naming_what_could_not_be_written(tmp_path, monk
         assert not list((tmp_path / "w").glob(".meta.*"))
     finally:
         wd.close()
+
+
+def test_the_work_directory_layout_is_named_in_one_module():
+    """Every path of the work directory is spelled in spark_explore/layout.py: no other module of the engine
+    writes a directory or file name of it (levels/, visited/, edges/, graph/, shuffle/, part-Q, level=L)."""
+    import re
+    from pathlib import Path
+
+    import spark_explore
+    spelled = re.compile(r'/ *"(levels|visited|edges|graph|shuffle|meta.json)"|f"level=\{|f"part-\{|f"to-\{')
+    root = Path(spark_explore.__file__).parent
+    elsewhere = [f"{p.name}:{n}" for p in sorted(root.glob("*.py")) if p.name != "layout.py"
+                 for n, line in enumerate(p.read_text().splitlines(), 1)
+                 if spelled.search(line) and not line.lstrip().startswith("#")]
+    assert elsewhere == []

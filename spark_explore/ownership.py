@@ -63,6 +63,10 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+#: how often a lock file that exists but cannot be read is read again before a run counts it lost
+READ_RETRIES = 3
+
+
 class WorkDirLock:
     """The exclusive lock of one run on a work directory (a context manager)."""
 
@@ -97,35 +101,62 @@ class WorkDirLock:
         (and so never the fresh lock of a run that took it over first). False when the takeover lock
         cannot be had (a filesystem without ``flock``, such as NFS without its lock service): the stale lock
         is then left for the user to remove, as one from another host."""
+        return self._guarded(lambda: self._unlink_if(judged.__eq__))
+
+    def _guarded(self, action) -> bool:
+        """Run ``action()`` holding the takeover lock; False when that lock cannot be had."""
         try:
             guard = os.open(self.path.with_name(TAKEOVER), os.O_CREAT | os.O_RDWR, 0o644)
         except OSError:
             return False
         try:
             fcntl.flock(guard, fcntl.LOCK_EX)
-            if self._holder() == judged:
-                self._unlink()
+            action()
             return True
         except OSError:
             return False
         finally:
             os.close(guard)   # releases the flock
 
+    def _unlink_if(self, holds) -> None:
+        """Remove the lock file when ``holds(holder)`` is true of what it holds now."""
+        holder = self._holder()
+        if holder is not None and holds(holder):
+            self._unlink()
+
     def check(self) -> None:
         """Raise :class:`WorkDirLost` unless the lock file still holds this run's token (fencing: a run
-        whose lock was taken must stop writing into the directory)."""
+        whose lock was taken must stop writing into the directory). A lock file that cannot be read for
+        a moment (a shared filesystem's transient error) is read again before the run gives up."""
         holder = self._holder()
+        for _ in range(READ_RETRIES):
+            if holder is not None or not self._unreadable():
+                break
+            time.sleep(0.2)
+            holder = self._holder()
         if not self.held or holder is None or holder.get("token") != self.token:
             self.held, self.lost = False, True
             raise WorkDirLost(f"the lock of --work-dir {str(self.path.parent)!r} was taken from this run "
                               f"({_who(holder) if holder else 'its lock file was removed'})")
 
     def release(self) -> None:
+        """Remove this run's lock, if it is still this run's: checked and removed under the takeover lock,
+        so a lock another run took meanwhile is never removed (unguarded where ``flock`` is missing)."""
         if self.held:
             self.held = False
-            holder = self._holder()
-            if holder is not None and holder.get("token") == self.token:
-                self._unlink()
+            mine = lambda holder: holder.get("token") == self.token   # noqa: E731
+            if not self._guarded(lambda: self._unlink_if(mine)):
+                self._unlink_if(mine)
+
+    def _unreadable(self) -> bool:
+        """Whether the lock file exists but could not be read (an error other than its absence)."""
+        try:
+            self.path.read_bytes()
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        return False
 
     def __enter__(self) -> "WorkDirLock":
         return self.acquire()

@@ -133,3 +133,42 @@ def test_without_flock_a_stale_lock_is_left_for_the_user(tmp_path, monkeypatch):
     with pytest.raises(SparkUnavailable, match=r"in use by rmqcheck pid .*remove .*\.rmqcheck\.lock"):
         WorkDirLock(tmp_path).acquire()
     assert (tmp_path / LOCK).exists()
+
+
+def test_release_never_removes_a_lock_another_run_took(tmp_path):
+    """Release checks and removes under the takeover lock, and only this run's own lock file."""
+    mine = WorkDirLock(tmp_path).acquire()
+    other = {"pid": os.getpid(), "host": socket.gethostname(), "started": 0, "token": "another-run"}
+    (tmp_path / LOCK).write_text(json.dumps(other))     # taken meanwhile (removed by hand, then taken)
+    mine.release()
+    assert json.loads((tmp_path / LOCK).read_text())["token"] == "another-run"
+    again = WorkDirLock(tmp_path / "fresh")
+    (tmp_path / "fresh").mkdir()
+    again.acquire().release()
+    assert not (tmp_path / "fresh" / LOCK).exists()
+
+
+def test_a_lock_file_unreadable_for_a_moment_is_not_a_lost_lock(tmp_path, monkeypatch):
+    """A shared filesystem's transient error (EIO, ESTALE) while the fence reads the lock is read again; a
+    lock that stays unreadable, or is gone, is lost."""
+    from spark_explore import ownership
+    from spark_explore.errors import WorkDirLost
+
+    monkeypatch.setattr(ownership.time, "sleep", lambda s: None)
+    lock = WorkDirLock(tmp_path).acquire()
+    real = WorkDirLock._holder
+    failures = {"left": 2}
+
+    def flaky(self):
+        if failures["left"] > 0:
+            failures["left"] -= 1
+            return None                  # what _holder answers when the read fails
+        return real(self)
+
+    monkeypatch.setattr(WorkDirLock, "_holder", flaky)
+    monkeypatch.setattr(WorkDirLock, "_unreadable", lambda self: failures["left"] >= 0)
+    lock.check()                         # two failed reads, then the token: still held
+    assert lock.held and not lock.lost
+    failures["left"] = 10                # unreadable for longer than the retries: lost
+    with pytest.raises(WorkDirLost):
+        lock.check()

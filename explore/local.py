@@ -173,7 +173,7 @@ class LocalExplorer:
             raise ValueError("more initial states than the state capacity")
         K.seed(self.props.state_check, self.model.params, self.store.kernel_view(), self.store.io, self.masks,
                self.wit_state, initial)
-        self.level_starts.append(int(self.store.io[K.IO_COUNT]))
+        self.level_starts.append(self.store.count)
         self._sort_level(0, 0, 0)
         self.level_seconds.append(time.perf_counter() - self.t0)
         self._decide_level()
@@ -212,7 +212,7 @@ class LocalExplorer:
         if not expanded:
             self._rollback(mark)
             return False
-        self.level_starts.append(int(self.store.io[K.IO_COUNT]))
+        self.level_starts.append(self.store.count)
         try:
             self._sort_level(self.level + 1, e0, int(self.store.io[K.IO_EDGES]))
         except MemoryError:  # the level stays unsorted but consistent: its witnesses are still shortest
@@ -331,7 +331,7 @@ class LocalExplorer:
 
     def out_of_memory(self, what: str) -> None:
         from .memory import tightest_limit
-        self.incomplete = (f"out of memory {what} at {int(self.store.io[K.IO_COUNT]):,} states "
+        self.incomplete = (f"out of memory {what} at {self.store.count:,} states "
                            f"(tightest memory limit: {tightest_limit().source})")
 
     def report(self, level: int, lo: int, hi: int) -> None:
@@ -429,7 +429,7 @@ class LocalExplorer:
 
     def stored_states(self) -> np.ndarray:
         """Every distinct state explored, in discovery (BFS) order; row ``i`` is state index ``i``."""
-        return self.store.states[: int(self.store.io[K.IO_COUNT])]
+        return self.store.states[: self.store.count]
 
     def level_of(self, index: int) -> int:
         return self._level_of(index)
@@ -454,7 +454,7 @@ class LocalExplorer:
                 team.close()
 
     def _decide_graph_properties(self, results: dict[str, PropertyResult], team: ThreadTeam | None) -> None:
-        count = int(self.store.io[K.IO_COUNT])
+        count = self.store.count
         for k, p in enumerate(self.graph_props):
             if self.incomplete or self.error is not None:
                 results[p.name] = PropertyResult(p.name, p.kind, UNKNOWN, p.summary,
@@ -486,7 +486,7 @@ class LocalExplorer:
         return self.tracker.early_stop_reason(self.level, hi - lo)
 
     def result(self) -> CheckResult:
-        count = int(self.store.io[K.IO_COUNT])
+        count = self.store.count
         complete = not self.incomplete and self.error is None
         results = self.tracker.verdicts(complete, lambda w: self._trace_to(w.state, w.action))
         if self.graph:

@@ -89,7 +89,7 @@ class LevelRounds:
         """Expand the level ``[lo, hi)`` round by round; returns a kernel status (``ST_LEVEL_DONE``, or
         why it stopped). Between rounds the explorer reports progress and checks its limits."""
         ex = self.ex
-        self.filed = (int(ex.store.io[K.IO_COUNT]), 0, ex.store.table_growths)
+        self.filed = (ex.store.count, 0, ex.store.table_growths)
         pos = lo
         while pos < hi:
             n = self._room(min(hi - pos, self.S * self.slice))
@@ -131,7 +131,7 @@ class LevelRounds:
     def _round(self, bounds: list[int]) -> int:
         ex = self.ex
         self.tio[:] = 0
-        count = int(ex.store.io[K.IO_COUNT])
+        count = ex.store.count
         self.shared[0] = count
         self.blocks[:, P.B_NEXT] = self.blocks[:, P.B_END] = 0
         # blocks leave up to BLOCK unused indices per thread until the round's end: only when they fit

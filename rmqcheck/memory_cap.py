@@ -94,5 +94,5 @@ def install_hook() -> None:
         os._exit(EXIT_INCOMPLETE)
     if sys.excepthook is sys.__excepthook__:
         sys.excepthook = _hook
-    if address_space_cap() is not None and "numpy" not in sys.modules:
+    if cap is not None and "numpy" not in sys.modules:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -26,8 +26,13 @@ def level_dir(root: str | Path, level: int) -> Path:
     return levels_dir(root) / f"level={level}"
 
 
+def _part(q: int) -> str:
+    """Partition ``q``'s name in every per-partition directory and file of the layout."""
+    return f"part-{q:05d}"
+
+
 def part_name(q: int) -> str:
-    return f"part-{q:05d}.parquet"
+    return f"{_part(q)}.parquet"
 
 
 def visited_dir(root: str | Path) -> Path:
@@ -35,7 +40,7 @@ def visited_dir(root: str | Path) -> Path:
 
 
 def runs_dir(root: str | Path, q: int) -> Path:
-    return visited_dir(root) / f"part-{q:05d}"
+    return visited_dir(root) / _part(q)
 
 
 def run_name(first: int, last: int) -> str:
@@ -52,7 +57,7 @@ def run_levels(name: str) -> tuple[int, int]:
 
 
 def edges_dir(root: str | Path, q: int) -> Path:
-    return edges_root(root) / f"part-{q:05d}"
+    return edges_root(root) / _part(q)
 
 
 def edges_root(root: str | Path) -> Path:
@@ -64,7 +69,7 @@ def graph_root(root: str | Path) -> Path:
 
 
 def graph_dir(root: str | Path, q: int) -> Path:
-    return graph_root(root) / f"part-{q:05d}"
+    return graph_root(root) / _part(q)
 
 
 def edges_name(level: int) -> str:

@@ -31,7 +31,7 @@ def timed(fn):
 
 
 def sweep(argv: list[str]) -> None:
-    from explore.local import Limits
+    from explore.run_control import Limits
     from explore.sweep import SweepPool, Task
     from rmqcheck.fault_search import changed, faults_task, setting_changes
     name, sets = argv[0], [a for a in argv[1:] if a != "--set"]

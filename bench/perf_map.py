@@ -17,7 +17,8 @@ import time
 
 from numba.core.registry import CPUDispatcher
 
-from explore.local import Limits, LocalExplorer
+from explore.local import LocalExplorer
+from explore.run_control import Limits
 from rmqcheck.bench import workload
 
 LARGEST = 1 << 20   # a function's range ends at the next entry, or this many bytes on

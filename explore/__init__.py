@@ -10,7 +10,7 @@ import importlib
 from typing import Any
 
 _WHERE = {
-    "Limits": ".local", "LocalExplorer": ".local", "Progress": ".local", "explore": ".local",
+    "Limits": ".run_control", "Progress": ".run_control", "LocalExplorer": ".local", "explore": ".local",
     "Model": ".protocol",
     "ALWAYS": "invariants.base", "GRAPH": "invariants.base", "SOMETIMES": "invariants.base",
     "Property": "invariants.base", "PropertySet": "invariants.base", "UnknownPropertyError": "invariants.base",

@@ -122,7 +122,8 @@ def workload(spec: dict[str, Any]) -> tuple[Any, Any]:
 
 
 def run_one(spec: dict[str, Any]) -> dict[str, Any]:
-    from explore.local import Limits, LocalExplorer
+    from explore.local import LocalExplorer
+    from explore.run_control import Limits
 
     kind = spec["kind"]
     threads = spec.get("threads", 1)

@@ -60,7 +60,7 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     the run first, 2 for bad input, 4 for a model error.
     """
     announce_compilation()
-    from explore.local import Limits
+    from explore.run_control import Limits
     from reports.document import report_format
     from reports.graph_export import graph_format
 

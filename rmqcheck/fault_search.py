@@ -23,7 +23,9 @@ from typing import Any, Callable
 
 from explore.faults import (BUDGET_KNOBS, FaultAnalysis, FaultSummary, Lattice, Vector,
                             analyse)
-from explore.local import Limits, LocalExplorer, available_memory_bytes
+from explore.local import LocalExplorer
+from explore.memory import available_memory_bytes
+from explore.run_control import Limits
 from explore.result import ERROR, INCOMPLETE, PASSED, VIOLATED, CheckResult, Trace
 from explore.sweep import SweepPool, Task
 from invariants import PROPERTIES

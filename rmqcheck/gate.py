@@ -115,5 +115,5 @@ def _write_junit(path: str | None, entries, results) -> None:
 
 
 def _no_limits():
-    from explore.local import Limits
+    from explore.run_control import Limits
     return Limits()

@@ -42,7 +42,8 @@ def _lowered(values: dict[str, Any], key: str, floor: int) -> dict[str, Any] | N
 def fitting_configuration(config: Any, properties: Any, limit: int, max_depth: int | None = None) -> Fit | None:
     """The first configuration on the way down (see the module docstring) whose run explores at most
     ``limit`` states, or None when even the smallest one does not fit."""
-    from explore.local import Limits, LocalExplorer
+    from explore.local import LocalExplorer
+    from explore.run_control import Limits
     from model import Config
     from model.rocketmq import RocketMQModel
 

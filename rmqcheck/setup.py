@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from reports.files import STDOUT, check_writable, remove_stale_temps
 
 if TYPE_CHECKING:
-    from explore.local import Limits
+    from explore.run_control import Limits
     from invariants import PropertySet
     from model import Config
     from model.rocketmq import RocketMQModel
@@ -168,7 +168,7 @@ MAX_SECONDS = 10 ** 9
 
 
 def limits(max_states: int | None, max_depth: int | None, max_seconds: float | None) -> Limits:
-    from explore.local import Limits
+    from explore.run_control import Limits
 
     for option, value, high in (("--max-states", max_states, MAX_COUNT), ("--max-depth", max_depth, MAX_COUNT),
                                 ("--max-seconds", max_seconds, MAX_SECONDS)):

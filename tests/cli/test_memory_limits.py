@@ -13,7 +13,8 @@ import pytest
 pytestmark = pytest.mark.skipif(shutil.which("prlimit") is None, reason="prlimit (util-linux) not installed")
 
 PROBE = """
-from explore.local import Limits, explore
+from explore.local import explore
+from explore.run_control import Limits
 from invariants import PROPERTIES
 from model import Config, RocketMQModel
 explore(RocketMQModel(Config(messages=3, consumers=2)), PROPERTIES, Limits(max_states=1000))

@@ -25,20 +25,24 @@ def check_states(scheck, params, states, count, bits):
         bits[i] = scheck(states[i], params)
 
 
-BREAKING_SIG = types.void(SUCC_T, I64_1D, U64_2D, types.int64, types.uint64[::1], I64_1D, I64_1D,
-                          types.int32[::1], I64_1D, I64_1D, U64_2D, I64_1D,
-                          types.int64[:, :, ::1], types.int64[:, :, ::1])
+ROWS_T = types.Tuple((U64_2D, I64_1D))                                 # out, oflags: one state's successors
+BEST_T = types.UniTuple(types.int64[:, :, ::1], 2)                     # per (property, kind, cell): source, action
+BREAKING_SIG = types.void(SUCC_T, I64_1D, U64_2D, types.int64, types.uint64[::1], I64_1D,
+                          types.Tuple((I64_1D, types.int32[::1])), I64_1D, I64_1D, ROWS_T, BEST_T)
 
 
 @nb.njit(BREAKING_SIG, cache=True, nogil=True)
-def breaking_transitions(succ, params, states, count, bits, cells, row_start, edges, prop_bits, kind_of,
-                         out, oflags, best_src, best_act):
+def breaking_transitions(succ, params, states, count, bits, cells, graph, prop_bits, kind_of, rows, best):
     """Per (property ``p`` of ``prop_bits``, action kind, target cell): the first breaking transition in
-    (source index, action index) order, into ``best_src[p, kind, cell]`` / ``best_act`` (-1: none).
+    (source index, action index) order, into ``best_src[p, kind, cell]`` / ``best_act`` (-1: none), where
+    ``best`` = (best_src, best_act), ``graph`` = (row_start, edges) and ``rows`` = (out, oflags).
 
     Sources are visited in stored order (level, then key), so the first one found is the canonical
     shallowest. The successors of a source are generated only when one of its edges breaks a property,
     to learn which action each edge is."""
+    row_start, edges = graph
+    out, oflags = rows
+    best_src, best_act = best
     nact = len(oflags)
     always = np.uint64(0)
     for p in range(len(prop_bits)):
@@ -108,13 +112,13 @@ def _earlier(levels, states, i, ai, j, aj):
 
 
 BATCH_FAULTS_SIG = types.void(SUCC_T, SCHECK_T, I64_1D, U64_2D, I64_1D, I64_1D, I64_1D, types.int64[:, ::1],
-                              types.int64[:, ::1], types.int64[:, :, ::1], types.int64[:, :, ::1], U64_2D, I64_1D)
+                              types.int64[:, ::1], BEST_T, ROWS_T)
 
 
 @nb.njit(BATCH_FAULTS_SIG, cache=True, nogil=True)
-def batch_faults(succ, scheck, params, states, levels, prop_bits, kind_of, cfield, vbest, bbest, bact, out,
-                 oflags):
-    """Both passes over a batch of stored states (rows of any levels, in any order), without edges.
+def batch_faults(succ, scheck, params, states, levels, prop_bits, kind_of, cfield, vbest, best, rows):
+    """Both passes over a batch of stored states (rows of any levels, in any order), without edges
+    (``best`` = (bbest, bact), ``rows`` = (out, oflags): one state's successors).
 
     ``vbest[p, cell]``: the row of the canonically first state violating property ``p`` in ``cell``;
     ``bbest[p, kind, cell]`` / ``bact``: the canonically first breaking transition (row, action) of that
@@ -122,6 +126,8 @@ def batch_faults(succ, scheck, params, states, levels, prop_bits, kind_of, cfiel
     each successor (a successor's bits are a function of the state: the ones stored for it). Entries are
     -1 where none; entries already set are only replaced by earlier ones, so batches can be reduced by the
     same order (``levels[row]``, then key, then action) wherever they ran."""
+    bbest, bact = best
+    out, oflags = rows
     nact = len(oflags)
     always = np.uint64(0)
     for p in range(len(prop_bits)):

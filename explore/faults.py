@@ -250,7 +250,8 @@ class FaultAnalysis:
         out = np.zeros((max(len(actions), 1), self.model.words), dtype=np.uint64)
         oflags = np.zeros(max(len(actions), 1), dtype=np.int64)
         breaking_transitions(self.model.successors, self.model.params, states, count, bits, cells,
-                             ex.store.row_start, ex.store.edges, prop_bits, kind_of, out, oflags, best_src, best_act)
+                             (ex.store.row_start, ex.store.edges), prop_bits, kind_of, (out, oflags),
+                             (best_src, best_act))
         for pi, p in enumerate(self.properties):
             pf = self.faults[p.name]
             for ki, c in zip(*np.nonzero(best_src[pi] >= 0)):

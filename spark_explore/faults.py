@@ -19,7 +19,8 @@ import numpy as np
 
 from explore.fault_passes import batch_faults
 from explore.faults import Lattice, PropertyFaults, counter_fields
-from explore.local import Limits, LocalExplorer
+from explore.local import LocalExplorer
+from explore.run_control import Limits
 from explore.result import CheckResult, Trace
 from explore.trace import replay
 from invariants.base import ALWAYS, KINDS, PropertySet
@@ -108,7 +109,7 @@ class SparkFaultAnalysis:
         out = np.zeros((nact, states.shape[1]), dtype=np.uint64)
         oflags = np.zeros(nact, dtype=np.int64)
         batch_faults(succ, scheck, params, states, levels, self.prop_bits, self.kind_of, self.cfield, vbest,
-                     bbest, bact, out, oflags)
+                     (bbest, bact), (out, oflags))
         return vbest, bbest, bact
 
     def _in_driver(self, local: LocalExplorer) -> tuple[dict, dict]:
@@ -190,8 +191,8 @@ def _pass(analysis: SparkFaultAnalysis, refs: KernelRefs):
             vbest = np.full(shape[::2], -1, dtype=np.int64)
             bbest = np.full(shape, -1, dtype=np.int64)
             bact = np.full(shape, -1, dtype=np.int64)
-            batch_faults(succ, scheck, refs.params, states, levels, prop_bits, kind_of, cfield, vbest, bbest,
-                         bact, out, oflags)
+            batch_faults(succ, scheck, refs.params, states, levels, prop_bits, kind_of, cfield, vbest,
+                         (bbest, bact), (out, oflags))
             vp, vc = np.nonzero(vbest >= 0)
             bp, bk, bc = np.nonzero(bbest >= 0)
             rows = np.concatenate([vbest[vp, vc], bbest[bp, bk, bc]])

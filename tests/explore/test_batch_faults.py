@@ -40,7 +40,7 @@ def _batched_pass(model, props, states, levels, batches):
         out = np.zeros((len(actions), model.words), dtype=np.uint64)
         oflags = np.zeros(len(actions), dtype=np.int64)
         batch_faults(model.successors, state_check, np.asarray(model.params, dtype=np.int64), bstates,
-                     blevels, prop_bits, kind_of, counter_fields(model, lattice), vbest, bbest, bact, out, oflags)
+                     blevels, prop_bits, kind_of, counter_fields(model, lattice), vbest, (bbest, bact), (out, oflags))
         for p, c in zip(*np.nonzero(vbest >= 0)):
             o = _order(bstates, blevels, vbest[p, c], -1)
             violated[(p, c)] = min(violated.get((p, c), o), o)

@@ -9,10 +9,12 @@ never touches ``states``; for wider states a slot is one word, the fingerprint's
 thread (``visited.regions``: how many, and the slots of each; one region on one thread): the high half of
 a state's hash picks its region, the low bits its home slot there, and probing wraps inside the region;
 :mod:`explore.threaded` files new states into any region with atomic claims, and relinks a sorted level
-one region per thread when it must look its states up. :func:`expand` runs the model's compiled
-``successors`` over a chunk of the current level, checks every new state with the property set's compiled
-``state_check`` (and every transition with ``transition_check`` while a transition property is watched)
-before it is stored, and records witness candidates per property bit.
+one region per thread when it must look its states up. :func:`expand` runs the one expansion step every engine shares (:func:`explore.step.expand_state`:
+successors generated, every transition checked with ``transition_check`` while a transition property is
+watched) over a chunk of the current level with this module's insert policy (:func:`insert_first_found`):
+each new state is checked with the property set's compiled ``state_check`` before it is stored, and witness
+candidates are recorded per property bit. The counters it keeps are the visited store's record
+(:data:`explore.counters.RUN`).
 
 Canonical choices make every engine agree on traces, whatever order it expands states in: the parent of a
 state is the one with the smallest ``(parent key, action index)`` among the states of the previous level
@@ -36,44 +38,11 @@ from model.fingerprint import fingerprint_words, mix64
 from model.native import kernel
 from model.packed import STATE_CHECK_SIG
 
+from .counters import MASKS_T, RUN_T
 from .prefetch import prefetch
-from .step import (ENABLED, ERROR, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less,  # noqa: F401
+from .step import (ENABLED, ERROR, I64_1D, ROWS_T, ST_CHUNK, ST_ERROR, ST_LEVEL_DONE, ST_LIMIT,  # noqa: F401
+                   ST_NEED_ROOM, SUCC_T, TCHECK_T, U64_2D, Generator, Rows, expand_state, first_terminal, key_less,
                    lowest_bit_index, note_transition_witness, rows_equal)
-
-# io slots
-IO_POS = 0          # next state index to expand
-IO_HI = 1           # end (exclusive) of the level being expanded
-IO_COUNT = 2        # states stored
-IO_TRANS = 3        # transitions generated (successor states of expanded states, duplicates included)
-IO_CAP = 4          # capacity of the state arrays
-IO_TABLE_LIMIT = 5  # states one region of the hash table may hold before the table must grow
-IO_MAX_STATES = 6   # the user's state limit
-IO_ERR_STATE = 7
-IO_ERR_ACTION = 8
-IO_ERR_FLAGS = 9
-IO_EDGES = 10       # edges stored (graph properties only)
-IO_EDGE_CAP = 11
-IO_GRAPH = 12       # 1: record edges and goal bits
-IO_LEAVES = 13      # 1: states violating every watched always property are not expanded
-IO_NLEAF = 14       # states left unexpanded by that rule
-IO_TERMINAL_AT = 15  # index + 1 of the first terminal state expanded (0: none yet); levels are expanded in
-                     # key order, so it is the smallest key of the shallowest level that has one
-IO_FILL_MAX = 16    # states filed in the fullest table region
-IO_SIZE = 17
-
-# masks slots
-MK_STATE_WATCH = 0  # state_check bits to record witnesses for
-MK_TRANS_WATCH = 1  # transition_check bits to record witnesses for
-MK_LEAF = 2         # a state with all these bits set is not expanded (when IO_LEAVES)
-MK_GOAL = 3         # graph property goal bits, stored per state (when IO_GRAPH)
-MK_SIZE = 4
-
-# statuses
-ST_CHUNK = 0        # chunk done, level not finished
-ST_LEVEL_DONE = 1
-ST_NEED_ROOM = 2    # grow the arrays or the table, then call again
-ST_LIMIT = 3        # the state limit was reached
-ST_ERROR = 4        # the model flagged an error (IO_ERR_*)
 
 SCHECK_T = types.FunctionType(STATE_CHECK_SIG)
 
@@ -82,14 +51,16 @@ SCHECK_T = types.FunctionType(STATE_CHECK_SIG)
 Visited = namedtuple("Visited", "states parent via table noexp goal edges row_start fill regions")
 #: witness candidates per property bit: a state index, or a transition (source index, action)
 Witnesses = namedtuple("Witnesses", "state src act")
-#: the successor rows of one state and each one's lookup start (slot, tag)
-Rows = namedtuple("Rows", "out oflags homes tags")
+#: where the one-thread insert policy files states: the visited set, what checks a new state and where its
+#: witness candidates go, the edge list (``visited.edges``), whether edges and leaves are kept
+FirstFinder = namedtuple("FirstFinder", "scheck params visited masks wit_state edges graph leaves")
 
 VISITED_T = types.NamedTuple((U64_2D, types.int32[::1], types.int16[::1], types.uint64[::1], types.uint8[::1],
                               types.uint8[::1], types.int32[::1], I64_1D, I64_1D, types.UniTuple(types.int64, 2)),
                              Visited)
 WITNESSES_T = types.NamedUniTuple(I64_1D, 3, Witnesses)
-ROWS_T = types.NamedTuple((U64_2D, I64_1D, I64_1D, types.uint64[::1]), Rows)
+RUN_COUNTERS_T = types.Array(RUN_T, 1, "C")    # the run's counters (explore.counters.RUN), one record
+MASKS_ARG_T = types.Array(MASKS_T, 1, "C")     # the property masks (explore.counters.MASKS), one record
 
 
 LOW32 = np.uint64(0xFFFFFFFF)
@@ -202,13 +173,13 @@ def _put(table, words, slot, tag, j):
 
 @kernel(inline=True)
 def put_new(table, regions, fill, io, words, slot, tag, j):
-    """File a new state ``j`` at ``slot`` and count it in its region (``io[IO_FILL_MAX]``: the fullest)."""
+    """File a new state ``j`` at ``slot`` and count it in its region (``io.fill_max``: the fullest)."""
     _put(table, words, slot, tag, j)
     if regions[0] > 1:   # one region holds every state: its fill is the state count
         o = np.int64(np.uint64(slot) // np.uint64(regions[1]))
         fill[o] += 1
-        if fill[o] > io[IO_FILL_MAX]:
-            io[IO_FILL_MAX] = fill[o]
+        if fill[o] > io.fill_max:
+            io.fill_max = fill[o]
 
 
 @nb.njit(types.int64(U64_2D, types.int64, types.uint64[::1], I64_1D, types.int64, types.int64), cache=True,
@@ -276,119 +247,129 @@ def _goal_bits(m, goal_mask):
 
 
 @kernel
-def _store_new(scheck, params, visited, io, masks, wit_state, row, slot, tag, src, a):
+def _store_new(place, io, row, slot, tag, src, a):
     """Store a new state at the next index, check it, and record what its check says."""
+    visited = place.visited
     states = visited.states
-    j = io[IO_COUNT]
+    j = io.count
     for i in range(len(row)):
         states[j, i] = row[i]
     visited.parent[j] = src
     visited.via[j] = a
     put_new(visited.table, visited.regions, visited.fill, io, states.shape[1], slot, tag, j)
-    io[IO_COUNT] = j + 1
-    check_new(scheck, params, visited, masks, wit_state, j, io[IO_GRAPH] != 0, io[IO_LEAVES] != 0)
+    io.count = j + 1
+    check_new(place, j)
     return j
 
 
 @kernel(inline=True)
-def check_new(scheck, params, visited, masks, wit_state, j, graph, leaves):
-    """Check the new stored state ``j``: witness candidates, its goal bits, whether it is left unexpanded."""
-    state_watch = masks[MK_STATE_WATCH]
-    leaf_mask = masks[MK_LEAF]
-    goal_mask = masks[MK_GOAL]
-    if state_watch | leaf_mask | goal_mask:
-        m = scheck(visited.states[j], params)
-        hits = m & state_watch
+def check_new(place, j):
+    """Check the new stored state ``j`` (``place``: an insert policy's): witness candidates, its goal bits,
+    whether it is left unexpanded."""
+    masks = place.masks
+    visited = place.visited
+    if masks.state_watch | masks.leaf | masks.goal:
+        m = place.scheck(visited.states[j], place.params)
+        hits = m & masks.state_watch
         if hits:
-            _note_state_witness(wit_state, visited.states, j, hits)
-        if graph:
-            visited.goal[j] = _goal_bits(m, goal_mask)
-        if leaves and leaf_mask != 0 and (m & leaf_mask) == leaf_mask:
+            _note_state_witness(place.wit_state, visited.states, j, hits)
+        if place.graph:
+            visited.goal[j] = _goal_bits(m, masks.goal)
+        if place.leaves and masks.leaf != 0 and (m & masks.leaf) == masks.leaf:
             visited.noexp[j] = 1
 
 
-SEED_SIG = types.int64(SCHECK_T, I64_1D, VISITED_T, I64_1D, types.uint64[::1], I64_1D, U64_2D)
+@kernel(inline=True)
+def visited_home(place, row):
+    """``home`` of the local policies: the row's home slot in the visited set's table, its line fetched."""
+    table = place.visited.table
+    slot, tag = _home(table, place.visited.regions, row)
+    _prefetch_home(table, len(row), slot)
+    return slot, tag
+
+
+@kernel(inline=True)
+def record_edge(place, c, j):
+    """The next edge of the state being expanded goes to ``j`` (``c.edges``: edges written so far)."""
+    if place.graph:
+        place.edges[c.edges] = j
+        c.edges += 1
+
+
+@kernel(inline=True)
+def insert_first_found(place, io, states, src, a, row, slot, tag):
+    """``insert`` of the one-thread policy: look the successor up from its home and file it there when it
+    is new. A level is expanded in key order, so its first finder is its canonical parent. False when the
+    state limit is met."""
+    if rows_equal(row, states[src]):
+        j = src   # a self-loop: no lookup needed
+    else:
+        visited = place.visited
+        j, slot, tag = _probe(states, visited.table, visited.regions, row, slot, tag)
+        if j < 0:
+            if io.count >= io.max_states:
+                return False
+            j = _store_new(place, io, row, slot, tag, src, a)
+    record_edge(place, io, j)
+    return True
+
+
+@kernel(inline=True)
+def expand_stored(gen, rows, c, tally, insert, place, src):
+    """:func:`explore.step.expand_state` for the stored state ``src`` with a local policy: its edges' start
+    noted, and a state marked to stay unexpanded counted instead (``c.nleaf``)."""
+    visited = place.visited
+    if place.graph:
+        visited.row_start[src] = c.edges
+    if place.leaves and visited.noexp[src] != 0:
+        c.nleaf += 1
+        return ST_CHUNK
+    return expand_state(gen, visited.states, src, rows, c, tally, visited_home, insert, first_terminal, place)
+
+
+SEED_SIG = types.int64(SCHECK_T, I64_1D, VISITED_T, RUN_COUNTERS_T, MASKS_ARG_T, I64_1D, U64_2D)
 
 
 @nb.njit(SEED_SIG, cache=True, nogil=True, _nrt=False)
-def seed(scheck, params, visited, io, masks, wit_state, initial):
+def seed(scheck, params, visited, counters, masks, wit_state, initial):
     """Store and check the initial states (level 0); returns how many were new."""
+    io = counters[0]
+    place = FirstFinder(scheck, params, visited, masks[0], wit_state, visited.edges, io.graph != 0, io.leaves != 0)
     added = 0
     for i in range(initial.shape[0]):
         j, slot, tag = _find(visited.states, visited.table, visited.regions, initial[i])
         if j >= 0:
             continue
-        _store_new(scheck, params, visited, io, masks, wit_state, initial[i], slot, tag, -1, -1)
+        _store_new(place, io, initial[i], slot, tag, -1, -1)
         added += 1
     return added
 
 
-EXPAND_SIG = types.int64(SUCC_T, SCHECK_T, TCHECK_T, I64_1D, VISITED_T, I64_1D, types.uint64[::1], WITNESSES_T,
+EXPAND_SIG = types.int64(SUCC_T, SCHECK_T, TCHECK_T, I64_1D, VISITED_T, RUN_COUNTERS_T, MASKS_ARG_T, WITNESSES_T,
                          ROWS_T, types.int64, I64_1D)
 
 
 @nb.njit(EXPAND_SIG, cache=True, nogil=True, _nrt=False)
-def expand(succ, scheck, tcheck, params, visited, io, masks, witnesses, rows, chunk, tally):
-    """Expand up to ``chunk`` states of the current level ``[io[IO_POS], io[IO_HI])``; returns a status.
-
-    Each state's successors come from the shared step (:func:`explore.step.generate`, which adds to the
-    coverage ``tally``); inserting them into the visited set is this function's own step."""
-    states = visited.states
-    table = visited.table
-    regions = visited.regions
-    out = rows.out
-    oflags = rows.oflags
-    nact = len(oflags)
-    words = states.shape[1]
-    hi = io[IO_HI]
-    end = min(hi, io[IO_POS] + chunk)
-    graph = io[IO_GRAPH] != 0
-    leaves = io[IO_LEAVES] != 0
-    while io[IO_POS] < end:
-        src = io[IO_POS]
-        fill_max = io[IO_COUNT] if regions[0] == 1 else io[IO_FILL_MAX]
-        if (io[IO_COUNT] + nact > io[IO_CAP] or fill_max + nact > io[IO_TABLE_LIMIT]
-                or (graph and io[IO_EDGES] + nact > io[IO_EDGE_CAP])):
+def expand(succ, scheck, tcheck, params, visited, counters, masks, witnesses, rows, chunk, tally):
+    """Expand up to ``chunk`` states of the current level ``[io.pos, io.hi)`` (``io``: the run's counters,
+    ``counters[0]``); returns a status. Each state is the one expansion step
+    (:func:`explore.step.expand_state`) with the one-thread policy (:func:`insert_first_found`)."""
+    io = counters[0]
+    mask = masks[0]
+    place = FirstFinder(scheck, params, visited, mask, witnesses.state, visited.edges, io.graph != 0, io.leaves != 0)
+    gen = Generator(succ, tcheck, params, mask.trans_watch, witnesses.src, witnesses.act)
+    nact = len(rows.oflags)
+    hi = io.hi
+    end = min(hi, io.pos + chunk)
+    while io.pos < end:
+        fill_max = io.count if visited.regions[0] == 1 else io.fill_max
+        if (io.count + nact > io.cap or fill_max + nact > io.table_limit
+                or (place.graph and io.edges + nact > io.edge_cap)):
             return ST_NEED_ROOM
-        if graph:
-            visited.row_start[src] = io[IO_EDGES]
-        if leaves and visited.noexp[src] != 0:
-            io[IO_NLEAF] += 1
-            io[IO_POS] = src + 1
-            continue
-        enabled = generate(succ, tcheck, params, states, src, out, oflags, masks[MK_TRANS_WATCH],
-                           witnesses.src, witnesses.act, tally)
-        if enabled < 0:
-            io[IO_ERR_STATE] = src
-            io[IO_ERR_ACTION] = -1 - enabled
-            io[IO_ERR_FLAGS] = oflags[-1 - enabled]
-            return ST_ERROR
-        io[IO_TRANS] += enabled   # with the whole state, like the tally (a state limit may stop it midway)
-        if enabled == 0 and io[IO_TERMINAL_AT] == 0:
-            io[IO_TERMINAL_AT] = src + 1
-        # start every lookup's cache miss before the first probe (the probes then mostly hit the cache)
-        for a in range(nact):
-            if oflags[a] & ENABLED:
-                slot, tag = _home(table, regions, out[a])
-                rows.homes[a] = slot
-                rows.tags[a] = tag
-                _prefetch_home(table, words, slot)
-        for a in range(nact):
-            if not oflags[a] & ENABLED:
-                continue
-            if rows_equal(out[a], states[src]):
-                j = src  # a self-loop: no lookup needed
-            else:
-                j, slot, tag = _probe(states, table, regions, out[a], rows.homes[a], rows.tags[a])
-                if j < 0:
-                    if io[IO_COUNT] >= io[IO_MAX_STATES]:
-                        return ST_LIMIT
-                    j = _store_new(scheck, params, visited, io, masks, witnesses.state, out[a], slot, tag,
-                                   src, a)
-            if graph:
-                visited.edges[io[IO_EDGES]] = j
-                io[IO_EDGES] += 1
-        io[IO_POS] = src + 1
-    if graph and io[IO_POS] == hi:
-        visited.row_start[hi] = io[IO_EDGES]
-    return ST_LEVEL_DONE if io[IO_POS] >= hi else ST_CHUNK
+        status = expand_stored(gen, rows, io, tally, insert_first_found, place, io.pos)
+        if status != ST_CHUNK:
+            return status
+        io.pos += 1
+    if place.graph and io.pos == hi:
+        visited.row_start[hi] = io.edges
+    return ST_LEVEL_DONE if io.pos >= hi else ST_CHUNK

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from . import counters
 from . import kernel as K
 from . import stop
 from .build import check_result, level_stats
@@ -110,7 +111,7 @@ class LocalExplorer:
         """The expansion's own buffers: property masks, witnesses per property bit, one state's successor
         rows, the coverage tally."""
         w = self.words
-        self.masks = np.zeros(K.MK_SIZE, dtype=np.uint64)
+        self.masks = counters.new(counters.MASKS, 1)
         self.wit_state = np.full(64, -1, dtype=np.int64)
         self.wit_src = np.full(64, -1, dtype=np.int64)
         self.wit_act = np.full(64, -1, dtype=np.int64)
@@ -131,10 +132,10 @@ class LocalExplorer:
 
     def _set_masks(self) -> None:
         t = self.tracker
-        self.masks[K.MK_STATE_WATCH] = np.uint64(t.state_watch_mask())
-        self.masks[K.MK_TRANS_WATCH] = np.uint64(t.transition_watch_mask())
-        self.masks[K.MK_LEAF] = np.uint64(t.leaf_mask())
-        self.masks[K.MK_GOAL] = np.uint64(t.goal_mask())
+        self.masks["state_watch"] = t.state_watch_mask()
+        self.masks["trans_watch"] = t.transition_watch_mask()
+        self.masks["leaf"] = t.leaf_mask()
+        self.masks["goal"] = t.goal_mask()
 
     # -- the run ----------------------------------------------------------------------------------------
     def run(self) -> CheckResult:
@@ -171,7 +172,7 @@ class LocalExplorer:
             raise ValueError(f"initial_states() must be an (n, {self.words}) array")
         if len(initial) > self.store.cap:
             raise ValueError("more initial states than the state capacity")
-        K.seed(self.props.state_check, self.model.params, self.store.kernel_view(), self.store.io, self.masks,
+        K.seed(self.props.state_check, self.model.params, self.store.kernel_view(), self.store.counters, self.masks,
                self.wit_state, initial)
         self.level_starts.append(self.store.count)
         self._sort_level(0, 0, 0)
@@ -202,7 +203,7 @@ class LocalExplorer:
             self.incomplete = stop.requested()
             return False
         t = time.perf_counter()
-        e0 = int(self.store.io[K.IO_EDGES])
+        e0 = int(self.store.io["edges"])
         mark = self._mark()
         try:
             expanded = self._expand_level(self.level, lo, hi)
@@ -214,7 +215,7 @@ class LocalExplorer:
             return False
         self.level_starts.append(self.store.count)
         try:
-            self._sort_level(self.level + 1, e0, int(self.store.io[K.IO_EDGES]))
+            self._sort_level(self.level + 1, e0, int(self.store.io["edges"]))
         except MemoryError:  # the level stays unsorted but consistent: its witnesses are still shortest
             self.out_of_memory(f"sorting level {self.level + 1}")
         self.level_seconds.append(time.perf_counter() - t)
@@ -226,12 +227,12 @@ class LocalExplorer:
         """Expand the level ``[lo, hi)``, on the threads when it is large enough; False when the run
         stops inside it (a limit, an error: the caller then forgets the partial level)."""
         io = self.store.io
-        io[K.IO_POS], io[K.IO_HI] = lo, hi
+        io["pos"], io["hi"] = lo, hi
         if self.rounds is not None and hi - lo >= self.parallel_from:
             try:
                 status = self.rounds.expand(level, lo, hi)
             except Exception as exc:  # an exception raised inside model code
-                self._model_exception(int(io[K.IO_POS]), exc)
+                self._model_exception(int(io["pos"]), exc)
                 return False
             return self._after(status)
         chunk = self.chunk
@@ -241,10 +242,10 @@ class LocalExplorer:
             t_chunk = time.perf_counter()
             try:
                 status = K.expand(self.model.successors, self.props.state_check, self.props.transition_check,
-                                  self.model.params, self.store.kernel_view(), io, self.masks, witnesses, rows, chunk,
-                                  self.tally)
+                                  self.model.params, self.store.kernel_view(), self.store.counters, self.masks,
+                                  witnesses, rows, chunk, self.tally)
             except Exception as exc:  # an exception raised inside model code
-                self._model_exception(int(io[K.IO_POS]), exc)
+                self._model_exception(int(io["pos"]), exc)
                 return False
             elapsed = time.perf_counter() - t_chunk
             if elapsed > 0:
@@ -316,8 +317,8 @@ class LocalExplorer:
             return False
         if store.table_full(self.nact) and not self.grow_table():
             return False
-        if self.graph and io[K.IO_EDGES] + self.nact > io[K.IO_EDGE_CAP]:
-            return self.edge_room(int(io[K.IO_EDGES]) + self.nact)
+        if self.graph and io["edges"] + self.nact > io["edge_cap"]:
+            return self.edge_room(int(io["edges"]) + self.nact)
         return True
 
     def grow_table(self) -> bool:
@@ -338,8 +339,8 @@ class LocalExplorer:
         if self.listener is None:
             return
         io = self.store.io
-        self.listener.on_progress(Progress(level, hi - lo, int(io[K.IO_POS]) - lo, int(io[K.IO_COUNT]),
-                                           int(io[K.IO_TRANS]), time.perf_counter() - self.t0,
+        self.listener.on_progress(Progress(level, hi - lo, int(io["pos"]) - lo, int(io["count"]),
+                                           int(io["trans"]), time.perf_counter() - self.t0,
                                            len(self.tracker.witness), len(self.tracker.properties),
                                            rss_bytes(), self.memory_limit))
 
@@ -405,7 +406,7 @@ class LocalExplorer:
 
     def _model_error_flag(self) -> None:
         io = self.store.io
-        index, a, flags = int(io[K.IO_ERR_STATE]), int(io[K.IO_ERR_ACTION]), int(io[K.IO_ERR_FLAGS])
+        index, a, flags = int(io["err_state"]), int(io["err_action"]), int(io["err_flags"])
         state = tuple(int(x) for x in self.store.states[index])
         message = self.model.describe_outcome(flags) or "model error"
         self.error = ModelError(message, str(self.model.actions()[a]), self.model.view(state),
@@ -461,7 +462,7 @@ class LocalExplorer:
                                                  note="needs the whole reachable graph")
                 continue
             store = self.store
-            bad = cannot_reach_goal(store.row_start, store.edges, int(store.io[K.IO_EDGES]), store.goal, count, k, team)
+            bad = cannot_reach_goal(store.row_start, store.edges, int(store.io["edges"]), store.goal, count, k, team)
             witness = -1
             if bad.any():
                 first = int(np.argmax(bad))   # no list of every bad state: there may be millions
@@ -497,8 +498,8 @@ class LocalExplorer:
                 self._graph_verdicts(results)   # incomplete now: each graph property is unknown
         ordered = [results[p.name] for p in self.props]
         levels = [b - a for a, b in zip(self.level_starts, self.level_starts[1:]) if b > a]
-        stats = level_stats(levels, self.store.io[K.IO_TRANS], time.perf_counter() - self.t0,
-                            unexpanded=int(self.store.io[K.IO_NLEAF]), level_engines=[self.engine] * len(levels),
+        stats = level_stats(levels, self.store.io["trans"], time.perf_counter() - self.t0,
+                            unexpanded=int(self.store.io["nleaf"]), level_engines=[self.engine] * len(levels),
                             level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]],
                             stop_reason=self._early_stop())
         stats.stopped_early = stats.stop_reason is not None
@@ -508,7 +509,7 @@ class LocalExplorer:
 
     def terminal_index(self) -> int:
         """The canonical terminal state found so far (-1: none): smallest key of the shallowest level."""
-        return int(self.store.io[K.IO_TERMINAL_AT]) - 1
+        return int(self.store.io["terminal"]) - 1
 
     def terminal_trace(self):
         index = self.terminal_index()

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from . import counters
 from . import kernel as K
 from . import threaded as P
 from .coverage import new_tally
@@ -50,7 +51,7 @@ class LevelRounds:
         n = self.S * self.C + self.T * P.BLOCK    # a round's new states at most, and its threads' holes
         self.best = np.empty(n, dtype=np.int64)   # each new state's smallest (source << 16 | action)
         self.slots = np.empty(n, dtype=np.int64)  # each new state's table slot
-        self.blocks = np.zeros((self.T, PAD), dtype=np.int64)     # each thread's block of state indices
+        self.blocks = counters.new(counters.BLOCK, self.T)       # each thread's block of state indices
         self.moves = np.empty((2, self.T * P.BLOCK), dtype=np.int64)   # states moved into the holes
         # the slots of the level being filed (from ``filed[0]``, ``filed[1]`` states, in the table of growth
         # ``filed[2]``): its sort then relinks the table without looking the states up, unless the table
@@ -59,14 +60,14 @@ class LevelRounds:
         self.filed: tuple[int, int, int] = (-1, 0, -1)
         self.edges_t = np.empty(n if explorer.graph else 1, dtype=np.int64)
         # each slice's hot counters on cache lines of their own (a shared line costs more than the work)
-        self.tio = np.zeros((self.S, P.T_SIZE + PAD), dtype=np.int64)
+        self.slices = counters.new(counters.SLICE, self.S)
         self.wit_src = np.full((self.S, 64), -1, dtype=np.int64)
         self.wit_act = np.full((self.S, 64), -1, dtype=np.int64)
         size = len(new_tally(explorer.nact))
         self.tallies = np.zeros((self.S, size + PAD), dtype=np.int64)
         self.tally = self.tallies[:, :size]
         # each thread's own: scratch rows, state witnesses of the level, states filed per table region
-        self.rows = [K.Rows(np.zeros((nact + PAD, explorer.words), dtype=np.uint64)[:nact],
+        self.rows = [P.Rows(np.zeros((nact + PAD, explorer.words), dtype=np.uint64)[:nact],
                             np.zeros(nact + PAD, dtype=np.int64)[:nact], np.zeros(nact + PAD, dtype=np.int64)[:nact],
                             np.zeros(nact + PAD, dtype=np.uint64)[:nact]) for _ in range(self.T)]
         self.wit_thread = np.full((self.T, 64 + PAD), -1, dtype=np.int64)
@@ -100,7 +101,7 @@ class LevelRounds:
             if status != K.ST_LEVEL_DONE:
                 return status
             pos += n
-            ex.store.io[K.IO_POS] = pos
+            ex.store.io["pos"] = pos
             ex.report(level, lo, hi)
             if pos < hi and ex.limit_inside_level():
                 return K.ST_CHUNK
@@ -114,9 +115,9 @@ class LevelRounds:
         (most rounds file far fewer states than that). 0 when nothing fits (``incomplete`` says why)."""
         ex, io, nact = self.ex, self.ex.store.io, max(self.ex.nact, 1)
         while True:
-            fit_states = (ex.store.cap - int(io[K.IO_COUNT])) // nact
-            fit_table = (int(ex.store.region_slots * ROUND_LOAD) - int(io[K.IO_FILL_MAX])) // nact
-            if io[K.IO_FILL_MAX] <= io[K.IO_TABLE_LIMIT] and fit_table >= min(want, fit_states, self.T * self.slice):
+            fit_states = (ex.store.cap - int(io["count"])) // nact
+            fit_table = (int(ex.store.region_slots * ROUND_LOAD) - int(io["fill_max"])) // nact
+            if io["fill_max"] <= io["table_limit"] and fit_table >= min(want, fit_states, self.T * self.slice):
                 break
             if not ex.grow_table():
                 return 0
@@ -124,31 +125,32 @@ class LevelRounds:
         if n == 0:
             ex.make_room()   # fails, saying why: the state limit or the memory budget
             return 0
-        if ex.graph and not ex.edge_room(int(io[K.IO_EDGES]) + n * nact):
+        if ex.graph and not ex.edge_room(int(io["edges"]) + n * nact):
             return 0
         return n
 
     def _round(self, bounds: list[int]) -> int:
         ex = self.ex
-        self.tio[:] = 0
+        self.slices[:] = 0
         count = ex.store.count
         self.shared[0] = count
-        self.blocks[:, P.B_NEXT] = self.blocks[:, P.B_END] = 0
+        self.blocks["next"] = self.blocks["end"] = 0
         # blocks leave up to BLOCK unused indices per thread until the round's end: only when they fit
         fits = count + (bounds[-1] - bounds[0]) * max(ex.nact, 1) + self.T * P.BLOCK <= ex.store.cap
-        self.blocks[:, P.B_SIZE] = P.BLOCK if fits else 1
-        visited = ex.store.kernel_view()
-        status = self._expand_slices(visited, bounds, count)
+        self.blocks["size"] = P.BLOCK if fits else 1
+        round_ = tuple(P.Round(np.array(bounds, dtype=np.int64), self.C, self.wit_src, self.wit_act, self.tallies,
+                               self.tally.shape[1], self.edges_t, self.best, self.slots, count, self.shared,
+                               int(ex.graph), int(ex.leaves)))
+        status = self._expand_slices(ex.store.kernel_view(), round_)
         new = int(self.shared[0])
         store = ex.store
         if status == K.ST_LEVEL_DONE:
-            new = P.close_blocks(store.states, store.table, store.goal, store.noexp, self.blocks, count, new, self.best,
-                                 self.slots, self.moves, self.wit_thread, self.edges_t, self.tio, self.C, int(ex.graph),
-                                 int(ex.leaves))
-        store.io[K.IO_COUNT] = new
+            new = P.close_blocks((store.states, store.table, store.goal, store.noexp), round_, self.slices, self.blocks,
+                                 new, self.moves, self.wit_thread)
+        store.io["count"] = new
         store.fill += self.fills[:, :ex.owners].sum(axis=0)   # filed even when the round stopped: the table holds them
         self.fills[:] = 0
-        store.io[K.IO_FILL_MAX] = int(store.fill.max())
+        store.io["fill_max"] = int(store.fill.max())
         if status != K.ST_LEVEL_DONE:
             return status
         best = self.best[:new - count]
@@ -177,63 +179,56 @@ class LevelRounds:
         self.level_slots[count - level_lo:new - level_lo] = self.slots[:new - count]
         self.filed = (level_lo, new - level_lo, growths)
 
-    def _expand_slices(self, visited: Any, bounds: list[int], count: int) -> int:
+    def _expand_slices(self, visited: Any, round_: tuple) -> int:
         ex = self.ex
-        graph, leaves = int(ex.graph), int(ex.leaves)
-        bounds_a = np.array(bounds, dtype=np.int64)
         counter = np.zeros(PAD, dtype=np.int64)   # the next slice to take
-
         fields = P.visited_fields(visited)
 
         def expand_on(i: int) -> None:
-            P.expand_slices(self.functions, ex.model.params,
-                            *fields, ex.masks, bounds_a, self.C, self.tio, self.wit_src, self.wit_act, *self.rows[i],
-                            self.tallies, self.tally.shape[1], self.edges_t, graph, leaves, self.wit_thread[i, :64],
-                            self.fills[i, :ex.owners], self.best, self.slots, count, self.shared, self.blocks[i],
-                            counter)
+            thread = (*self.rows[i], self.wit_thread[i, :64], self.fills[i, :ex.owners], i)
+            P.expand_slices(self.functions, ex.model.params, fields, ex.masks, round_, self.slices, thread,
+                            self.blocks, counter)
         try:
             self.team.run(expand_on)
         except Exception:   # raised inside model code: report the first slice that failed, as one thread would
-            started = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_STARTED)
-            errors = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_ERROR)
+            started = np.flatnonzero(self.slices["status"] == P.S_STARTED)
+            errors = np.flatnonzero(self.slices["status"] == P.S_ERROR)
             if len(errors) and (not len(started) or errors[0] < started[0]):
                 return self._model_error(int(errors[0]))
-            ex.store.io[K.IO_POS] = self.tio[started[0], P.T_POS]
+            ex.store.io["pos"] = self.slices[started[0]]["pos"]
             raise
-        errors = np.flatnonzero(self.tio[:, P.T_STATUS] == P.S_ERROR)
+        errors = np.flatnonzero(self.slices["status"] == P.S_ERROR)
         if len(errors):   # the first in index order: the one a single thread would meet
             return self._model_error(int(errors[0]))
         return K.ST_LEVEL_DONE
 
     def _model_error(self, s: int) -> int:
-        io = self.ex.store.io
-        io[K.IO_ERR_STATE] = self.tio[s, P.T_ERR_STATE]
-        io[K.IO_ERR_ACTION] = self.tio[s, P.T_ERR_ACTION]
-        io[K.IO_ERR_FLAGS] = self.tio[s, P.T_ERR_FLAGS]
+        io, c = self.ex.store.io, self.slices[s]
+        io["err_state"], io["err_action"], io["err_flags"] = c["err_state"], c["err_action"], c["err_flags"]
         return K.ST_ERROR
 
     def _place_edges(self, bounds: list[int]) -> None:
         """The round's edges after the edges already stored, slice after slice (room was made before), the
         slices shared out among the threads."""
         ex = self.ex
-        counts = self.tio[:, P.T_EDGES]
-        at = int(ex.store.io[K.IO_EDGES]) + np.concatenate(([0], np.cumsum(counts[:-1])))
+        counts = self.slices["edges"]
+        at = int(ex.store.io["edges"]) + np.concatenate(([0], np.cumsum(counts[:-1])))
         bounds_a = np.array(bounds, dtype=np.int64)
         store = ex.store
-        self.team.run(lambda t: P.place_edges(store.edges, self.edges_t, store.row_start, bounds_a, at, self.tio,
+        self.team.run(lambda t: P.place_edges(store.edges, self.edges_t, store.row_start, bounds_a, at, self.slices,
                                               self.C, t, self.T))
-        ex.store.io[K.IO_EDGES] = int(at[-1] + counts[-1])
+        ex.store.io["edges"] = int(at[-1] + counts[-1])
 
     def _fold_counters(self) -> None:
         """The round's transitions, unexpanded states, terminal state, tally and transition witnesses,
         folded into the explorer in slice order (slice order is index order, which is key order)."""
-        ex, io, tio = self.ex, self.ex.store.io, self.tio
-        io[K.IO_TRANS] += int(tio[:, P.T_TRANS].sum())
-        io[K.IO_NLEAF] += int(tio[:, P.T_NLEAF].sum())
-        if io[K.IO_TERMINAL_AT] == 0:
-            found = np.flatnonzero(tio[:, P.T_TERMINAL])
+        ex, io, slices = self.ex, self.ex.store.io, self.slices
+        io["trans"] += int(slices["trans"].sum())
+        io["nleaf"] += int(slices["nleaf"].sum())
+        if io["terminal"] == 0:
+            found = np.flatnonzero(slices["terminal"])
             if len(found):
-                io[K.IO_TERMINAL_AT] = tio[found[0], P.T_TERMINAL]
+                io["terminal"] = slices[found[0]]["terminal"]
         ex.tally += self.tally.sum(axis=0)
         self.tally[:] = 0
         found = self.wit_src >= 0
@@ -249,7 +244,7 @@ class LevelRounds:
         P.merge_state_witnesses(ex.store.states, ex.wit_state, np.ascontiguousarray(self.wit_thread[:, :64]).ravel())
         self.wit_thread[:] = -1
         if ex.graph:
-            ex.store.row_start[hi] = ex.store.io[K.IO_EDGES]
+            ex.store.row_start[hi] = ex.store.io["edges"]
 
     def discard_round(self) -> None:
         """Forget what a stopped level left in the buffers."""

@@ -1,20 +1,33 @@
-"""The step every engine shares: generate and check the successors of one frontier state.
+"""The step every engine shares: generate, check and file the successors of one frontier state.
 
-:func:`generate` runs the model's compiled ``successors`` on ``states[i]`` into the successor rows
+:func:`expand_state` is the one expansion step of every engine and thread count. :func:`generate` runs the model's compiled ``successors`` on ``states[i]`` into the successor rows
 ``out`` / ``oflags`` (one per action), stops at the first model error, counts the enabled transitions and
 checks each against the watched transition properties, keeping per property bit the canonical witness
 (smallest source key, then smallest action), and adds what the state contributes to the coverage
 ``tally``: its transitions per action, its pruned rows per reason, whether it is terminal. Every distinct
-state is generated once, so the tally is the same on every engine and thread count. What happens to the
-rows next is each engine's own step: the local engine inserts them into its visited set
-(:func:`explore.kernel.expand`), the Spark batch kernel removes duplicates inside its batch
-(its ``expand_batch``), simulation picks one (:func:`generate_one`).
+state is generated once, so the tally is the same on every engine and thread count.
+:func:`expand_state` then counts the state in its counter record (:mod:`explore.counters`) and files each
+enabled successor with an **insert policy**, three compiled functions passed as arguments (numba compiles
+the step once per policy, each call direct and inlined):
+
+- ``home(place, row)``: where the successor's lookup starts, ``(slot, tag)``; every home is computed (and
+  its cache line fetched) before the first lookup;
+- ``insert(place, c, states, src, a, row, slot, tag)``: find it or file it, record its parent, edge and
+  witness; False when the state limit stops the run;
+- ``note_terminal(place, c, states, src)``: a state with no enabled action.
+
+The policies are the one-thread visited set's (:mod:`explore.kernel`: the first finder files a state,
+since a level is expanded in key order), the threads' shared table (:mod:`explore.threaded`: atomic claims,
+the smallest (source, action) kept), and a Spark batch's (its ``expand_batch``: duplicates removed inside the
+batch, the canonical parent kept by key). Simulation takes one step at a time (:func:`generate_one`).
 
 It works one state at a time on purpose: the local engine starts the hash lookups of one state's
 successors before probing any of them (README, Performance), which needs the rows of that state only
 while they are still in cache.
 """
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numba as nb
 import numpy as np
@@ -26,6 +39,13 @@ from model.packed import SUCCESSORS_SIG, TRANSITION_CHECK_SIG
 
 ENABLED = 1
 ERROR = 2
+
+# what an expansion step returns (and the local kernel, for a chunk of a level)
+ST_CHUNK = 0        # the step (or the chunk) is done; the level is not finished
+ST_LEVEL_DONE = 1
+ST_NEED_ROOM = 2    # grow the arrays or the table, then call again
+ST_LIMIT = 3        # the state limit was reached
+ST_ERROR = 4        # the model flagged an error (the counters' ``err_*``)
 
 # slots of the coverage tally (one int64 array; tallies of batches add up slot by slot)
 T_TERMINAL = 0              # generated states with no enabled action
@@ -107,6 +127,54 @@ def generate(succ, tcheck, params, states, i, out, oflags, trans_watch, wit_src,
     if enabled == 0:
         tally[T_TERMINAL] += 1
     return enabled
+
+
+#: the successor rows of one state and each one's lookup start (slot, tag)
+Rows = namedtuple("Rows", "out oflags homes tags")
+ROWS_T = types.NamedTuple((U64_2D, I64_1D, I64_1D, types.uint64[::1]), Rows)
+
+#: what :func:`generate` needs besides the state: the model's successors and transition check, its
+#: parameters, the transition bits watched and their witness candidates (source index, action)
+Generator = namedtuple("Generator", "succ tcheck params trans_watch wit_src wit_act")
+
+
+@kernel(inline=True)
+def expand_state(gen, states, src, rows, c, tally, home, insert, note_terminal, place):
+    """Expand ``states[src]``: generate and check its successors (:func:`generate`) into ``rows``, count
+    them in the counter record ``c``, and file each enabled one with the insert policy (``home``,
+    ``insert``, ``note_terminal`` over its ``place``). Returns ``ST_CHUNK``, or ``ST_ERROR`` (the error in
+    ``c``), or ``ST_LIMIT`` (the state limit met while filing: the state is to be expanded again)."""
+    out = rows.out
+    oflags = rows.oflags
+    enabled = generate(gen.succ, gen.tcheck, gen.params, states, src, out, oflags, gen.trans_watch, gen.wit_src,
+                       gen.wit_act, tally)
+    if enabled < 0:
+        c.err_state = src
+        c.err_action = -1 - enabled
+        c.err_flags = oflags[-1 - enabled]
+        return ST_ERROR
+    c.trans += enabled   # with the whole state, like the tally (a state limit may stop it midway)
+    if enabled == 0:
+        note_terminal(place, c, states, src)
+    nact = len(oflags)
+    # every lookup's cache miss started before the first probe (the probes then mostly hit the cache)
+    for a in range(nact):
+        if oflags[a] & ENABLED:
+            slot, tag = home(place, out[a])
+            rows.homes[a] = slot
+            rows.tags[a] = tag
+    for a in range(nact):
+        if oflags[a] & ENABLED:
+            if not insert(place, c, states, src, a, out[a], rows.homes[a], rows.tags[a]):
+                return ST_LIMIT
+    return ST_CHUNK
+
+
+@kernel(inline=True)
+def first_terminal(place, c, states, src):
+    """``note_terminal`` of a policy that expands a level in key order: the first terminal state met."""
+    if c.terminal == 0:
+        c.terminal = src + 1
 
 
 GENERATE_ONE_SIG = types.int64(SUCC_T, TCHECK_T, I64_1D, U64_2D, types.int64, U64_2D, I64_1D, types.uint64,

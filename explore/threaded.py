@@ -27,6 +27,7 @@ small levels still use.
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numba as nb
@@ -38,22 +39,13 @@ from model.native import kernel, scratch
 from . import kernel as K
 from .funcaddr import ADDRESSES, address_table, function_at
 from .atomic import acquire_fence, claim, compare_swap, fetch_add, load_acquire, store_release
-from .kernel import HIGH32, LOW32, SCHECK_T, VISITED_T, check_new, home_of, owner_of, state_hash
+from .counters import BLOCKS_T, SLICES_T
+from .kernel import HIGH32, LOW32, SCHECK_T, check_new, home_of, owner_of, state_hash
 from .keyorder import settle_ties
-from .step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
+from .step import (I64_1D, ROWS_T, ST_CHUNK, ST_ERROR, ST_LEVEL_DONE, SUCC_T, TCHECK_T, U64_2D, Generator, Rows,
+                   key_less, rows_equal)
 
-# per-slice slots of a round (``tio``)
-T_TRANS = 0      # transitions generated
-T_EDGES = 1      # edges written
-T_NLEAF = 2      # states left unexpanded (every watched always property violated)
-T_TERMINAL = 3   # index + 1 of the first terminal state of the slice (0: none)
-T_ERR_STATE = 4
-T_ERR_ACTION = 5
-T_ERR_FLAGS = 6
-T_POS = 7        # the state being expanded (where an exception in model code was raised)
-T_STATUS = 8     # S_STARTED, S_DONE or S_ERROR (0: not taken)
-T_SIZE = 9
-
+# a slice's ``status`` (0: not taken)
 S_STARTED = 1
 S_DONE = 2
 S_ERROR = 3
@@ -64,45 +56,46 @@ BUSY_WORD = np.uint64(1 << 63)
 BUSY_REF = np.uint64(0xFFFFFFFF)
 ACTION_BITS = 16   # ``best``: source index << ACTION_BITS | action
 
-# a thread's block of state indices (``block``): the next one, the end, how many it takes at once. Taking
-# BLOCK indices at a time keeps each thread's new rows, parents and slots off the other threads' cache
-# lines and takes one atomic add per block, not per state; the unused ends are closed at the round's end
-B_NEXT = 0
-B_END = 1
-B_SIZE = 2
+# a thread's block of state indices (``block``, an explore.counters.BLOCK record). Taking BLOCK indices at
+# a time keeps each thread's new rows, parents and slots off the other threads' cache lines and takes one
+# atomic add per block, not per state; the unused ends are closed at the round's end
 BLOCK = 64
 
 I32_1D = types.int32[::1]
 
 
 @kernel(inline=True)
-def _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots, block):
-    """The next index of this thread's ``block`` (a new block taken atomically from ``shared[0]`` when it
-    is used up) for ``row``, claimed at ``slot``: the state, its ``best`` and its slot written there, its
-    region counted in this thread's ``fill``; the caller then publishes it."""
-    j = block[B_NEXT]
-    if j == block[B_END]:
-        j = fetch_add(shared, 0, block[B_SIZE])
-        block[B_END] = j + block[B_SIZE]
-    block[B_NEXT] = j + 1
+def _take_index(place, row, via_src, slot):
+    """The next index of this thread's block (``place.block``; a new block taken atomically from
+    ``place.shared[0]`` when it is used up) for ``row``, claimed at ``slot``: the state, its ``best`` and its
+    slot written there, its region counted in this thread's ``fill``; the caller then publishes it."""
+    block = place.block
+    j = block.next
+    if j == block.end:
+        j = fetch_add(place.shared, 0, block.size)
+        block.end = j + block.size
+    block.next = j + 1
+    states = place.visited.states
     for w in range(len(row)):
         states[j, w] = row[w]
-    best[j - round_lo] = via_src
-    slots[j - round_lo] = slot
-    fill[np.uint64(slot) // rslots] += 1
+    place.best[j - place.round_lo] = via_src
+    place.slots[j - place.round_lo] = slot
+    place.fill[np.uint64(slot) // np.uint64(place.visited.regions[1])] += 1
     return j
 
 
 @kernel(inline=True)
-def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, round_lo, via_src, fill, block):
-    """The index of ``row`` in the visited set, looked up from ``slot`` (its home); a state found nowhere is
-    filed as the next index of this thread's ``block`` and returned as ``-1 - index``, its ``best``
-    set to ``via_src``, its slot noted in ``slots`` (for the level's sort) and its region counted in this
-    thread's ``fill``.
+def _find_or_file(place, row, slot, tag, via_src):
+    """The index of ``row`` in the visited set (``place``: the threads' policy's), looked up from ``slot``
+    (its home); a state found nowhere is filed as the next index of this thread's block and returned as
+    ``-1 - index``, its ``best`` set to ``via_src``, its slot noted in ``slots`` (for the level's sort) and
+    its region counted in this thread's ``fill``.
 
     Inlined: called once per successor, and a call passes each of its nine arrays as seven words on the
     stack; those pushes took about a fifth of the threads' expansion time."""
-    rslots = np.uint64(regions[1])
+    states = place.visited.states
+    table = place.visited.table
+    rslots = np.uint64(place.visited.regions[1])
     smask = rslots - np.uint64(1)
     base = np.uint64(slot) & ~smask
     if states.shape[1] == 1:
@@ -113,7 +106,7 @@ def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, r
                 if not claim(table, 2 * slot + 1, BUSY_WORD):
                     continue   # another thread took the slot first: look at it again
                 table[2 * slot] = key
-                j = _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots, block)
+                j = _take_index(place, row, via_src, slot)
                 store_release(table, 2 * slot + 1, np.uint64(j + 1))
                 return -1 - j
             while ref == BUSY_WORD:
@@ -127,7 +120,7 @@ def _find_or_file(states, table, regions, row, slot, tag, shared, best, slots, r
         if e == 0:
             if not claim(table, slot, (tag << HIGH32) | BUSY_REF):
                 continue
-            j = _take_index(states, row, shared, best, slots, round_lo, via_src, slot, fill, rslots, block)
+            j = _take_index(place, row, via_src, slot)
             store_release(table, slot, (tag << HIGH32) | np.uint64(j + 1))
             return -1 - j
         if (e >> HIGH32) == tag:
@@ -150,69 +143,74 @@ def _lower_best(best, k, via_src):
         cur = old
 
 
+#: where the threads' insert policy files states: the one-thread policy's fields (explore.kernel.FirstFinder,
+#: ``edges`` the slice's own), then what the round shares (``best``, ``slots``, ``round_lo``, ``shared``) and
+#: what is this thread's (``fill``, ``block``)
+Shared = namedtuple("Shared", "scheck params visited masks wit_state edges graph leaves best slots round_lo shared "
+                              "fill block")
+
+
+@kernel(inline=True)
+def insert_shared(place, c, states, src, a, row, slot, tag):
+    """``insert`` of the threads' policy: look the successor up in the shared table, filing it when it is
+    new (:func:`_find_or_file`; the filing thread checks it); a state filed in this round keeps the
+    smallest (source, action) that reaches it. Never stops: a round has room for all it may file."""
+    if rows_equal(row, states[src]):
+        j = np.int64(src)   # a self-loop: no lookup needed
+    else:
+        via_src = (np.int64(src) << ACTION_BITS) | a
+        j = _find_or_file(place, row, slot, tag, via_src)
+        if j < 0:
+            j = -1 - j
+            check_new(place, j)
+        elif j >= place.round_lo:   # filed in this round, perhaps from a later source
+            _lower_best(place.best, j - place.round_lo, via_src)
+    K.record_edge(place, c, j)
+    return True
+
+
+#: what a round shares among its threads: the slices (``bounds``), each slice's edge room (``capacity``),
+#: transition witnesses, tally and edges (from ``s * capacity``), and the filing state (``best``,
+#: ``slots``, ``round_lo``: the first index filed this round, ``shared``: the next index), whether edges and
+#: leaves are kept
+Round = namedtuple("Round", "bounds capacity wit_src wit_act tallies tally_size edges best slots round_lo shared "
+                            "graph leaves")
+#: a thread's own: its successor rows (explore.step.Rows), state witness candidates, region fills, and which
+#: thread it is (its block)
+Thread = namedtuple("Thread", "rows wit_state fill index")
+
+
 @kernel
-def _expand_slice(succ, tcheck, scheck, params, visited, masks, lo, hi, tio, wit_src, wit_act, rows, tally, edges_t,
-                  graph, leaves, wit_state, fill, best, slots, round_lo, shared, block):
-    """One slice ``[lo, hi)`` of the round: its successors looked up or filed, its edges into ``edges_t``
-    (``row_start`` relative to the slice's first edge); returns a kernel status."""
-    states = visited.states
-    table = visited.table
-    regions = visited.regions
-    out = rows.out
-    oflags = rows.oflags
-    nact = len(oflags)
-    words = states.shape[1]
-    trans_watch = masks[K.MK_TRANS_WATCH]
-    for src in range(lo, hi):
-        tio[T_POS] = src
-        if graph:
-            visited.row_start[src] = tio[T_EDGES]
-        if leaves and visited.noexp[src] != 0:
-            tio[T_NLEAF] += 1
-            continue
-        enabled = generate(succ, tcheck, params, states, src, out, oflags, trans_watch, wit_src, wit_act, tally)
-        if enabled < 0:
-            tio[T_ERR_STATE] = src
-            tio[T_ERR_ACTION] = -1 - enabled
-            tio[T_ERR_FLAGS] = oflags[-1 - enabled]
-            return K.ST_ERROR
-        tio[T_TRANS] += enabled
-        if enabled == 0 and tio[T_TERMINAL] == 0:
-            tio[T_TERMINAL] = src + 1
-        # start every lookup's cache miss before the first probe (the probes then mostly hit the cache)
-        for a in range(nact):
-            if oflags[a] & ENABLED:
-                slot, tag = home_of(table, regions, out[a], state_hash(out[a]))
-                rows.homes[a] = slot
-                rows.tags[a] = tag
-                K._prefetch_home(table, words, slot)
-        for a in range(nact):
-            if not oflags[a] & ENABLED:
-                continue
-            if rows_equal(out[a], states[src]):
-                j = np.int64(src)   # a self-loop: no lookup needed
-            else:
-                via_src = (np.int64(src) << ACTION_BITS) | a
-                j = _find_or_file(states, table, regions, out[a], rows.homes[a], rows.tags[a], shared, best, slots,
-                                  round_lo, via_src, fill, block)
-                if j < 0:
-                    j = -1 - j
-                    check_new(scheck, params, visited, masks, wit_state, j, graph, leaves)
-                elif j >= round_lo:   # filed in this round, perhaps from a later source
-                    _lower_best(best, j - round_lo, via_src)
-            if graph:
-                edges_t[tio[T_EDGES]] = j
-                tio[T_EDGES] += 1
-    return K.ST_LEVEL_DONE
+def _expand_slice(gen, visited, masks, rnd, thread, blocks, s, c):
+    """The round's slice ``s``: each state one expansion step with the threads' policy, counted in its
+    counters ``c`` (its edges into its own part of ``rnd.edges``, ``row_start`` relative to its first
+    edge); returns a status."""
+    graph = rnd.graph != 0
+    place = Shared(gen.scheck, gen.params, visited, masks, thread.wit_state,
+                   rnd.edges[s * rnd.capacity:] if graph else rnd.edges, graph, rnd.leaves != 0, rnd.best,
+                   rnd.slots, rnd.round_lo, rnd.shared, thread.fill, blocks[thread.index])
+    step = Generator(gen.succ, gen.tcheck, gen.params, masks.trans_watch, rnd.wit_src[s], rnd.wit_act[s])
+    tally = rnd.tallies[s, :rnd.tally_size]
+    for src in range(rnd.bounds[s], rnd.bounds[s + 1]):
+        c.pos = src
+        status = K.expand_stored(step, thread.rows, c, tally, insert_shared, place, src)
+        if status != ST_CHUNK:
+            return status
+    return ST_LEVEL_DONE
 
 
-# the visited set and a thread's rows come field by field: a call then starts in microseconds (a named
-# tuple argument is typed in Python, field by field, at every call: a millisecond a round)
-VISITED_FIELDS_T = (*VISITED_T.types[:-1], types.int64, types.int64)
-EXPAND_SLICES_SIG = types.void(I64_1D, I64_1D, *VISITED_FIELDS_T, types.uint64[::1], I64_1D,
-                               types.int64, types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1],
-                               *K.ROWS_T.types, types.int64[:, ::1], types.int64, I64_1D, types.int64, types.int64,
-                               I64_1D, I64_1D, I64_1D, I64_1D, types.int64, I64_1D, I64_1D, I64_1D)
+# the model's functions as the threads take them: with the scheck beside them (explore.step.Generator has the
+# per-slice witnesses, which a thread does not know until it takes a slice)
+ThreadGen = namedtuple("ThreadGen", "succ tcheck scheck params")
+
+# the arguments come as plain tuples of arrays and numbers, which numba types in C at every call (a named
+# tuple is typed in Python, field by field: a millisecond a round); the kernel names them again
+VISITED_FIELDS_T = types.Tuple((*K.VISITED_T.types[:-1], types.int64, types.int64))
+ROUND_T = types.Tuple((I64_1D, types.int64, types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1],
+                       types.int64, I64_1D, I64_1D, I64_1D, types.int64, I64_1D, types.int64, types.int64))
+THREAD_T = types.Tuple((*ROWS_T.types, I64_1D, I64_1D, types.int64))
+EXPAND_SLICES_SIG = types.void(I64_1D, I64_1D, VISITED_FIELDS_T, K.MASKS_ARG_T, ROUND_T, SLICES_T, THREAD_T,
+                               BLOCKS_T, I64_1D)
 
 
 # the model's successors, transition check and state check, in this order in :func:`function_addresses`
@@ -232,31 +230,29 @@ def visited_fields(visited: K.Visited) -> tuple:
 
 
 @nb.njit(EXPAND_SLICES_SIG, cache=True, nogil=True, _nrt=False)
-def expand_slices(functions, params, states, parent, via, table, noexp, goal, edges, row_start, table_fill,
-                  owners, region_slots, masks, bounds, capacity, tio, wit_src, wit_act, out, oflags, homes, tags, tally,
-                  tally_size, edges_t, graph, leaves, wit_state, fill, best, slots, round_lo, shared, block, counter):
+def expand_slices(functions, params, visited_t, masks, round_t, slices, thread_t, blocks, counter):
     """The round on one thread: slices ``s`` (states ``[bounds[s], bounds[s + 1])``) taken one by one from
-    ``counter`` until none is left; a slice writes only its own rows (``tio[s]``, ``tally[s]``, its
-    transition witnesses) and its own edges ``[s * capacity, ...)``; ``tio[s, T_STATUS]`` says how far it
-    got. ``rows``, ``wit_state``, ``fill`` and ``block`` are this thread's; ``best``, ``slots`` and ``shared``
-    (the indices taken) every thread's. The visited set comes as :func:`visited_fields`, ``rows`` as its
-    fields, the model's functions as :func:`function_addresses`."""
-    succ = _succ_at(functions, 0)
-    tcheck = _tcheck_at(functions, ADDRESSES)
-    scheck = _scheck_at(functions, 2 * ADDRESSES)
-    visited = K.Visited(states, parent, via, table, noexp, goal, edges, row_start, table_fill, (owners, region_slots))
-    rows = K.Rows(out, oflags, homes, tags)
-    slices = len(bounds) - 1
+    ``counter`` until none is left; a slice writes only its own counters (``slices[s]``, an
+    explore.counters.SLICE record whose ``status`` says how far it got), tally, transition witnesses and
+    edges. The visited set comes as :func:`visited_fields`, the round as the fields of :class:`Round`, this
+    thread as those of :class:`Thread` (its rows as their fields), the model's functions as
+    :func:`function_addresses`."""
+    gen = ThreadGen(_succ_at(functions, 0), _tcheck_at(functions, ADDRESSES), _scheck_at(functions, 2 * ADDRESSES),
+                    params)
+    v = visited_t
+    visited = K.Visited(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], (v[9], v[10]))
+    r = round_t
+    rnd = Round(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12])
+    t = thread_t
+    thread = Thread(Rows(t[0], t[1], t[2], t[3]), t[4], t[5], t[6])
     while True:
         s = fetch_add(counter, 0, 1)
-        if s >= slices:
+        if s >= len(rnd.bounds) - 1:
             return
-        tio[s, T_STATUS] = S_STARTED
-        status = _expand_slice(succ, tcheck, scheck, params, visited, masks, bounds[s], bounds[s + 1], tio[s],
-                               wit_src[s], wit_act[s], rows, tally[s, :tally_size],
-                               edges_t[s * capacity:] if graph else edges_t, graph, leaves, wit_state, fill, best,
-                               slots, round_lo, shared, block)
-        tio[s, T_STATUS] = S_ERROR if status == K.ST_ERROR else S_DONE
+        c = slices[s]
+        c.status = S_STARTED
+        status = _expand_slice(gen, visited, masks[0], rnd, thread, blocks, s, c)
+        c.status = S_ERROR if status == ST_ERROR else S_DONE
 
 
 @kernel(inline=True)
@@ -273,8 +269,8 @@ def _hole_from(blocks, i):
     """The first index from ``i`` on in a hole (the unused end of a thread's last block), or -1."""
     first = -1
     for t in range(blocks.shape[0]):
-        if blocks[t, B_END] > i and blocks[t, B_NEXT] < blocks[t, B_END]:
-            c = max(blocks[t, B_NEXT], i)
+        if blocks[t].end > i and blocks[t].next < blocks[t].end:
+            c = max(blocks[t].next, i)
             if first < 0 or c < first:
                 first = c
     return first
@@ -287,8 +283,8 @@ def _kept_from(blocks, i):
     while moved:
         moved = False
         for t in range(blocks.shape[0]):
-            if blocks[t, B_NEXT] <= i < blocks[t, B_END]:
-                i = blocks[t, B_END]
+            if blocks[t].next <= i < blocks[t].end:
+                i = blocks[t].end
                 moved = True
     return i
 
@@ -309,20 +305,29 @@ def _moved_to(moves, n, j):
     return j
 
 
-@nb.njit(types.int64(U64_2D, types.uint64[::1], types.uint8[::1], types.uint8[::1], types.int64[:, ::1], types.int64,
-                     types.int64, I64_1D, I64_1D, types.int64[:, ::1], types.int64[:, ::1], I64_1D, types.int64[:, ::1],
-                     types.int64, types.int64, types.int64), cache=True, nogil=True, _nrt=False)
-def close_blocks(states, table, goal, noexp, blocks, count, top, best, slots, moves, wit_thread, edges_t, tio, capacity,
-                 graph, leaves):
-    """The end of a round that took the indices ``[count, top)`` in blocks: the unused ends of the threads'
-    last blocks are holes, so the states after ``top - holes`` move into the holes before it, with
-    everything that names them (the table entry, ``best``, ``slots``, the goal and unexpanded flags, the
-    threads' witness candidates, the round's edges). Returns the state count (``top - holes``). The level's
-    sort puts every state in its place afterwards, so where a state goes here changes no result."""
+STORED_T = types.Tuple((U64_2D, types.uint64[::1], types.uint8[::1], types.uint8[::1]))  # states table goal noexp
+
+
+@nb.njit(types.int64(STORED_T, ROUND_T, SLICES_T, BLOCKS_T, types.int64, types.int64[:, ::1], types.int64[:, ::1]),
+         cache=True, nogil=True, _nrt=False)
+def close_blocks(stored, round_t, slices, blocks, top, moves, wit_thread):
+    """The end of a round (the fields of :class:`Round`) that took the indices ``[round_lo, top)`` in
+    blocks: the unused ends of the threads' last blocks are holes, so the states after ``top - holes`` move
+    into the holes before it, with everything that names them (the table entry, ``best``, ``slots``, the
+    goal and unexpanded flags of ``stored`` = (states, table, goal, noexp), the threads' witness
+    candidates, the round's edges). Returns the state count (``top - holes``). The level's sort puts every
+    state in its place afterwards, so where a state goes here changes no result."""
+    states, table, goal, noexp = stored
+    r = round_t
+    rnd = Round(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12])
+    best = rnd.best
+    slots = rnd.slots
+    count = rnd.round_lo
+    edges_t = rnd.edges
     words = states.shape[1]
     holes = 0
     for t in range(blocks.shape[0]):
-        holes += blocks[t, B_END] - blocks[t, B_NEXT]
+        holes += blocks[t].end - blocks[t].next
     new = top - holes
     n = 0
     m = new
@@ -335,9 +340,9 @@ def close_blocks(states, table, goal, noexp, blocks, count, top, best, slots, mo
         slot = slots[m - count]
         slots[d - count] = slot
         _repoint(table, words, slot, d)
-        if graph:
+        if rnd.graph:
             goal[d] = goal[m]
-        if leaves:
+        if rnd.leaves:
             noexp[d] = noexp[m]
         moves[0, n] = m
         moves[1, n] = d
@@ -350,9 +355,9 @@ def close_blocks(states, table, goal, noexp, blocks, count, top, best, slots, mo
         for b in range(64):
             if wit_thread[t, b] >= new:
                 wit_thread[t, b] = _moved_to(moves, n, wit_thread[t, b])
-    if graph:
-        for s in range(tio.shape[0]):
-            for e in range(s * capacity, s * capacity + tio[s, T_EDGES]):
+    if rnd.graph:
+        for s in range(len(slices)):
+            for e in range(s * rnd.capacity, s * rnd.capacity + slices[s].edges):
                 if edges_t[e] >= new:
                     edges_t[e] = _moved_to(moves, n, edges_t[e])
     return new
@@ -376,14 +381,14 @@ def touch_pages(table, counter):
             table[i] = 0
 
 
-@nb.njit(types.void(types.int32[::1], I64_1D, I64_1D, I64_1D, I64_1D, types.int64[:, ::1], types.int64, types.int64,
+@nb.njit(types.void(types.int32[::1], I64_1D, I64_1D, I64_1D, I64_1D, SLICES_T, types.int64, types.int64,
                     types.int64), cache=True, nogil=True, _nrt=False)
-def place_edges(edges, edges_t, row_start, bounds, at, tio, capacity, first, step):
-    """The round's slices ``first, first + step, ...``: each one's edges (``tio[s, T_EDGES]`` of them, from
+def place_edges(edges, edges_t, row_start, bounds, at, slices, capacity, first, step):
+    """The round's slices ``first, first + step, ...``: each one's edges (``slices[s].edges`` of them, from
     ``edges_t[s * capacity]``) to ``edges[at[s]:]``, and its states' ``row_start`` (relative to the
     slice's first edge) made absolute."""
     for s in range(first, len(at), step):
-        n = tio[s, T_EDGES]
+        n = slices[s].edges
         for k in range(n):
             edges[at[s] + k] = np.int32(edges_t[s * capacity + k])
         for i in range(bounds[s], bounds[s + 1]):

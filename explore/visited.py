@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from . import counters
 from . import kernel as K
 from .rounds import refile
 
@@ -49,18 +50,20 @@ class VisitedStore:
         self.table = K.new_table(self.region_slots, owners, words)
         self.table_growths = 0   # how many times the table grew (the threads' level sort asks)
         self.fill = np.zeros(owners, dtype=np.int64)
-        self.io = np.zeros(K.IO_SIZE, dtype=np.int64)   # the kernel's counters (explore.kernel IO_*)
-        self.io[K.IO_CAP] = cap
-        self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
-        self.io[K.IO_MAX_STATES] = max_states if max_states is not None else cap
-        self.io[K.IO_EDGE_CAP] = len(self.edges)
-        self.io[K.IO_GRAPH] = int(graph)
-        self.io[K.IO_LEAVES] = int(leaves)
+        self.counters = counters.new(counters.RUN, 1)   # the kernels' counters (explore.counters.RUN)
+        self.io = self.counters[0]                       # the same record, read and written by name
+        io = self.io
+        io["cap"] = cap
+        io["table_limit"] = int(self.region_slots * K.MAX_LOAD)
+        io["max_states"] = max_states if max_states is not None else cap
+        io["edge_cap"] = len(self.edges)
+        io["graph"] = int(graph)
+        io["leaves"] = int(leaves)
 
     @property
     def count(self) -> int:
         """States stored."""
-        return int(self.io[K.IO_COUNT])
+        return int(self.io["count"])
 
     def kernel_view(self) -> Any:
         """The store as the kernels take it (built anew each time: the table and the edges grow)."""
@@ -74,8 +77,8 @@ class VisitedStore:
 
     def table_full(self, nact: int) -> bool:
         """Whether filing ``nact`` more states could take the fullest table region past its load limit."""
-        fill_max = self.count if self.owners == 1 else self.io[K.IO_FILL_MAX]   # as the kernel counts
-        return fill_max + nact > self.io[K.IO_TABLE_LIMIT]
+        fill_max = self.count if self.owners == 1 else self.io["fill_max"]   # as the kernel counts
+        return fill_max + nact > self.io["table_limit"]
 
     def grow_table(self, team: Any = None) -> None:
         """Double every region of the hash table and file the stored states again (with a thread team, a
@@ -89,8 +92,8 @@ class VisitedStore:
             K.rehash(self.states, self.count, self.table, self.fill, 1, self.region_slots)
         else:
             refile(team, self.states, self.count, self.table, self.fill, self.region_slots)
-        self.io[K.IO_TABLE_LIMIT] = int(self.region_slots * K.MAX_LOAD)
-        self.io[K.IO_FILL_MAX] = int(self.fill.max())
+        self.io["table_limit"] = int(self.region_slots * K.MAX_LOAD)
+        self.io["fill_max"] = int(self.fill.max())
 
     def grow_edges(self, n_edges: int) -> None:
         """Grow the edge list to hold ``n_edges`` edges. Raises MemoryError when it cannot.
@@ -108,14 +111,14 @@ class VisitedStore:
             edges = np.empty(size, dtype=np.int32)
             edges[: len(self.edges)] = self.edges
             self.edges = edges
-        self.io[K.IO_EDGE_CAP] = len(self.edges)
+        self.io["edge_cap"] = len(self.edges)
 
     #: the counters a level changes, which :meth:`rollback` restores
-    LEVEL_COUNTERS = (K.IO_COUNT, K.IO_TRANS, K.IO_EDGES, K.IO_NLEAF, K.IO_TERMINAL_AT)
+    LEVEL_COUNTERS = ("count", "trans", "edges", "nleaf", "terminal")
 
     def mark(self) -> np.ndarray:
         """The counters before a level starts."""
-        return self.io.copy()
+        return self.counters.copy()[0]
 
     def rollback(self, mark: np.ndarray) -> None:
         """Forget the states and edges filed since ``mark`` (their slots in the table stay filed: a level

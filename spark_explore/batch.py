@@ -1,15 +1,17 @@
 """The executor side: expand one batch of frontier states with the model's compiled kernel.
 
-:func:`expand_batch` (compiled: the same ``successors`` / ``state_check`` / ``transition_check`` and the
-same generation step, :func:`explore.step.generate`, as the local engine) expands every state of a batch,
-removes duplicate successors inside the batch keeping the canonical parent (smallest parent key, then
-smallest action), optionally checks each distinct successor and records every transition, keeps per
-property bit the smallest witnessing transition and the smallest terminal state (no enabled action) of the batch, and adds to the
-coverage tally. :mod:`spark_explore.level_job` runs it in the tasks of each level step.
+:func:`expand_batch` runs the one expansion step every engine shares (:func:`explore.step.expand_state`:
+the same ``successors`` / ``transition_check`` and the same generation step as the local engine) on every
+state of a batch with this engine's insert policy: duplicate successors inside the batch are removed
+keeping the canonical parent (smallest parent key, then smallest action), every transition is recorded when
+the graph properties need them, and the batch's terminal state kept is its smallest by key (a batch is not
+in key order). It then checks each distinct successor when asked. :mod:`spark_explore.level_job` runs it
+in the tasks of each level step.
 """
 from __future__ import annotations
 
 import importlib
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,87 +19,97 @@ import numba as nb
 import numpy as np
 from numba import types
 
+from explore.counters import BATCH_T, MASKS_T
 from explore.kernel import SCHECK_T
-from explore.step import ENABLED, I64_1D, SUCC_T, TCHECK_T, U64_2D, generate, key_less, rows_equal
+from explore.step import (I64_1D, ROWS_T, ST_CHUNK, SUCC_T, TCHECK_T, U64_2D, Generator, expand_state, key_less,
+                          rows_equal)
 from model.fingerprint import fingerprint_words
+from model.native import kernel
 
-# io slots of expand_batch
-B_TRANSITIONS = 0
-B_ERR_STATE = 1
-B_ERR_ACTION = 2
-B_ERR_FLAGS = 3
-B_TERMINAL = 4      # row index + 1 of the batch's smallest terminal state (0: none)
-B_EDGES = 5         # rows written to ``edges``
-B_SIZE = 6
+#: where the batch policy files successors: the distinct successors (``child``, each one's ``parent`` row of
+#: the batch and ``action``), the open-addressing table over them (``tmask``: its length - 1), and the
+#: batch's transitions as rows ``(target words, source words)`` when ``edges`` has rows
+Batch = namedtuple("Batch", "child parent action table tmask edges")
+BATCH_ARG_T = types.Tuple((U64_2D, I64_1D, I64_1D, I64_1D, U64_2D))   # child, parent, action, table, edges
 
-BATCH_SIG = types.int64(SUCC_T, SCHECK_T, TCHECK_T, I64_1D, U64_2D, types.uint64[::1], U64_2D, I64_1D, I64_1D,
-                        types.uint64[::1], I64_1D, I64_1D, I64_1D, I64_1D, U64_2D, I64_1D, I64_1D, U64_2D)
+
+@kernel(inline=True)
+def batch_home(place, row):
+    """``home`` of the batch policy: the row's slot in the batch's table (no tag)."""
+    return np.int64(fingerprint_words(row) & place.tmask), np.uint64(0)
+
+
+@kernel(inline=True)
+def insert_in_batch(place, c, states, src, a, row, slot, tag):
+    """``insert`` of the batch policy: the transition recorded, the successor added to the batch's
+    distinct ones, or its parent lowered to ``src`` when ``src`` has the smaller key."""
+    if place.edges.shape[0] > 0:
+        w = states.shape[1]
+        for k in range(w):
+            place.edges[c.edges, k] = row[k]
+            place.edges[c.edges, w + k] = states[src, k]
+        c.edges += 1
+    child = place.child
+    while True:
+        j = place.table[slot]
+        if j < 0:
+            n = c.children
+            for k in range(child.shape[1]):
+                child[n, k] = row[k]
+            place.parent[n] = src
+            place.action[n] = a
+            place.table[slot] = n
+            c.children = n + 1
+            return True
+        if rows_equal(child[j], row):
+            p = place.parent[j]
+            if p != src and key_less(states[src], states[p]):
+                place.parent[j] = src
+                place.action[j] = a
+            return True
+        slot = np.int64((np.uint64(slot) + np.uint64(1)) & place.tmask)
+
+
+@kernel(inline=True)
+def smallest_terminal(place, c, states, src):
+    """``note_terminal`` of the batch policy: the terminal state of smallest key."""
+    t = c.terminal - 1
+    if t < 0 or key_less(states[src], states[t]):
+        c.terminal = src + 1
+
+
+BATCH_SIG = types.int64(SUCC_T, SCHECK_T, TCHECK_T, I64_1D, U64_2D, types.Array(MASKS_T, 1, "C"), BATCH_ARG_T,
+                        types.uint64[::1], types.UniTuple(I64_1D, 2), types.Array(BATCH_T, 1, "C"), ROWS_T, I64_1D)
 
 
 @nb.njit(BATCH_SIG, cache=True, nogil=True, _nrt=False)
-def expand_batch(succ, scheck, tcheck, params, states, masks, child, parent, action, sbits, table,
-                 tw_src, tw_act, io, out, oflags, tally, edges):
-    """Expand every row of ``states``; returns the number of distinct successors written to ``child``.
+def expand_batch(succ, scheck, tcheck, params, states, masks, batch, sbits, witnesses, counters, rows, tally):
+    """Expand every row of ``states``; returns the number of distinct successors written to ``child``
+    (``batch``: the fields of :class:`Batch` but ``tmask``).
 
-    ``masks`` = (state bits to check, transition bits to watch). ``parent[j]`` is a row index of
-    ``states``. On a model error flag, returns -1 with the source row and action in ``io``. The coverage
-    ``tally`` is added to, not reset (a partition sums its batches). Unless ``edges`` has no rows, every
-    transition is also written to it as a row ``(target words, source words)`` (``io[B_EDGES]`` rows):
-    the graph properties need them, and recording them here spares a second call of ``successors``.
-    """
-    nact = len(oflags)
-    tmask = np.uint64(len(table) - 1)
+    ``masks[0]``: ``state_watch`` says the state bits to check each distinct successor for (into
+    ``sbits``), ``trans_watch`` the transition bits whose witnesses (source row, action) go to
+    ``witnesses``. ``parent[j]`` is a row index of ``states``. The counters (``counters[0]``, an
+    explore.counters.BATCH record) start at zero; on a model error flag, returns -1 with the source row and
+    action in them. The coverage ``tally`` is added to, not reset (a partition sums its batches). Unless
+    ``edges`` has no rows, every transition is also written to it (``edges`` of the counters say how many):
+    the graph properties need them, and recording them here spares a second call of ``successors``."""
+    c = counters[0]
+    mask = masks[0]
+    child, parent, action, table, edges = batch
     table[:] = -1
-    tw_src[:] = -1
-    tw_act[:] = -1
-    trans_watch = masks[1]
-    want_edges = edges.shape[0] > 0
-    w = states.shape[1]
-    n = 0
-    e = 0
+    witnesses[0][:] = -1
+    witnesses[1][:] = -1
+    place = Batch(child, parent, action, table, np.uint64(len(table) - 1), edges)
+    gen = Generator(succ, tcheck, params, mask.trans_watch, witnesses[0], witnesses[1])
     for i in range(states.shape[0]):
-        enabled = generate(succ, tcheck, params, states, i, out, oflags, trans_watch, tw_src, tw_act, tally)
-        if enabled < 0:
-            io[B_ERR_STATE] = i
-            io[B_ERR_ACTION] = -1 - enabled
-            io[B_ERR_FLAGS] = oflags[-1 - enabled]
+        if expand_state(gen, states, i, rows, c, tally, batch_home, insert_in_batch, smallest_terminal,
+                        place) != ST_CHUNK:
             return -1
-        io[B_TRANSITIONS] += enabled
-        if enabled == 0:
-            t = io[B_TERMINAL] - 1
-            if t < 0 or key_less(states[i], states[t]):
-                io[B_TERMINAL] = i + 1
-        # this batch's own step: keep one row per distinct successor, with its canonical parent
-        for a in range(nact):
-            if not oflags[a] & ENABLED:
-                continue
-            if want_edges:
-                for k in range(w):
-                    edges[e, k] = out[a, k]
-                    edges[e, w + k] = states[i, k]
-                e += 1
-            slot = np.int64(fingerprint_words(out[a]) & tmask)
-            while True:
-                j = table[slot]
-                if j < 0:
-                    for k in range(child.shape[1]):
-                        child[n, k] = out[a, k]
-                    parent[n] = i
-                    action[n] = a
-                    table[slot] = n
-                    n += 1
-                    break
-                if rows_equal(child[j], out[a]):
-                    p = parent[j]
-                    if p != i and key_less(states[i], states[p]):
-                        parent[j] = i
-                        action[j] = a
-                    break
-                slot = np.int64((np.uint64(slot) + np.uint64(1)) & tmask)
-    io[B_EDGES] = e
-    if masks[0]:
+    n = c.children
+    if mask.state_watch:
         for j in range(n):
-            sbits[j] = scheck(child[j], params) & masks[0]
+            sbits[j] = scheck(child[j], params) & mask.state_watch
     else:
         sbits[:n] = 0
     return n

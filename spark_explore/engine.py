@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from explore import kernel as K
 from explore.build import check_result, level_stats
 from explore.coverage import new_tally
 from explore.step import tally_size
@@ -122,8 +121,8 @@ class SparkExplorer:
             if self.tracker.graph:
                 self._hand_over_edges(local, meta)
         meta.expanded_levels = local.level
-        meta.transitions = int(local.store.io[K.IO_TRANS])
-        meta.unexpanded = int(local.store.io[K.IO_NLEAF])
+        meta.transitions = int(local.store.io["trans"])
+        meta.unexpanded = int(local.store.io["nleaf"])
         meta.tally = [int(x) for x in local.tally]
         terminal = local.terminal_index()
         if terminal >= 0:

@@ -52,10 +52,10 @@ import numpy as np
 from numba import types
 
 from explore.kernel import SCHECK_T
-from explore.step import I64_1D, U64_2D, tally_size
+from explore import counters
+from explore.step import I64_1D, U64_2D, Rows, tally_size
 
-from .batch import B_ERR_ACTION, B_ERR_FLAGS, B_EDGES, B_ERR_STATE, B_SIZE, B_TERMINAL, B_TRANSITIONS, KernelRefs, \
-    expand_batch, first_raising
+from .batch import KernelRefs, expand_batch, first_raising
 from .errors import ExchangeFileError
 from .layout import (bucket_owner, bucket_path, edges_dir, edges_name, level_dir, part_name, run_levels,  # noqa: F401
                      run_name, runs_dir, shuffle_dir)
@@ -220,9 +220,10 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> tuple[O
         leaf = np.uint64(job.leaf_mask)
         keys = np.ascontiguousarray(keys[(sbits & leaf) != leaf])
     summary = MapSummary(tally=np.zeros(tally_size(nact), dtype=np.int64))
-    masks = np.array([0, job.trans_mask], dtype=np.uint64)   # the filing side checks the distinct states
-    out = np.zeros((nact, w), dtype=np.uint64)
-    oflags = np.zeros(nact, dtype=np.int64)
+    masks = counters.new(counters.MASKS, 1)
+    masks["trans_watch"] = job.trans_mask   # no state bits: the filing side checks the distinct states
+    rows = Rows(np.zeros((nact, w), dtype=np.uint64), np.zeros(nact, dtype=np.int64), np.zeros(nact, dtype=np.int64),
+                np.zeros(nact, dtype=np.uint64))
     tw_src = np.full(64, -1, dtype=np.int64)
     tw_act = np.full(64, -1, dtype=np.int64)
     cap = max(min(job.batch, len(keys)) * nact, 1)
@@ -235,27 +236,28 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> tuple[O
     edges = np.empty((cap if job.edges else 0, 2 * w), dtype=np.uint64)
     for lo in range(0, len(keys), job.batch):
         states = keys[lo:lo + job.batch]
-        io = np.zeros(B_SIZE, dtype=np.int64)
+        io = counters.new(counters.BATCH, 1)
         try:
-            m = expand_batch(succ, scheck, tcheck, job.refs.params, states, masks, child, parent, action, unused,
-                             table, tw_src, tw_act, io, out, oflags, summary.tally, edges)
+            m = expand_batch(succ, scheck, tcheck, job.refs.params, states, masks, (child, parent, action, table, edges),
+                             unused, (tw_src, tw_act), io, rows, summary.tally)
         except Exception as exc:  # model code raised: the first state of the batch that raises
-            bad = first_raising(succ, job.refs.params, states, out, oflags)
+            bad = first_raising(succ, job.refs.params, states, rows.out, rows.oflags)
             summary.error = (_signed(bad), -1, f"{type(exc).__name__}: {exc}")
             return None, summary
+        c = io[0]
         if m < 0:
-            summary.error = (_signed(states[io[B_ERR_STATE]]), int(io[B_ERR_ACTION]), f"flags={int(io[B_ERR_FLAGS])}")
+            summary.error = (_signed(states[c["err_state"]]), int(c["err_action"]), f"flags={int(c['err_flags'])}")
             return None, summary
         summary.add(MapSummary(  # the kernel added this batch's coverage to summary.tally already
-            transitions=int(io[B_TRANSITIONS]),
-            terminal=_signed(states[io[B_TERMINAL] - 1]) if io[B_TERMINAL] > 0 else None,
+            transitions=int(c["trans"]),
+            terminal=_signed(states[c["terminal"] - 1]) if c["terminal"] > 0 else None,
             witnesses={int(bit): (_signed(states[tw_src[bit]]), int(tw_act[bit]))
                        for bit in np.flatnonzero(tw_src >= 0)}))
         got_keys.append(child[:m].copy())
         got_parents.append(states[parent[:m]])
         got_actions.append(action[:m].astype(np.int16))
         if job.edges:
-            got_edges.append(edges[:io[B_EDGES]].copy())
+            got_edges.append(edges[:c["edges"]].copy())
     # the kernel removed duplicates inside each batch; this removes them across the batches too
     ks, ps, acts = _concat(got_keys, got_parents, got_actions, w)
     del got_keys[:], got_parents[:], got_actions[:]   # a copy of every successor fewer at the next peak

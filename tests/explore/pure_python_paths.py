@@ -14,7 +14,9 @@ from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
 from invariants import PROPERTIES
 from model import Config, RocketMQModel
 from explore.step import tally_size
-from spark_explore.batch import B_EDGES, B_SIZE, expand_batch
+from explore import counters
+from explore.step import Rows
+from spark_explore.batch import expand_batch
 
 CONFIGS = {
     "one-message-no-failures": dict(messages=1, max_master_crashes=0, max_master_power_losses=0),
@@ -44,15 +46,18 @@ def batch(model: RocketMQModel) -> list:
     sbits = np.zeros(cap, dtype=np.uint64)
     table = np.zeros(1 << (2 * cap).bit_length(), dtype=np.int64)
     tw_src, tw_act = np.zeros(64, dtype=np.int64), np.zeros(64, dtype=np.int64)
-    io = np.zeros(B_SIZE, dtype=np.int64)
+    io = counters.new(counters.BATCH, 1)
     tally = np.zeros(tally_size(nact), dtype=np.int64)
-    masks = np.array([(1 << len(PROPERTIES)) - 1, (1 << len(PROPERTIES)) - 1], dtype=np.uint64)
+    masks = counters.new(counters.MASKS, 1)
+    masks["state_watch"] = masks["trans_watch"] = (1 << len(PROPERTIES)) - 1
     edges = np.zeros((cap, 2 * w), dtype=np.uint64)
+    rows = Rows(np.zeros((nact, w), dtype=np.uint64), np.zeros(nact, dtype=np.int64), np.zeros(nact, dtype=np.int64),
+                np.zeros(nact, dtype=np.uint64))
     n = expand_batch(model.successors, PROPERTIES.state_check, PROPERTIES.transition_check, model.params, states,
-                     masks, child, parent, action, sbits, table, tw_src, tw_act, io,
-                     np.zeros((nact, w), dtype=np.uint64), np.zeros(nact, dtype=np.int64), tally, edges)
-    return [int(n), child[:n].tolist(), parent[:n].tolist(), action[:n].tolist(), sbits[:n].tolist(), io.tolist(),
-            tw_src.tolist(), tw_act.tolist(), tally.tolist(), edges[:io[B_EDGES]].tolist()]
+                     masks, (child, parent, action, table, edges), sbits, (tw_src, tw_act), io, rows, tally)
+    return [int(n), child[:n].tolist(), parent[:n].tolist(), action[:n].tolist(), sbits[:n].tolist(),
+            [int(x) for x in io[0].tolist()], tw_src.tolist(), tw_act.tolist(), tally.tolist(),
+            edges[:io[0]["edges"]].tolist()]
 
 
 def main() -> None:

@@ -14,7 +14,8 @@ import pytest
 from explore import kernel as K
 from explore import stop
 from explore.faults import FaultAnalysis
-from explore.local import Limits, LocalExplorer
+from explore.local import LocalExplorer
+from explore.run_control import Limits
 from explore.toys.counter import COUNTER_PROPERTIES, Counter
 from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
 from invariants import PROPERTIES
@@ -34,10 +35,10 @@ def run(model, props, threads, limits=Limits(), **kw):
 
 
 def visited(ex) -> list[np.ndarray]:
-    n = int(ex.store.io[K.IO_COUNT])
+    n = int(ex.store.io["count"])
     out = [ex.store.states[:n].copy(), ex.store.parent[:n].copy(), ex.store.via[:n].copy()]
     if ex.graph:
-        out += [ex.store.edges[:int(ex.store.io[K.IO_EDGES])].copy(), ex.store.goal[:n].copy()]
+        out += [ex.store.edges[:int(ex.store.io["edges"])].copy(), ex.store.goal[:n].copy()]
         if not ex.incomplete and ex.error is None:   # a stopped level's rows are not kept
             out.append(ex.store.row_start[:n + 1].copy())
     return out
@@ -95,8 +96,9 @@ def test_blocks_wider_than_a_round_move_their_states_with_everything_that_names_
     moved = {"n": 0}
     real = threaded.close_blocks
 
-    def close(states, table, goal, noexp, blocks, count, top, *rest):
-        new = real(states, table, goal, noexp, blocks, count, top, *rest)
+    def close(stored, round_, slices, blocks, top, *rest):
+        new = real(stored, round_, slices, blocks, top, *rest)
+        count = round_[threaded.Round._fields.index("round_lo")]
         moved["n"] += min(top - new, new - count)
         return new
 
@@ -238,21 +240,23 @@ def test_closing_blocks_moves_the_states_after_the_holes_into_them(words):
     goal = np.zeros(32, dtype=np.uint8)
     noexp = np.zeros(32, dtype=np.uint8)
     goal[17], noexp[18] = 3, 1
-    blocks = np.zeros((2, 16), dtype=np.int64)
-    blocks[0, :2] = 12, 14
-    blocks[1, :2] = 19, 22
+    from explore import counters
+    blocks = counters.new(counters.BLOCK, 2)
+    blocks[0]["next"], blocks[0]["end"] = 12, 14
+    blocks[1]["next"], blocks[1]["end"] = 19, 22
     best = np.arange(top - count, dtype=np.int64) + 1000
     wit_thread = np.full((2, 64 + 16), -1, dtype=np.int64)
     wit_thread[0, 5], wit_thread[1, 0], wit_thread[1, 1] = 18, 11, 17
     capacity = 4
     edges_t = np.zeros(2 * capacity, dtype=np.int64)
-    tio = np.zeros((2, P.T_SIZE), dtype=np.int64)
-    edges_t[:3], tio[0, P.T_EDGES] = (17, 5, 18), 3
-    edges_t[capacity:capacity + 2], tio[1, P.T_EDGES] = (16, 17), 2
+    slices = counters.new(counters.SLICE, 2)
+    edges_t[:3], slices[0]["edges"] = (17, 5, 18), 3
+    edges_t[capacity:capacity + 2], slices[1]["edges"] = (16, 17), 2
     moves = np.empty((2, 2 * 64), dtype=np.int64)
 
-    new = P.close_blocks(states, table, goal, noexp, blocks, count, top, best, slots, moves, wit_thread, edges_t, tio,
-                         capacity, 1, 1)
+    round_ = (np.zeros(2, dtype=np.int64), capacity, wit_thread, wit_thread, wit_thread, 0, edges_t, best, slots, count,
+              np.zeros(1, dtype=np.int64), 1, 1)   # only edges, best, slots, round_lo, graph and leaves are read
+    new = P.close_blocks((states, table, goal, noexp), round_, slices, blocks, top, moves, wit_thread)
 
     assert new == 17
     assert list(states[count:new, 0]) == [100, 101, 107, 108, 104, 105, 106]

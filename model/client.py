@@ -12,7 +12,7 @@ broker that is down (listed in a stale route) fails like any remoting exception 
 from __future__ import annotations
 
 
-from .declare import BATCH, CONSUMER, QUEUE, action
+from .declare import BATCH, CONSUMER, QUEUE, Note, action
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -147,7 +147,7 @@ def refresh_route_action(v, w, c, p):
 
 
 @action("Rebalance", kind=14, actor="client", place=(CONSUMER, 1),
-        phrase="a consumer rebalances its queues",
+        phrase="a consumer rebalances its queues", drawn=Note("consumer", "rebalance"),
         rocketmq="RebalanceImpl#updateProcessQueueTableInRebalance")
 @kernel
 def rebalance(v, w, c, p):

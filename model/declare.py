@@ -62,6 +62,42 @@ def always(cfg: Any) -> bool:
     return True
 
 
+#: who a drawing names: the cluster's fixed actors, or the actor an argument of the action names
+DRAWN_ROLES = ("producer", "master", "nameserver", "broker", "slave", "consumer")
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """How a sequence diagram draws a message of the action: from ``src`` to ``dst`` (roles of
+    :data:`DRAWN_ROLES`), labelled ``text``; ``reply`` draws an answer. ``text`` may name the roles
+    (``"expires {slave}"``)."""
+
+    src: str
+    dst: str
+    text: str
+    reply: bool = False
+
+
+@dataclass(frozen=True)
+class Note:
+    """How a sequence diagram draws a step of one actor alone: a note ``text`` on ``actor``'s lifeline."""
+
+    actor: str
+    text: str
+
+
+def _drawn(name: str, drawn: Any) -> tuple[Any, ...]:
+    items = drawn if isinstance(drawn, tuple) else (drawn,)
+    for item in items:
+        if not isinstance(item, (Arrow, Note)):
+            raise ValueError(f"action {name}: drawn= takes Arrow and Note items, not {item!r}")
+        roles = (item.src, item.dst) if isinstance(item, Arrow) else (item.actor,)
+        bad = [r for r in roles if r not in DRAWN_ROLES]
+        if bad:
+            raise ValueError(f"action {name}: drawn= names {bad[0]!r}, not one of {DRAWN_ROLES}")
+    return items
+
+
 @dataclass(frozen=True)
 class ActionDecl:
     """One action as declared: see the module docstring."""
@@ -76,6 +112,7 @@ class ActionDecl:
     function: str
     doc: str
     phrase: str = ""    # what the action does, in RocketMQ terms, as the failure-mode meanings say it
+    drawn: tuple[Any, ...] = ()   # how a sequence diagram draws it (Arrow and Note items), when it is that simple
 
     @property
     def args(self) -> tuple[Arg, ...]:
@@ -96,20 +133,23 @@ DECLARATIONS: list[ActionDecl] = []
 
 
 def action(name: str, *, kind: int, actor: str, rocketmq: str, phrase: str, place: tuple[Any, ...] = (),
-           when: Callable[[Any], bool] = always) -> Callable[[Any], Any]:
+           when: Callable[[Any], bool] = always, drawn: Any = ()) -> Callable[[Any], Any]:
     """Declare the kernel function below as action ``name`` (see the module docstring); ``phrase`` says
-    what it does in RocketMQ terms, in a few words (the failure-mode meanings begin with it)."""
+    what it does in RocketMQ terms, in a few words (the failure-mode meanings begin with it); ``drawn``
+    how a sequence diagram draws it (an :class:`Arrow`, a :class:`Note` or a tuple of them), unless the
+    drawing depends on the step's outcome or fields (then ``reports.sequence`` draws it with ``@draws``)."""
     if not phrase:
         raise ValueError(f"action {name}: no phrase (what it does, in RocketMQ terms)")
     if actor not in ACTORS:
         raise ValueError(f"action {name}: actor {actor!r} not in {ACTORS}")
     if len([a for a in place if isinstance(a, Arg)]) > 3:
         raise ValueError(f"action {name}: the kernel's action table holds three arguments")
+    drawing = _drawn(name, drawn)
 
     def register(fn: Any) -> Any:
         py = getattr(fn, "py_func", fn)
         DECLARATIONS.append(ActionDecl(name, kind, actor, tuple(place), when, rocketmq, py.__module__,
-                                       py.__name__, inspect.cleandoc(py.__doc__ or ""), phrase))
+                                       py.__name__, inspect.cleandoc(py.__doc__ or ""), phrase, drawing))
         return fn
 
     return register

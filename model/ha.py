@@ -9,7 +9,7 @@ files.
 from __future__ import annotations
 
 
-from .declare import SLAVE, action
+from .declare import SLAVE, Arrow, Note, action
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -26,7 +26,7 @@ def close_link(w, s):
 
 
 @action("SlaveConnect", kind=5, actor="ha", place=(SLAVE, 0), rocketmq="HAClient#connectMaster",
-        phrase="the slave opens its HA connection to the master")
+        phrase="the slave opens its HA connection to the master", drawn=Arrow("slave", "master", "HA connect"))
 @kernel
 def slave_connect(v, w, s, p):
     """``HAClient#connectMaster``: needs the master's HA address and a master process listening on it."""
@@ -117,7 +117,7 @@ def append_block(v, w, s, position, end, block, p):
 
 
 @action("HaDisconnect", kind=8, actor="ha", place=(SLAVE, 3), when=lambda cfg: cfg.max_ha_disconnects > 0,
-        phrase="the HA connection drops",
+        phrase="the HA connection drops", drawn=Note("slave", "HA link drops"),
         rocketmq="HAClient#closeMaster")
 @kernel
 def ha_disconnect(v, w, s, p):

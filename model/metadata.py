@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from .declare import BROKER, SLAVE, action
+from .declare import BROKER, SLAVE, Arrow, Note, action
 from .native import kernel
 from .writes import put
 from . import fields as F
@@ -35,7 +35,8 @@ def slave_register(v, w, s, p):
 
 
 @action("SlaveSyncAll", kind=10, actor="metadata", place=(0, SLAVE, 1), rocketmq="SlaveSynchronize#syncAll",
-        phrase="the slave's syncAll copies the master's consumer offsets over its own")
+        phrase="the slave's syncAll copies the master's consumer offsets over its own",
+        drawn=(Arrow("slave", "master", "sync offsets"), Arrow("master", "slave", "offset table", reply=True)))
 @kernel
 def slave_sync_all(v, w, s, p):
     """``SlaveSynchronize#syncAll`` -> ``syncConsumerOffset`` on slave ``s``.
@@ -64,7 +65,7 @@ def slave_sync_all(v, w, s, p):
 
 
 @action("PersistConsumerOffset", kind=11, actor="metadata", place=(1, BROKER),
-        phrase="a broker writes consumerOffset.json",
+        phrase="a broker writes consumerOffset.json", drawn=Note("broker", "persist offsets"),
         rocketmq="ConsumerOffsetManager#persist")
 @kernel
 def persist_consumer_offset(v, w, b, p):
@@ -76,7 +77,7 @@ def persist_consumer_offset(v, w, b, p):
 
 
 @action("NameServerExpireMaster", kind=12, actor="metadata", place=(2,),
-        phrase="the name server drops the master from the route",
+        phrase="the name server drops the master from the route", drawn=Note("nameserver", "expires the master"),
         when=lambda cfg: cfg.max_master_power_losses > 0, rocketmq="RouteInfoManager#scanNotActiveBroker")
 @kernel
 def nameserver_expire_master(v, w, p):
@@ -89,6 +90,7 @@ def nameserver_expire_master(v, w, p):
 
 @action("NameServerExpireSlave", kind=28, actor="metadata", place=(3, SLAVE),
         phrase="the name server drops a powered-off slave from the route",
+        drawn=Note("nameserver", "expires {slave}"),
         when=lambda cfg: cfg.max_slave_power_losses > 0, rocketmq="RouteInfoManager#scanNotActiveBroker")
 @kernel
 def nameserver_expire_slave(v, w, s, p):

@@ -11,7 +11,7 @@ at the master's last file, so a slave's min can start above 0.
 from __future__ import annotations
 
 
-from .declare import BROKER, action
+from .declare import BROKER, Note, action
 from .events import ENABLED
 from .native import kernel
 from .writes import put
@@ -128,7 +128,7 @@ def delete_expired_files(v, w, b, p):
 
 
 @action("FlushCommitLog", kind=4, actor="store", place=(BROKER,), rocketmq="MappedFileQueue#flush",
-        phrase="a broker flushes its commitlog to disk")
+        phrase="a broker flushes its commitlog to disk", drawn=Note("broker", "flush commitlog"))
 @kernel
 def flush_commitlog_action(v, w, b, p):
     """A broker writes its commitlog back to disk (``MappedFileQueue#flush``): ``FlushRealTimeService``

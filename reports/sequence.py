@@ -11,6 +11,7 @@ font or stylesheet from the network.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from html import escape
@@ -152,10 +153,27 @@ class Step:
 
 
 Drawing = Callable[[Step], list[Event]]
-#: how each action kind is drawn, by its declared name: every declared action has one (a test checks),
-#: so a new action cannot silently draw nothing. The drawings live here, not on the declarations in
-#: model/, because the model never imports the reports that render it.
+#: how the action kinds whose drawing reads the step's outcome or fields are drawn, by declared name. Every
+#: other action declares its drawing on its declaration (``@action(..., drawn=Note(...))``:
+#: :func:`declared_drawings`); a test fails while an action has neither, or both, so a new action cannot
+#: silently draw nothing.
 DRAWINGS: dict[str, Drawing] = {}
+
+
+@functools.cache
+def declared_drawings() -> dict[str, tuple[Any, ...]]:
+    """The drawings declared on the actions (``drawn=``), by name."""
+    from model.declare import declarations
+    return {d.name: d.drawn for d in declarations() if d.drawn}
+
+
+def _declared(items: tuple[Any, ...], s: Step) -> list[Event]:
+    """The events of a declared drawing, its roles resolved for this step."""
+    from model.declare import Arrow
+    roles = {"producer": PRODUCER, "master": MASTER, "nameserver": NAMESERVER, "broker": s.broker,
+             "slave": s.slave, "consumer": s.consumer}
+    return [Message(roles[i.src], roles[i.dst], i.text.format(**roles), reply=i.reply) if isinstance(i, Arrow)
+            else Mark(roles[i.actor], i.text.format(**roles)) for i in items]
 
 
 def draws(*names: str) -> Callable[[Drawing], Drawing]:
@@ -183,20 +201,10 @@ def _send_answer(s: Step) -> list[Event]:
     return [Message(MASTER, PRODUCER, s.outcome or "answer", reply=True)]
 
 
-@draws("FlushCommitLog")
-def _flush(s: Step) -> list[Event]:
-    return [Mark(s.broker, "flush commitlog")]
-
-
 @draws("DeleteExpiredFiles")
 def _delete_file(s: Step) -> list[Event]:
     gone = _erased(s.step, f"{s.broker}.commitlog")
     return [Mark(s.broker, f"delete oldest file {_ids(gone)}" if gone else "delete oldest file")]
-
-
-@draws("SlaveConnect")
-def _connect(s: Step) -> list[Event]:
-    return [Message(s.slave, MASTER, "HA connect")]
 
 
 @draws("SlaveReportOffset")
@@ -213,46 +221,16 @@ def _push(s: Step) -> list[Event]:
     return [Message(MASTER, s.slave, text + (f": {s.outcome}" if s.outcome else ""), lost=bool(s.outcome))]
 
 
-@draws("HaDisconnect")
-def _disconnect(s: Step) -> list[Event]:
-    return [Mark(s.slave, "HA link drops")]
-
-
 @draws("SlaveRegister")
 def _register(s: Step) -> list[Event]:
     listed = "master address" if s.after.get(f"{s.slave}.syncMasterAddress") else "no master"
     return [Message(s.slave, NAMESERVER, "register"), Message(NAMESERVER, s.slave, listed, reply=True)]
 
 
-@draws("SlaveSyncAll")
-def _sync_all(s: Step) -> list[Event]:
-    return [Message(s.slave, MASTER, "sync offsets"), Message(MASTER, s.slave, "offset table", reply=True)]
-
-
-@draws("PersistConsumerOffset")
-def _persist(s: Step) -> list[Event]:
-    return [Mark(s.broker, "persist offsets")]
-
-
-@draws("NameServerExpireMaster")
-def _expire_master(s: Step) -> list[Event]:
-    return [Mark(NAMESERVER, "expires the master")]
-
-
-@draws("NameServerExpireSlave")
-def _expire_slave(s: Step) -> list[Event]:
-    return [Mark(NAMESERVER, f"expires {s.slave}")]
-
-
 @draws("RefreshRoute")
 def _refresh(s: Step) -> list[Event]:
     route = f"route: {s.after.get(f'{s.consumer}.route', [])}"
     return [Message(s.consumer, NAMESERVER, "get route"), Message(NAMESERVER, s.consumer, route, reply=True)]
-
-
-@draws("Rebalance")
-def _rebalance(s: Step) -> list[Event]:
-    return [Mark(s.consumer, "rebalance")]
 
 
 @draws("Pull")
@@ -311,9 +289,12 @@ def interactions(step: Any, before: dict[str, Any]) -> list[Event]:
     of another model, with no drawing here, is a note with its label)."""
     name, args = _parse(step.action)
     drawing = DRAWINGS.get(name)
-    if drawing is None:
-        return [Mark(PRODUCER, step.action)]
-    return drawing(Step(step, before, args))
+    if drawing is not None:
+        return drawing(Step(step, before, args))
+    declared = declared_drawings().get(name)
+    if declared is not None:
+        return _declared(declared, Step(step, before, args))
+    return [Mark(PRODUCER, step.action)]
 
 
 def diagram(trace: Any, witness: bool = False) -> Diagram:

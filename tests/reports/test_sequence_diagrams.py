@@ -139,9 +139,29 @@ def test_mermaid_block_follows_the_sequence_diagram_grammar(config, p):
 def test_every_declared_action_has_a_drawing():
     """A new action without a drawing would draw a bare note on the producer's lifeline: it must not land."""
     from model.declare import declarations
-    from reports.sequence import DRAWINGS
-    assert sorted(d.name for d in declarations() if d.name not in DRAWINGS) == []
+    from reports.sequence import DRAWINGS, declared_drawings
+    declared = declared_drawings()
+    assert sorted(d.name for d in declarations() if d.name not in DRAWINGS and d.name not in declared) == []
+    assert sorted(set(DRAWINGS) & set(declared)) == []   # drawn once: on the declaration, or here
     assert set(DRAWINGS) <= {d.name for d in declarations()}
+
+
+def test_a_declared_drawing_resolves_its_roles_for_the_step():
+    from model.declare import Arrow, Note
+    from reports.sequence import Mark, Message, Step, _declared
+
+    class Done:   # a trace step, as much of it as a drawing reads
+        action, outcome, changes, view = "NameServerExpireSlave(slave=2)", "", {}, {}
+
+    s = Step(Done(), {}, {"slave": 2, "consumer": 1, "broker": 0})
+    drawn = _declared((Note("nameserver", "expires {slave}"), Arrow("slave", "master", "x", reply=True)), s)
+    assert drawn == [Mark("nameserver", "expires slave2"), Message("slave2", "master", "x", reply=True)]
+
+
+def test_a_drawing_naming_an_unknown_actor_is_refused_at_declaration():
+    from model.declare import Note, action
+    with pytest.raises(ValueError, match="'broker2'"):
+        action("Toy", kind=99, actor="store", rocketmq="X#y", phrase="p", drawn=Note("broker2", "t"))
 
 
 def test_a_file_deletion_is_drawn_on_the_broker_that_deleted():

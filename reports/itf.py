@@ -111,3 +111,39 @@ def write_itf(directory: str | Path, result: CheckResult) -> list[Path]:
     for path, text in files.items():
         write_text_atomic(path, text)
     return list(files)
+
+
+# -- reading back (rmqcheck explore --trace FILE.itf.json) -------------------------------------------------
+def plain_value(value: Any) -> Any:
+    """One ITF value back in the readable view's encoding (the inverse of :func:`itf_value` for the values
+    a view holds): ``{"#bigint"}`` an int, the empty tuple ``None``, a sequence a list."""
+    if isinstance(value, dict):
+        if "#bigint" in value:
+            return int(value["#bigint"])
+        if value.get("#tup") == []:
+            return None
+        raise ValueError(f"an ITF value rmqcheck does not write: {json.dumps(value)[:60]}")
+    if isinstance(value, list):
+        return [plain_value(v) for v in value]
+    return value
+
+
+def view_of_state(state: dict[str, Any]) -> dict[str, Any]:
+    """The flat readable view of one ITF state (the inverse of :func:`variables`): nested records joined by
+    ``.``, a map ``name`` from ``k`` back to the fields ``name[k]``; ``#meta`` left out."""
+    view: dict[str, Any] = {}
+
+    def walk(prefix: str, node: Any) -> None:
+        if isinstance(node, dict) and "#map" in node:
+            for key, value in node["#map"]:
+                view[f"{prefix}[{plain_value(key)}]"] = plain_value(value)
+        elif isinstance(node, dict) and not any(k.startswith("#") for k in node):
+            for key, value in node.items():
+                walk(f"{prefix}.{key}", value)
+        else:
+            view[prefix] = plain_value(node)
+
+    for name, node in state.items():
+        if name != "#meta":
+            walk(name, node)
+    return view

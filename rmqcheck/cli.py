@@ -16,6 +16,7 @@ from .bench import bench
 from .check import check
 from .compile_notice import announce_compilation
 from .exit_codes import EXIT_BAD_INPUT, EXIT_INCOMPLETE
+from .explorer.command import explore
 from .faults import faults
 from .gate import gate
 from .matrix import matrix
@@ -190,7 +191,7 @@ def refuse_empty_values(command: click.Command) -> None:
             param.callback = refuse_empty
 
 
-for command in (check, faults, matrix, gate, replay, simulate, bench):
+for command in (check, faults, matrix, gate, replay, simulate, bench, explore):
     refuse_empty_values(command)
     cli.add_command(command)
 

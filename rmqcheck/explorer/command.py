@@ -91,6 +91,7 @@ def serve(application, host: str, port: int, open_browser: bool) -> None:
         sock.close()
         raise BadInput(f"cannot listen on {host} port {port}: {exc.strerror or exc}; "
                        "try another --port (0: any free port)") from None
+    sock.listen(128)   # before the URL is printed: a client that reads it can connect at once
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound}/"
@@ -99,4 +100,8 @@ def serve(application, host: str, port: int, open_browser: bool) -> None:
         import webbrowser
         webbrowser.open(url)
     server = uvicorn.Server(uvicorn.Config(application, log_level="warning", lifespan="off"))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:   # uvicorn shut down on Ctrl-C or SIGTERM, then passed the signal on
+        pass
+    click.echo("rmqcheck explore: stopped")

@@ -40,7 +40,7 @@ def refused(response, status: int, *words: str) -> str:
 def test_the_page_and_its_files_are_served_and_load_nothing_from_the_network(api):
     page = api.get("/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    files = {url: api.get(url) for url in re.findall(r'<(?:link|script) [^>]*(?:href|src)="([^"]*)"', page.text)}
+    files = {url: api.get(url) for url in re.findall(r'<(?:link|script) [^>]*(?:href|src)="(/[^"]*)"', page.text)}
     assert set(files) == {"/static/explorer.css", "/sequence.css", "/static/explorer.js"}
     for url, response in files.items():
         assert response.status_code == 200, url

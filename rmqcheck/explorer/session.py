@@ -69,12 +69,14 @@ class Session:
     """The model of one configuration and the properties to show, with every path's walk cached."""
 
     def __init__(self, config: Any, properties: Any = None) -> None:
-        from invariants import PROPERTIES
-        from model import RocketMQModel
+        from explore.local import Limits
 
+        from ..setup import CheckJob, select_properties
+
+        # the model and the properties as ``check`` builds them for this configuration
+        self.properties = properties if properties is not None else select_properties(())
         self.config = config
-        self.model = RocketMQModel(config)
-        self.properties = properties if properties is not None else PROPERTIES
+        self.model = CheckJob(config, self.properties, Limits()).model()
         self._actions = list(self.model.actions())
         self._index = {self._key(str(a)): i for i, a in enumerate(self._actions)}
         self._root = self.model.initial()[0]

@@ -95,7 +95,9 @@ def wait(b: Browser, expression: str, seconds: float = 30):
         if value:
             return value
         time.sleep(0.05)
-    raise AssertionError(f"still false after {seconds} s: {expression}")
+    shown = b.evaluate("[document.getElementById('error').textContent, location.href]")
+    raise AssertionError(f"still false after {seconds} s: {expression}; the page shows {shown}, "
+                         f"logged {b.errors()}")
 
 
 def click(b: Browser, selector: str) -> None:
@@ -114,6 +116,12 @@ def at_step(b: Browser, n: int) -> None:
 def fits(b: Browser) -> None:
     assert b.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), \
         b.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+
+
+def screenshot(b: Browser, path: Path) -> None:
+    """The whole page from its top (a page scrolled down draws its sticky header mid-picture)."""
+    b.evaluate("window.scrollTo(0, 0)")
+    b.screenshot(str(path))
 
 
 def assert_shows(b: Browser, step) -> None:
@@ -139,7 +147,15 @@ def test_explore_a_counterexample_by_clicking(browser, server, files, width, tmp
     assert b.evaluate(f"document.querySelector(\"#properties [data-property='{PROPERTY}']\").className") \
         == "prop violated"
     assert b.evaluate("document.querySelectorAll('#diagram svg.sequence g.step').length") == 5
-    b.screenshot(str(shots / f"explorer-counterexample-{width}.png"))
+    # watch two fields: a column each in the path, one value per step, in the URL too
+    for field in ("master.up", "consumer1.q0.offset"):
+        click(b, f"#state tr[data-field='{field}'] input.watch")
+    wait(b, "document.querySelectorAll('#path thead th').length === 6")
+    column = "[...document.querySelectorAll('#path tbody tr')].map(r => r.cells[{}].textContent)"
+    for i, field in enumerate(("master.up", "consumer1.q0.offset")):
+        assert b.evaluate(column.format(4 + i)) == [text(s.view[field]) for s in trace.steps]
+    assert b.evaluate("new URLSearchParams(location.search).get('watch')") == "master.up,consumer1.q0.offset"
+    screenshot(b, shots / f"explorer-counterexample-{width}.png")
     # back one step: the state before the crash, and its URL
     click(b, "#back")
     at_step(b, 4)
@@ -176,7 +192,7 @@ def test_load_a_trace_with_a_cycle_and_step_through_it(browser, server, files, w
     document = b.call("DOM.getDocument")["root"]["nodeId"]
     node = b.call("DOM.querySelector", {"nodeId": document, "selector": "#trace-file"})["nodeId"]
     b.call("DOM.setFileInputFiles", {"nodeId": node, "files": [str(files["lasso"])]})
-    wait(b, "document.getElementById('trace-info').textContent.includes('Trace: " + PROPERTY + "')")
+    wait(b, "document.getElementById('trace-status').textContent.startsWith('lasso.json: 1 trace,')")
     at_step(b, 0)
     # the whole trace is listed ahead, its cycle marked from step 3 on, the next step's button marked
     assert b.evaluate("document.querySelectorAll('#path tbody tr').length") == len(trace.steps)
@@ -190,7 +206,7 @@ def test_load_a_trace_with_a_cycle_and_step_through_it(browser, server, files, w
     assert_shows(b, trace.steps[-1])
     assert b.evaluate("document.getElementById('forward').disabled") is True
     fits(b)
-    b.screenshot(str(shots_dir(tmp_path) / f"explorer-trace-{width}.png"))
+    screenshot(b, shots_dir(tmp_path) / f"explorer-trace-{width}.png")
     assert b.errors() == []
 
 
@@ -210,5 +226,5 @@ def test_shortest_path_to_a_property(browser, server, files, width, tmp_path):
     assert b.evaluate("new URLSearchParams(location.search).get('path')") == \
         ";".join(s.action.replace(" ", "") for s in trace.steps[1:])
     fits(b)
-    b.screenshot(str(shots_dir(tmp_path) / f"explorer-shortest-{width}.png"))
+    screenshot(b, shots_dir(tmp_path) / f"explorer-shortest-{width}.png")
     assert b.errors() == []

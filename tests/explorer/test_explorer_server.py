@@ -224,3 +224,19 @@ def test_bad_searches_are_refused(api):
     refused(api.post("/api/search", json={}), 400, "'property'")
     refused(api.get("/api/search/999"), 404, "no search")
     refused(api.get("/api/search/abc"), 404, "no search")
+
+
+def test_a_bug_is_a_500_with_a_message_not_a_traceback(monkeypatch):
+    """An exception inside the explorer (here a model whose kernel fails) answers JSON naming it; the
+    traceback goes to the server's log only."""
+    from explore.local import Limits
+    from rmqcheck.explorer.server import Explorer, app
+    from rmqcheck.explorer.session import Session
+    from starlette.testclient import TestClient
+
+    broken = Session(session().config)
+    monkeypatch.setattr(broken.model, "enabled", lambda state: 1 / 0)
+    with TestClient(app(Explorer(broken, Limits())), base_url="http://127.0.0.1",
+                    raise_server_exceptions=False) as c:
+        refused(c.get("/api/actions"), 500, "internal error", "ZeroDivisionError")
+        assert c.get("/api/state").status_code == 200   # what does not need the broken part still answers

@@ -15,6 +15,7 @@ const ui = {
   traces: [],       // every trace loaded
   watch: [],        // fields shown as columns of the path
   polling: null,    // the running search's timer
+  asked: 0,         // the number of the latest path asked for: an answer to an older request is dropped
 };
 
 // -- addresses ----------------------------------------------------------------------------------------------
@@ -70,26 +71,25 @@ function show(data, how) {
   render();
 }
 
-async function go(labels, how = "push") {
+// Ask for a path and show it, unless a newer request was made meanwhile (a click while a file loads, two
+// quick clicks): the page always ends on the last thing asked for.
+async function ask(url, body, how) {
+  const mine = ++ui.asked;
   try {
-    show(await api("/api/path?path=" + encode(joinPath(labels))), how);
+    const data = await api(url, body);
+    if (mine !== ui.asked) return true;
     showError("");
+    show(data, how);
     return true;
   } catch (e) {
-    showError(e.message);
+    if (mine === ui.asked) showError(e.message);
     return false;
   }
 }
 
-async function step(label) {
-  try {
-    const data = await api("/api/step", { path: joinPath(ui.labels), action: label });
-    showError("");
-    show(data, "push");
-  } catch (e) {
-    showError(e.message);
-  }
-}
+function go(labels, how = "push") { return ask("/api/path?path=" + encode(joinPath(labels)), undefined, how); }
+
+function step(label) { return ask("/api/step", { path: joinPath(ui.labels), action: label }, "push"); }
 
 function back() { if (ui.labels.length) go(ui.labels.slice(0, -1)); }
 
@@ -237,17 +237,22 @@ function chooseTraces(traces) {
 function useTrace(t) {
   ui.trace = t;
   ui.future = t.path.slice();
-  go([]);
+  return go([]);
 }
 
 async function loadFile(file) {
+  const status = $("trace-status");
+  status.textContent = `${file.name}: loading\u2026`;
   try {
     const text = await file.text();
     const answer = await api("/api/trace", { name: file.name, text });
     chooseTraces(answer.traces);
     showError("");
-    useTrace(answer.traces[0]);
+    await useTrace(answer.traces[0]);
+    status.textContent = `${file.name}: ${answer.traces.length} trace${answer.traces.length === 1 ? "" : "s"}, `
+      + "each replayed against the model";
   } catch (e) {
+    status.textContent = `${file.name}: not loaded`;
     showError(e.message);
   }
 }

@@ -320,7 +320,8 @@ def preset(name: str) -> Config:
 def load_toml(path: "str | Path", base: Config | None = None) -> Config:
     """Read a TOML config file: top-level ``key = value`` pairs, or a ``[config]`` table of them.
 
-    An optional top-level ``preset = "name"`` starts from that preset instead of the defaults.
+    An optional top-level ``preset = "name"`` starts from that preset instead of the defaults; a ``[run]``
+    table is left to the command line.
     """
     from .input_text import InputFileError, parse_bounded, read_input_text
 
@@ -330,11 +331,12 @@ def load_toml(path: "str | Path", base: Config | None = None) -> Config:
                              f"config file {str(path)!r}")
     except InputFileError as exc:
         raise ConfigError(str(exc)) from None
+    data.pop("run", None)   # the run table (properties, limits, engine) is the command line's: rmqcheck/run_file.py
     if "config" in data and isinstance(data["config"], dict):
         extra = sorted(set(data) - {"config", "preset"})
         if extra:
             raise ConfigError(f"config file {str(path)!r}: unexpected top-level key '{extra[0]}' "
-                              "beside [config]; allowed: preset, [config]")
+                              "beside [config]; allowed: preset, [config], [run]")
         values = dict(data["config"])
         inner = values.pop("preset", None)
         name = data.get("preset", inner)

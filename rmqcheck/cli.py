@@ -15,6 +15,7 @@ import click
 from .bench import bench
 from .check import check
 from .compile_notice import announce_compilation
+from .config_cmd import config_cmd
 from .exit_codes import EXIT_BAD_INPUT, EXIT_INCOMPLETE
 from .explorer.command import explore
 from .faults import faults
@@ -191,7 +192,7 @@ def refuse_empty_values(command: click.Command) -> None:
             param.callback = refuse_empty
 
 
-for command in (check, faults, matrix, gate, replay, simulate, bench, explore):
+for command in (check, faults, matrix, gate, replay, simulate, bench, explore, config_cmd):
     refuse_empty_values(command)
     cli.add_command(command)
 

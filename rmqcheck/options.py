@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Callable
+from typing import Any, Callable
 
 import click
 from click.core import ParameterSource
@@ -20,14 +20,51 @@ MAX_PARTITIONS = 1 << 20
 
 
 def config_options(f: Callable) -> Callable:
-    """``--preset`` / ``--config`` (one of them) and repeatable ``--set key=value`` overrides."""
+    """``--preset`` / ``--config`` (one of them), the operator's own ``--broker-conf`` / ``--group-config``
+    files, and repeatable ``--set key=value`` overrides (applied in that order)."""
     f = click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE",
                      help="Override one knob (repeatable), e.g. --set slaves=2.")(f)
-    f = click.option("--config", "config_file", metavar="FILE.toml",
-                     help="Read knobs from a TOML file (key = value lines; optional preset = \"NAME\").")(f)
+    f = click.option("--group-config", metavar="FILE", expose_value=False, callback=_remember("group_config"),
+                     help="The consumer group's settings as 'mqadmin updateSubGroup' prints them "
+                          "(SubscriptionGroupConfig [...]) or as key=value lines: its brokerId and "
+                          "whichBrokerWhenConsumeSlowly.")(f)
+    f = click.option("--broker-conf", "broker_confs", multiple=True, metavar="FILE", expose_value=False,
+                     callback=_remember("broker_confs"),
+                     help="A broker's broker.conf (Java properties, as RocketMQ reads it); repeat it for the "
+                          "master and each slave of the group. 'rmqcheck config' shows the knobs they give.")(f)
+    f = click.option("--config", "config_file", metavar="FILE.toml", is_eager=True, callback=_read_run_table,
+                     help="Read knobs from a TOML file (key = value lines; optional preset = \"NAME\"), and "
+                          "from its [run] table the properties, limits, engine and threads (options "
+                          "given win).")(f)
     f = click.option("--preset", "preset_name", metavar="NAME",
                      help="Start from a named preset (default: default); 'rmqcheck list' shows them all.")(f)
     return f
+
+
+def _refuse_empty(param: click.Parameter, value: Any) -> None:
+    for item in (value if isinstance(value, (tuple, list)) else (value,)):
+        if item == "":
+            raise click.BadParameter("'' is empty; give a value, or leave the option out", param=param)
+
+
+def _remember(key: str) -> Callable:
+    """A callback keeping an option's value in ``ctx.meta`` for :func:`rmqcheck.setup.resolve_config`:
+    the commands' own signatures stay as they are."""
+    def keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        _refuse_empty(param, value)
+        ctx.meta[key] = value
+        return value
+    return keep
+
+
+def _read_run_table(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """``--config FILE``, read first (eager): its ``[run]`` table becomes the defaults of the other
+    options (rmqcheck/run_file.py)."""
+    _refuse_empty(param, value)
+    if value:
+        from .run_file import read_run_table
+        ctx.default_map = {**(ctx.default_map or {}), **read_run_table(value)}
+    return value
 
 
 def property_option(f: Callable) -> Callable:
@@ -84,7 +121,7 @@ def command_line(ctx: click.Context) -> str:
             continue
         if ctx.get_parameter_source(param.name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None):
             continue
-        value = ctx.params.get(param.name)
+        value = ctx.params[param.name] if param.expose_value else ctx.meta.get(param.name)
         spelling = max(param.opts, key=len)
         if param.is_flag:
             if value:

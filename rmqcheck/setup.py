@@ -20,27 +20,51 @@ if TYPE_CHECKING:
     from model import Config
     from model.rocketmq import RocketMQModel
 
+    from .broker_conf import BrokerSettings
+
 
 class BadInput(ValueError):
     """Any user input error; the CLI prints its message as one line and exits with code 2."""
 
 
 def resolve_config(preset_name: str | None, config_file: str | None, assignments: Sequence[str]) -> Config:
-    """``--preset`` / ``--config`` (exclusive) then ``--set key=value`` overrides."""
+    """``--preset`` / ``--config`` (exclusive), then the ``--broker-conf`` / ``--group-config`` files the
+    command line gave (kept in click's context by rmqcheck/options.py), then ``--set key=value``."""
     from model import ConfigError, load_toml, preset
 
     if preset_name and config_file:
         raise BadInput("--preset and --config cannot be used together; give one of them")
     if config_file:
         check_input_file(config_file, "config file")
+    settings = broker_settings()
     try:
         if config_file:
             cfg = load_toml(config_file)
         else:
             cfg = preset(preset_name or "default")
+        if settings is not None:
+            cfg = cfg.from_mapping(settings.values, base=cfg)
         return cfg.with_overrides(list(assignments))
     except ConfigError as exc:
         raise BadInput(str(exc)) from None
+
+
+def broker_settings() -> "BrokerSettings | None":
+    """The knobs the command's ``--broker-conf`` / ``--group-config`` files give (None without them); the
+    keys they hold but the model does not are named once on stderr."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or not (ctx.meta.get("broker_confs") or ctx.meta.get("group_config")):
+        return None
+    from .broker_conf import read_broker_group
+
+    settings = read_broker_group(ctx.meta.get("broker_confs") or (), ctx.meta.get("group_config"))
+    if settings.not_modelled and "not_modelled_said" not in ctx.meta:
+        ctx.meta["not_modelled_said"] = True
+        click.echo(f"rmqcheck: not modelled (read, no effect on the check): {settings.not_modelled_text()}",
+                   err=True)
+    return settings
 
 
 #: what a path that is not a regular file is, by the kind its mode gives

@@ -1,0 +1,76 @@
+"""A run file: the [run] table of a --config TOML file holds the properties, limits, engine and threads of a
+run; options given on the command line win over it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_driver import assert_bad_input, invoke
+
+RUN = """\
+messages = 1
+max_master_crashes = 0
+
+[run]
+properties = ["replicas_agree", "slave_serves_pull"]
+max_depth = 1
+threads = 1
+"""
+
+
+def _result(tmp_path, *args):
+    out = tmp_path / "r.json"
+    result = invoke("check", *args, "--quiet", "--json", str(out))
+    return result, json.loads(out.read_text()) if out.exists() else None
+
+
+def test_the_run_table_gives_properties_and_limits(tmp_path):
+    run = tmp_path / "run.toml"
+    run.write_text(RUN)
+    result, data = _result(tmp_path, "--config", str(run))
+    assert result.exit_code == 3, result.stderr                 # max_depth = 1 stopped it
+    assert [p["name"] for p in data["properties"]] == ["replicas_agree", "slave_serves_pull"]
+    assert (data["outcome"], data["stats"]["depth"]) == ("incomplete", 1)
+    assert data["config"]["messages"] == 1
+
+
+def test_options_given_win_over_the_run_table(tmp_path):
+    run = tmp_path / "run.toml"
+    run.write_text(RUN)
+    result, data = _result(tmp_path, "--config", str(run), "--max-depth", "1000", "--property", "acked_message_never_lost")
+    assert result.exit_code in (0, 1), result.stderr           # past the run table's depth 1
+    assert data["outcome"] == "violated" and data["stats"]["depth"] > 1
+    assert [p["name"] for p in data["properties"]] == ["acked_message_never_lost"]
+
+
+def test_config_prints_the_run_table_back(tmp_path):
+    run = tmp_path / "run.toml"
+    run.write_text(RUN)
+    result = invoke("config", "--config", str(run))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.endswith('[run]\nproperties = ["replicas_agree", "slave_serves_pull"]\n'
+                                  'max_depth = 1\nthreads = 1\n')
+
+
+@pytest.mark.parametrize("table, key", [
+    ("max_sates = 5", "max_sates"),
+    ("properties = \"replicas_agree\"", "properties"),
+    ("threads = 1.5", "threads"),
+    ("engine = \"nope\"", "engine"),
+    ("properties = [\"no_such_property\"]", "no_such_property"),
+])
+def test_a_bad_run_table_is_bad_input(tmp_path, no_exploration, table, key):
+    run = tmp_path / "run.toml"
+    run.write_text(f"messages = 1\n[run]\n{table}\n")
+    assert_bad_input(invoke("check", "--config", str(run)), key)
+
+
+def test_the_example_run_file_reads_its_broker_files_relative_to_itself():
+    from pathlib import Path
+    example = Path(__file__).resolve().parents[2] / "examples" / "run.toml"
+    result = invoke("config", "--config", str(example))
+    assert result.exit_code == 0, result.stderr
+    assert 'broker_role = "SYNC_MASTER"   # brokerRole in broker-a.properties' in result.stdout
+    assert "slaves = 1   # 1 SLAVE file" in result.stdout
+    assert "max_seconds = 600" in result.stdout

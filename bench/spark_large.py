@@ -4,7 +4,7 @@ work directory's size on disk.
 
     python bench/spark_large.py --preset large --workers 2 --partitions 8 --work-dir /var/tmp/rmqcheck-large
 
-The README's Performance section reports one such run. The work directory is kept (it holds every level,
+The documentation's Performance page (docs/performance.md) reports one such run. The work directory is kept (it holds every level,
 for traces or ``--resume``); remove it afterwards.
 """
 from __future__ import annotations

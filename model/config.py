@@ -289,7 +289,7 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "all-switches": "every alternative behaviour V1-V6 switched on",
     "bench": "a larger space for benchmarks (about 17 million states, about a minute locally): "
              "default with 3 messages and 2 consumers",
-    "large": "two-slaves with 2 messages (225,286,977 states, for the Spark engine; see README, Performance)",
+    "large": "two-slaves with 2 messages (225,286,977 states, for the Spark engine; see the documentation's Performance page)",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {

@@ -92,7 +92,7 @@ def threads_option(f: Callable) -> Callable:
 
 def json_option(f: Callable) -> Callable:
     return click.option("--json", "json_path", metavar="PATH",
-                        help="Write the result as JSON (schema in the README).")(f)
+                        help="Write the result as JSON ('rmqcheck schema' prints its JSON Schema).")(f)
 
 
 def quiet_option(f: Callable) -> Callable:

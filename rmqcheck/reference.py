@@ -1,0 +1,116 @@
+"""The documentation's reference tables, written from the declarations in the code so they cannot drift:
+the commands and their options (click), the knobs and presets (model/config.py), the properties
+(invariants), the actions (model/declare.py) and the exit codes (rmqcheck/exit_codes.py).
+
+The documentation site's build hook (docs/hooks/reference.py) replaces each ``<!-- reference:NAME -->``
+line of a page with ``TABLES[NAME]()``.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable
+
+import click
+
+
+def _cell(text: object) -> str:
+    """One Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[object, ...]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def commands() -> str:
+    """Each command: its help text and a table of its options."""
+    from .cli import cli
+
+    ctx = click.Context(cli, info_name="rmqcheck")
+    parts = []
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        sub = click.Context(command, info_name=name, parent=ctx)
+        usage = " ".join(command.collect_usage_pieces(sub))
+        parts += [f"## `rmqcheck {name}`", "", inspect.cleandoc(command.help or ""), "",
+                  "```text", f"rmqcheck {name} {usage}", "```", ""]
+        rows = []
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.hidden:
+                continue
+            record = param.get_help_record(sub)
+            if record:
+                rows.append((f"`{record[0]}`", record[1]))
+        if rows:
+            parts += [_table(("option", "meaning"), rows), ""]
+    return "\n".join(parts)
+
+
+def knobs() -> str:
+    from model import KNOBS
+
+    rows = []
+    for k in KNOBS:
+        default = str(k.default).lower() if isinstance(k.default, bool) else k.default
+        rows.append((f"`{k.key}`", k.allowed_text(), default, k.rocketmq, k.doc))
+    return _table(("knob", "allowed", "default", "RocketMQ", "meaning"), rows)
+
+
+def presets() -> str:
+    from model import PRESET_DESCRIPTIONS, PRESETS
+
+    rows = []
+    for name, values in PRESETS.items():
+        knobs_set = ", ".join(f"`{k}={str(v).lower() if isinstance(v, bool) else v}`" for k, v in values.items())
+        rows.append((f"`{name}`", PRESET_DESCRIPTIONS.get(name, ""), knobs_set or "(none: every default)"))
+    return _table(("preset", "what it is", "knobs it sets"), rows)
+
+
+def properties() -> str:
+    from invariants import PROPERTIES
+
+    parts = [_table(("property", "kind", "claim"), [(f"`{p.name}`", p.kind, p.summary) for p in PROPERTIES]), ""]
+    for p in PROPERTIES:
+        parts += [f"### `{p.name}`", "", f"*{p.kind}*: {p.summary}.", "", inspect.cleandoc(p.doc or ""), ""]
+    return "\n".join(parts)
+
+
+def actions() -> str:
+    from model.declare import declarations
+
+    rows = [(f"`{d.name}`", d.actor, f"`{d.rocketmq}`", d.phrase) for d in declarations()]
+    return _table(("action", "actor", "RocketMQ 4.4", "what it does"), rows)
+
+
+def exit_codes() -> str:
+    from . import exit_codes as codes
+
+    source = inspect.getsource(codes)
+    rows = []
+    for name in ("EXIT_OK", "EXIT_VIOLATED", "EXIT_BAD_INPUT", "EXIT_INCOMPLETE", "EXIT_MODEL_ERROR"):
+        line = next(ln for ln in source.splitlines() if ln.startswith(f"{name} ="))
+        rows.append((getattr(codes, name), line.split("#", 1)[1].strip()))
+    return _table(("code", "meaning"), rows)
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "commands": commands, "knobs": knobs, "presets": presets, "properties": properties, "actions": actions,
+    "exit-codes": exit_codes,
+}
+
+
+def expand(markdown: str) -> str:
+    """``markdown`` with each ``<!-- reference:NAME -->`` line replaced by its generated table."""
+    out = []
+    for line in markdown.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("<!-- reference:") and stripped.endswith("-->"):
+            name = stripped[len("<!-- reference:"):-3].strip()
+            if name not in TABLES:
+                raise ValueError(f"unknown reference table {name!r}; known: {', '.join(TABLES)}")
+            out.append(TABLES[name]())
+        else:
+            out.append(line)
+    return "\n".join(out)

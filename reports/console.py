@@ -249,9 +249,14 @@ def coverage_table(result: CheckResult) -> NameTable:
 
 def never_enabled_line(result: CheckResult) -> Text | None:
     from explore.coverage import never_enabled
+
+    from .document import stopped_before_exhausting
     kinds = never_enabled(result.stats)
     if not kinds:
         return None
+    if stopped_before_exhausting(result):
+        return Text(f"not reached before the run stopped (depth {result.stats.depth}): {', '.join(kinds)} — "
+                    "they may fire deeper", style="yellow")
     return Text(f"never enabled: {', '.join(kinds)} — part of the model is vacuous in this configuration",
                 style="yellow")
 

@@ -71,12 +71,23 @@ def coverage_rows(result: CheckResult) -> list[tuple[str, int, int]]:
     return [(kind, row["transitions"], row["new_states"]) for kind, row in result.stats.coverage.items()]
 
 
+def stopped_before_exhausting(result: CheckResult) -> bool:
+    """The run ended with states unexpanded: every property settled early, or a limit stopped it."""
+    return bool(result.stats.stopped_early or result.incomplete_reason)
+
+
 def never_enabled_text(result: CheckResult) -> str:
-    """The kinds that never fired, as a warning sentence ("" when every kind fired)."""
+    """The kinds that never fired, as a warning sentence ("" when every kind fired). After a run that
+    stopped before exhausting the space (every property settled, or a limit) an idle kind says nothing
+    about the model: it may fire deeper, so the sentence says only that it was not reached."""
     from explore.coverage import never_enabled
     kinds = never_enabled(result.stats)
-    return (f"Never enabled: {', '.join(kinds)}; that part of the model is vacuous in this configuration."
-            if kinds else "")
+    if not kinds:
+        return ""
+    if stopped_before_exhausting(result):
+        return (f"Not reached before the run stopped: {', '.join(kinds)} (the run ended at depth "
+                f"{result.stats.depth}, before exhausting the space; they may fire deeper).")
+    return f"Never enabled: {', '.join(kinds)}; that part of the model is vacuous in this configuration."
 
 
 def terminal_title(result: CheckResult) -> str:

@@ -93,3 +93,17 @@ def test_pruned_transitions_are_reported_with_a_note_on_every_absence_claim(prun
         if "note" in p:
             assert p["note"] == f"within the model's bounds: {line}"
     assert f"| pruned | {line} |" in md
+
+
+def test_kinds_idle_in_a_run_that_stopped_early_are_not_called_vacuous(tmp_path):
+    """A run stopped once every selected property was settled (depth 2 here) has not seen the deeper
+    actions: they are "not reached before the run stopped", never "vacuous in this configuration"."""
+    report = tmp_path / "r.md"
+    result = invoke("check", "--set", "messages=1", "--property", "acked_message_never_lost", "--max-depth", "2",
+                    "--report", str(report))
+    out = " ".join(result.stdout.split())
+    assert result.exit_code == 1, result.stderr   # violated at depth 2: the run stopped there
+    assert "not reached before the run stopped (depth 2): " in out and "they may fire deeper" in out
+    assert "vacuous" not in out
+    text = " ".join(report.read_text().split())
+    assert "Not reached before the run stopped:" in text and "vacuous" not in text

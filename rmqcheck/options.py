@@ -1,6 +1,7 @@
 """Click options shared by several commands, so each is spelled and documented once."""
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from typing import Any, Callable
@@ -61,7 +62,7 @@ def _read_run_table(ctx: click.Context, param: click.Parameter, value: Any) -> A
     """``--config FILE``, read first (eager): its ``[run]`` table becomes the defaults of the other
     options (rmqcheck/run_file.py)."""
     _refuse_empty(param, value)
-    if value:
+    if value and os.path.isfile(value):   # anything else: resolve_config says what is wrong, in its turn
         from .run_file import read_run_table
         ctx.default_map = {**(ctx.default_map or {}), **read_run_table(value)}
     return value

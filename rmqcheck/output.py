@@ -60,6 +60,22 @@ def summary_line(result: CheckResult) -> str:
     return line
 
 
+def unreached_note(result: CheckResult) -> str:
+    """Why the exit code is 1 when a sometimes property was never reached: a vacuity warning, not a
+    violation found ("" when no property is unreached)."""
+    from explore.result import S_VIOLATED, UNREACHED
+
+    unreached = [p.name for p in result.properties if p.status == UNREACHED]
+    if not unreached:
+        return ""
+    violated = any(p.status == S_VIOLATED for p in result.properties)
+    also = "" if violated else " No property is violated: the exit code 1 is this warning alone."
+    return (f"unreached: {', '.join(unreached)}. A sometimes property names a situation the model must be able "
+            "to produce; never reaching it means this configuration cannot get there (a vacuity warning, exit "
+            f"code 1), so what holds here may hold only because of that.{also} Widen the configuration (more "
+            "messages, failure budgets), or leave the property out with --property.")
+
+
 def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, *, json_path: str | None = None,
                  report_path: str | None = None, note: str = "",
                  extra_files: Mapping[str, str] | None = None, traces_for: tuple[str, ...] = ("violated",),
@@ -75,6 +91,8 @@ def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, 
         render_result(out, result, config_text, traces_for)
         if note:
             out.print(note)
+    if unreached_note(result):
+        out.print(unreached_note(result), style="yellow")
     files = OutputSet()
     if json_path:
         from reports.json_report import result_json

@@ -219,3 +219,16 @@ def test_list_shows_presets_knobs_and_properties():
     for text in ("read-from-slave", "all-switches", "bench", "broker_role", "ASYNC_MASTER, SYNC_MASTER",
                  "max_ha_disconnects", "0..3", "validate_slave_ack", "replication_can_catch_up", "sometimes"):
         assert text in r.stdout, text
+
+
+def test_an_unreached_sometimes_property_is_explained_as_the_exit_code():
+    """Exit 1 with every always property holding: the console says it is the vacuity warning of the
+    unreached sometimes properties, not a violation found."""
+    for args in ((), ("--quiet",)):
+        result = invoke("check", *TINY, *args, "--traces", "none")
+        out = " ".join(result.stdout.split())
+        assert result.exit_code == 1
+        assert "unreached: slave_serves_pull, offset_committed_to_slave" in out
+        assert "vacuity warning, exit code 1" in out and "No property is violated" in out
+    violated = " ".join(invoke("check", *TINY, "--set", "max_master_power_losses=1", "--quiet").stdout.split())
+    assert "unreached:" in violated and "No property is violated" not in violated

@@ -1,10 +1,12 @@
 """The invariant gate's verdicts as JUnit XML (``rmqcheck gate --junit PATH``), for CI test reports.
 
 One ``<testsuite>`` per baseline configuration, one ``<testcase>`` per property of it (classname
-``rmqcheck.gate.<configuration>``, name the property). A verdict that differs from the baseline is a
-``<failure>`` whose message reads ``expected holds, got violated`` and whose text is the new trace, step by
-step, as ``rmqcheck check`` prints it; a configuration whose exploration failed (a model error) gives every
-one of its test cases an ``<error>``.
+``rmqcheck.gate.<configuration>``), named with the verdict the baseline expects: ``replicas_agree (violated
+in the baseline)``, so a green case of an expected violation reads as what it is, and its ``<system-out>`` says
+"violated, as in the baseline" with the counterexample. A verdict that differs from the baseline is a
+``<failure>`` whose message reads ``expected holds, got violated`` with why (the violated condition), and
+whose text is the new trace, step by step, as ``rmqcheck check`` prints it; a configuration whose
+exploration failed (a model error) gives every one of its test cases an ``<error>``.
 """
 from __future__ import annotations
 
@@ -41,6 +43,28 @@ def failure_text(prop: PropertyResult | None, result: CheckResult) -> str:
             + (f" ({prop.note})" if prop.note else ""))
 
 
+def why(prop: PropertyResult | None, result: CheckResult) -> str:
+    """The one-line reason a property is violated (its explanation's summary), "" when there is none."""
+    if prop is None or prop.trace is None:
+        return ""
+    from invariants.explain import explain_result
+    explanation = explain_result(prop, result.config or {})
+    return explanation.to_dict().get("summary", "") if explanation is not None else ""
+
+
+def as_expected_text(prop: PropertyResult, result: CheckResult) -> str:
+    """What a case whose verdict matches the baseline says: the verdict "as in the baseline", and its
+    trace (counterexample or witness) when it has one."""
+    text = f"{prop.status}, as in the baseline"
+    reason = why(prop, result) if prop.status == "violated" else ""
+    if reason:
+        text += f": {reason}"
+    if prop.trace is not None:
+        what = "counterexample" if prop.status == "violated" else "witness"
+        text += f"\n{what}, {len(prop.trace)} steps:\n{trace_text(prop.trace)}"
+    return text
+
+
 def gate_junit(runs: list[tuple[Any, CheckResult]]) -> ET.Element:
     """``runs``: (baseline entry, its result) per configuration, in baseline order."""
     root = ET.Element("testsuites", name="rmqcheck gate")
@@ -51,7 +75,8 @@ def gate_junit(runs: list[tuple[Any, CheckResult]]) -> ET.Element:
         suite = ET.SubElement(root, "testsuite", name=entry.name, time=f"{result.stats.seconds:.3f}")
         counts = {"tests": 0, "failures": 0, "errors": 0}
         for name, expected in entry.expect.items():
-            case = ET.SubElement(suite, "testcase", classname=f"rmqcheck.gate.{entry.name}", name=name)
+            case = ET.SubElement(suite, "testcase", classname=f"rmqcheck.gate.{entry.name}",
+                                 name=f"{name} ({expected} in the baseline)")
             counts["tests"] += 1
             prop = got.get(name)
             if result.outcome == ERROR and result.error is not None:
@@ -61,10 +86,13 @@ def gate_junit(runs: list[tuple[Any, CheckResult]]) -> ET.Element:
                 counts["errors"] += 1
             elif prop is None or prop.status != expected:
                 status = prop.status if prop is not None else "missing"
+                reason = why(prop, result) if status == "violated" else ""
                 failure = ET.SubElement(case, "failure", type="VerdictChanged",
-                                        message=f"expected {expected}, got {status}")
+                                        message=f"expected {expected}, got {status}" + (f": {reason}" if reason else ""))
                 failure.text = failure_text(prop, result)
                 counts["failures"] += 1
+            else:
+                ET.SubElement(case, "system-out").text = as_expected_text(prop, result)
         suite.set("tests", str(counts["tests"]))
         suite.set("failures", str(counts["failures"]))
         suite.set("errors", str(counts["errors"]))

@@ -170,10 +170,14 @@ def test_flipped_verdicts_print_their_new_trace_and_fail_in_junit(baseline, tmp_
     assert root.tag == "testsuites" and root.get("tests") == "13" and root.get("failures") == "2"
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     assert set(suites) == {"small", "tiny-read-from-slave"}
-    cases = {c.get("name"): c for c in suites["small"].findall("testcase")}
+    cases = {c.get("name").split(" (")[0]: c for c in suites["small"].findall("testcase")}
     assert set(cases) == set(PROPERTIES.names())
+    # each case is named with the verdict the baseline expects
+    assert cases["acked_message_never_lost"].get("name") == "acked_message_never_lost (holds in the baseline)"
     failure = cases["acked_message_never_lost"].find("failure")
-    assert failure.get("message") == "expected holds, got violated"
+    # an unexpected violation: a failure, with why
+    assert failure.get("message").startswith("expected holds, got violated: ")
+    assert len(failure.get("message")) > len("expected holds, got violated: ") + 10
     assert "SendMessage()" in failure.text and "MasterPowerLoss()" in failure.text
     assert "master.commitlog: [1] -> []" in failure.text
     assert cases["replicas_agree"].find("failure") is None and cases["replicas_agree"].get("classname") == \
@@ -190,6 +194,12 @@ def test_junit_on_a_passing_gate_has_no_failures(baseline, tmp_path):
     root = ET.parse(junit).getroot()
     assert root.get("tests") == "13" and root.get("failures") == "0" and root.get("errors") == "0"
     assert len(root.findall("testsuite/testcase")) == 13 and not root.findall(".//failure")
+    # an expected violation is a passing case that says what it is, not a green case under the bare name
+    case = root.find("testsuite[@name='small']/testcase[@name='acked_message_never_lost (violated in the baseline)']")
+    assert case is not None and case.find("failure") is None
+    out = case.find("system-out").text
+    assert out.startswith("violated, as in the baseline: ") and "counterexample, 2 steps:" in out
+    assert "MasterPowerLoss()" in out
 
 
 def test_junit_with_update_is_bad_input(baseline, tmp_path, no_exploration):

@@ -113,12 +113,18 @@ def traces_option(f: Callable) -> Callable:
                              "Reports always hold every trace.")(f)
 
 
+#: the options that only name output files: a reproduce line without them never overwrites a file
+OUTPUT_PARAMS = frozenset({"json_path", "report_path", "graph_path", "graph_around", "graph_radius", "itf_dir",
+                           "junit_path"})
+
+
 def command_line(ctx: click.Context) -> str:
     """The command that reproduces this run, for reports: the command path and every option given (not the
-    defaults), in each option's long spelling, quoted for a POSIX shell."""
+    defaults, not the output files: pasting it must not overwrite the report it was copied from), in each
+    option's long spelling, quoted for a POSIX shell."""
     words = ctx.command_path.split()
     for param in ctx.command.params:
-        if not isinstance(param, click.Option) or param.name is None:
+        if not isinstance(param, click.Option) or param.name is None or param.name in OUTPUT_PARAMS:
             continue
         if ctx.get_parameter_source(param.name) in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None):
             continue

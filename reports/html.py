@@ -184,15 +184,24 @@ def _verdicts(s: ReportSection, index: int) -> list[str]:
     return out
 
 
-def _section(s: ReportSection, index: int) -> list[str]:
+def _section_head(s: ReportSection, index: int) -> list[str]:
+    """A configuration's heading, its knobs in one line, its outcome and its verdicts: what a reader
+    comes for, on the first screen."""
     r = s.result
     out = [f"<section id='{anchor(index)}'><h2>Configuration <code>{escape(s.name)}</code></h2>",
            f"<p>Knobs that differ from the 4.4 defaults: {escape(s.config_text)}</p>",
-           "<details><summary>every knob</summary>",
+           f"<p>Outcome: <span class='{escape(r.outcome)}'>{escape(r.outcome)}</span>"
+           f"{' (' + escape(r.incomplete_reason) + ')' if r.incomplete_reason else ''}</p>"]
+    return out + _verdicts(s, index)
+
+
+def _section_body(s: ReportSection, index: int) -> list[str]:
+    """Every knob, the statistics, the coverage and the traces, after the verdicts."""
+    r = s.result
+    out = ["<details><summary>every knob</summary>",
            _kv_table([(k, value_text(v)) for k, v in r.config.items()], code_keys=True),
            "</details>", f"<h3 id='{anchor(index, 'statistics')}'>Statistics</h3>", _kv_table(stats_rows(r))]
     out += _coverage(r, index)
-    out += _verdicts(s, index)
     props = traced(r)
     if props or r.terminal_trace is not None:
         out += [f"<h3 id='{anchor(index, 'traces')}'>Traces</h3>",
@@ -266,10 +275,12 @@ def render_html(sections: list[ReportSection], title: str, command: str = "") ->
     if command:
         out.append(f"<p>Reproduce this run with:</p><pre class='command'><code>{escape(command)}</code></pre>")
     out.append("</header>")
-    out += _toc(sections)
-    if len(sections) > 1:
-        out += _matrix(sections)
-    for i, s in enumerate(sections):
-        out += _section(s, i)
+    # the verdicts first: one configuration's own table, or the matrix of several, then the contents
+    if len(sections) == 1:
+        out += _section_head(sections[0], 0) + _toc(sections) + _section_body(sections[0], 0)
+    else:
+        out += _matrix(sections) + _toc(sections)
+        for i, s in enumerate(sections):
+            out += _section_head(s, i) + _section_body(s, i)
     out.append("</body></html>")
     return "\n".join(out) + "\n"

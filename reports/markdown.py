@@ -49,18 +49,20 @@ def _diagram(trace: Trace, witness: bool) -> list[str]:
 
 def _section(s: ReportSection, heading: str) -> list[str]:
     r = s.result
-    out = [f"{heading} Configuration `{s.name}`", "", f"Knobs that differ from the 4.4 defaults: {s.config_text}", ""]
-    out += ["<details><summary>every knob</summary>", "", "| knob | value |", "|---|---|"]
-    out += [f"| `{k}` | {_cell(value_text(v))} |" for k, v in r.config.items()]
-    out += ["", "</details>", "", f"{heading}# Statistics", "", "| | |", "|---|---|"]
-    out += [f"| {k} | {_cell(v)} |" for k, v in stats_rows(r)]
-    out += _coverage(r, heading)
+    out = [f"{heading} Configuration `{s.name}`", "", f"Knobs that differ from the 4.4 defaults: {s.config_text}", "",
+           f"Outcome: **{r.outcome}**" + (f" ({r.incomplete_reason})" if r.incomplete_reason else "")]
+    # the verdicts first, then every knob, the statistics and the coverage
     out += ["", f"{heading}# Verdicts", "", "| property | kind | verdict | trace steps | meaning |",
             "|---|---|---|---:|---|"]
     for p in r.properties:
         steps = str(len(p.trace)) if p.trace is not None else ""
         meaning = p.summary + (f" ({p.note})" if p.note else "")
         out.append(f"| `{p.name}` | {p.kind} | **{p.status}** | {steps} | {_cell(meaning)} |")
+    out += ["", "<details><summary>every knob</summary>", "", "| knob | value |", "|---|---|"]
+    out += [f"| `{k}` | {_cell(value_text(v))} |" for k, v in r.config.items()]
+    out += ["", "</details>", "", f"{heading}# Statistics", "", "| | |", "|---|---|"]
+    out += [f"| {k} | {_cell(v)} |" for k, v in stats_rows(r)]
+    out += _coverage(r, heading)
     props = traced(r)
     if props or r.terminal_trace is not None:
         first = (props[0].trace if props else r.terminal_trace).steps[0].view

@@ -6,9 +6,12 @@ fields named ``actor.field`` (``master.commitlog``, ``consumer1.q0.offset``, ``m
 in ITF each actor is one variable whose value is a record of its fields, nested on every dot, and the
 fields ``name[k]`` of a record form one map ``name`` from ``k`` (ITF record fields are identifiers), so a
 Quint or Apalache user reads ``master.commitlog`` and ``consumer1.q0.offset`` the same way.
-Values use ITF's encodings: an int beyond JSON's safe range is ``{"#bigint": "..."}``, a list stays a
-JSON array (an ITF sequence), a field with no value (``None``: e.g. no broker chosen yet) is the empty
-tuple ``{"#tup": []}`` (ITF has no null). Each state's ``#meta`` also names the action that led to it and
+Values use ITF's encodings, with one type per field in every state (the model's view says which):
+a set of message ids or brokerIds (a commitlog, a route, ``producer.sendOk``) is ``{"#set": [...]}``; a
+field that may have no value (an offset not yet committed) is a set of at most one element, ``{"#set":
+[3]}`` or ``{"#set": []}``, in every state (the TLA+ idiom for an optional value; Quint's ``None`` variant
+cannot be read by the itf-py reader, which makes a Python class of each tag and ``None`` is a keyword);
+an int beyond JSON's safe range is ``{"#bigint": "..."}``. Each state's ``#meta`` also names the action that led to it and
 what it returned, so the trace reads as rmqcheck prints it.
 """
 from __future__ import annotations
@@ -26,6 +29,8 @@ FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 #: JSON numbers are exact only up to 2**53 (JavaScript readers); ITF writes larger ints as strings
 SAFE_INT = 2 ** 53 - 1
 NO_VALUE = {"#tup": []}
+#: how a field of each kind is written (the kinds of model/view.py's codecs): one ITF type per field
+SET, OPTION, PLAIN = "set", "option", "plain"
 _INDEXED = re.compile(r"(?P<name>\w+)\[(?P<key>\d+)\]")
 
 
@@ -44,43 +49,79 @@ def itf_value(value: Any) -> Any:
     return {"#unserializable": str(value)}
 
 
+def field_value(value: Any, kind: str = PLAIN) -> Any:
+    """One field's value in ITF, typed by its ``kind``: a set as ``#set``, an optional value as a set of
+    at most one element (in every state, so the field keeps one type), anything else as is."""
+    if kind == SET:
+        return {"#set": [itf_value(v) for v in value]}
+    if kind == OPTION:
+        return {"#set": [] if value is None else [itf_value(value)]}
+    return itf_value(value)
+
+
+def field_kinds(config: dict[str, Any]) -> dict[str, str]:
+    """The ITF kind of every readable field of ``config``'s states, from the model's view codecs ({} when
+    ``config`` is not a RocketMQ configuration, e.g. a toy model's)."""
+    from model import Config, ConfigError
+    from model.view import BROKERS, IDS, OPTIONAL, view_fields
+
+    try:
+        cfg = Config(**config)
+    except (TypeError, ConfigError):
+        return {}
+    kinds = {id(IDS): SET, id(BROKERS): SET, id(OPTIONAL): OPTION}
+    return {name: kinds.get(id(codec), PLAIN) for name, _, codec in view_fields(cfg)}
+
+
+class _Encoded:
+    """A field's value already in ITF (so nesting does not encode it again)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
 class _Indexed(dict):
     """The fields ``name[k]`` of one record: an ITF map from ``k`` to the value."""
 
 
 def _encode(node: Any) -> Any:
+    if isinstance(node, _Encoded):
+        return node.value
     if isinstance(node, _Indexed):
-        return {"#map": [[k, itf_value(v)] for k, v in sorted(node.items())]}
+        return {"#map": [[k, _encode(v)] for k, v in sorted(node.items())]}
     if isinstance(node, dict):
         return {k: _encode(v) for k, v in node.items()}
     return itf_value(node)
 
 
-def variables(view: dict[str, Any]) -> dict[str, Any]:
+def variables(view: dict[str, Any], kinds: dict[str, str] | None = None) -> dict[str, Any]:
     """The readable state as ITF variables: one record per actor (``master``, ``consumer1``), nested on
-    every ``.`` of a field's name (``consumer1.q0.offset``), ``name[k]`` fields as a map from ``k``."""
+    every ``.`` of a field's name (``consumer1.q0.offset``), ``name[k]`` fields as a map from ``k``; each
+    field's value typed by its kind in ``kinds`` (see :func:`field_kinds`)."""
     out: dict[str, Any] = {}
     for name, value in view.items():
         *path, last = name.split(".")
         node = out
         for part in path:
             node = node.setdefault(part, {})
+        encoded = _Encoded(field_value(value, (kinds or {}).get(name, PLAIN)))
         indexed = _INDEXED.fullmatch(last)
         if indexed:
-            node.setdefault(indexed["name"], _Indexed())[int(indexed["key"])] = value
+            node.setdefault(indexed["name"], _Indexed())[int(indexed["key"])] = encoded
         else:
-            node[last] = value
+            node[last] = encoded
     return _encode(out)
 
 
 def trace_to_itf(trace: Trace, prop: PropertyResult, result: CheckResult) -> dict[str, Any]:
     """One property's trace as an ITF document."""
     states = []
+    kinds = field_kinds(result.config)
     for step in trace.steps:
         meta: dict[str, Any] = {"index": step.index, "action": step.action}
         if step.outcome:
             meta["outcome"] = step.outcome
-        states.append({"#meta": meta, **variables(step.view)})
+        states.append({"#meta": meta, **variables(step.view, kinds)})
     what = "counterexample" if prop.status == S_VIOLATED else "witness"
     meta = {"format": "ITF", "format-description": FORMAT_DESCRIPTION, "source": "rmqcheck",
             "description": f"{prop.name} {prop.status} in {len(trace)} steps: {what} ({prop.summary})",

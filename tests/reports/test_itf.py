@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from itf_py import trace_from_json
 
-from reports.itf import itf_value, variables
+from reports.itf import OPTION, SET, field_kinds, field_value, itf_value, variables
 from reports.result_schema import result_schema
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "cli"))
@@ -37,12 +37,14 @@ def test_every_trace_is_written_and_parses_with_itf_py(tmp_path):
             assert state.meta["index"] == step["step"] and state.meta["action"] == step["action"]
             assert set(state.values) == set(trace.vars)
             # every readable field is there, under its actor's record, with the same value
+            kinds = field_kinds(result["config"])
             for field, value in step["state"].items():
-                assert _lookup(state.values, field) == _decoded(value), (field, value)
+                assert _decoded(_lookup(state.values, field), kinds[field]) == value, (field, value)
     acked = json.loads((out / "acked_message_never_lost.itf.json").read_text())
     assert [s["#meta"]["action"] for s in acked["states"]] == ["INIT", "SendMessage()", "MasterPowerLoss()"]
-    assert acked["states"][1]["master"]["commitlog"] == [1] and acked["states"][2]["master"]["commitlog"] == []
-    assert acked["states"][0]["master"]["consumerOffset"] == {"#map": [[0, {"#tup": []}]]}
+    assert acked["states"][1]["master"]["commitlog"] == {"#set": [1]}
+    assert acked["states"][2]["master"]["commitlog"] == {"#set": []}
+    assert acked["states"][0]["master"]["consumerOffset"] == {"#map": [[0, {"#set": []}]]}
 
 
 def _lookup(values, field: str):
@@ -57,11 +59,58 @@ def _lookup(values, field: str):
     return getattr(node, last)
 
 
-def _decoded(value):
-    """What itf-py decodes a readable value into: lists to tuples-like lists, no value to ()."""
-    if value is None:
-        return ()
+def _decoded(value, kind):
+    """The readable value of what itf-py decoded: a set from a frozenset, an optional value from a set of
+    at most one element."""
+    if kind == SET:
+        assert isinstance(value, frozenset)
+        return sorted(value)
+    if kind == OPTION:
+        assert isinstance(value, frozenset) and len(value) <= 1, value
+        return next(iter(value), None)
     return list(value) if isinstance(value, list) else value
+
+
+def _shapes(node, path=""):
+    """``(field path, ITF type)`` of every field of an ITF state, one type name per encoding."""
+    if isinstance(node, dict) and "#map" in node:
+        for key, value in node["#map"]:
+            yield from _shapes(value, f"{path}[{key}]")
+    elif isinstance(node, dict) and any(k.startswith("#") for k in node):
+        yield path, next(k for k in node if k.startswith("#"))
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from _shapes(value, f"{path}.{key}" if path else key)
+    else:
+        yield path, type(node).__name__
+
+
+def test_every_field_keeps_one_itf_type_in_every_state_and_sets_are_sets(tmp_path):
+    """A field that may have no value is a set of at most one element in every state (it was an int in
+    some states and an empty tuple in others), and sets of ids are ITF sets, not sequences."""
+    out = tmp_path / "itf"
+    assert invoke("check", *SMALL, "--itf", str(out), "--quiet").exit_code == 1
+    types: dict[str, set[str]] = {}
+    options_seen = set()
+    for path in sorted(out.iterdir()):
+        data = json.loads(path.read_text())
+        trace_from_json(data)   # itf-py reads it
+        for state in data["states"]:
+            for field, shape in _shapes({k: v for k, v in state.items() if k != "#meta"}):
+                types.setdefault(field, set()).add(shape)
+            options_seen.add(len(_at(state, "consumer1.q0.offset")["#set"]))
+    assert {f: t for f, t in types.items() if len(t) > 1} == {}
+    assert types["master.commitlog"] == {"#set"} and types["producer.sendOk"] == {"#set"}
+    assert types["consumer1.q0.offset"] == {"#set"}
+    # not vacuous: the consumer's offset goes from no value to a value within the traces
+    assert options_seen == {0, 1}
+
+
+def _at(state, field):
+    node = state
+    for part in field.replace("[", ".[").split("."):
+        node = dict(node["#map"])[int(part[1:-1])] if part.startswith("[") else node[part]
+    return node
 
 
 def test_passing_run_writes_no_trace_file(tmp_path):
@@ -89,7 +138,10 @@ def test_values_use_itf_encodings(value, encoded):
 
 
 def test_fields_group_into_one_record_per_actor():
+    kinds = {"master.commitlog": SET, "consumer1.q0.offset": OPTION, "master.consumerOffset[0]": OPTION,
+             "master.consumerOffset[1]": OPTION}
     assert variables({"master.up": True, "master.commitlog": [1], "slave1.up": False, "consumer1.q0.offset": 2,
-                      "master.consumerOffset[1]": None, "master.consumerOffset[0]": 3}) == \
-        {"master": {"up": True, "commitlog": [1], "consumerOffset": {"#map": [[0, 3], [1, {"#tup": []}]]}},
-         "slave1": {"up": False}, "consumer1": {"q0": {"offset": 2}}}
+                      "master.consumerOffset[1]": None, "master.consumerOffset[0]": 3}, kinds) == \
+        {"master": {"up": True, "commitlog": {"#set": [1]},
+                    "consumerOffset": {"#map": [[0, field_value(3, OPTION)], [1, field_value(None, OPTION)]]}},
+         "slave1": {"up": False}, "consumer1": {"q0": {"offset": {"#set": [2]}}}}

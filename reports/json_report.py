@@ -1,11 +1,12 @@
-"""The JSON result of model-scope.md (``--json PATH``), and reading it back for ``rmqcheck replay``."""
+"""The JSON result (``--json PATH``), and reading it back for ``rmqcheck replay`` and ``rmqcheck report``."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
-from explore.result import CheckResult, PropertyResult, Trace
+from explore.result import CheckResult, ModelError, PropertyResult, Stats, Step, Trace
 
 from .files import write_text_atomic
 
@@ -148,3 +149,36 @@ def read_result(path: str | Path) -> dict[str, Any]:
             _need(isinstance(step.get("action"), str), where, f"property {name}, step {j}: 'action' must be a string")
             _need(isinstance(step.get("state"), dict), where, f"property {name}, step {j}: 'state' must be an object")
     return data
+
+
+# -- a result from its JSON (rmqcheck report) ------------------------------------------------------------
+def trace_from_list(steps: list[dict[str, Any]] | None) -> Trace | None:
+    """A trace as ``trace_to_list`` wrote it (the readable states; no packed words)."""
+    if not steps:
+        return None
+    return Trace([Step(s["step"], s["action"], (), s["state"], s.get("changes", {}), s.get("outcome", ""))
+                  for s in steps])
+
+
+def result_from_dict(data: dict[str, Any], where: str) -> CheckResult:
+    """The result ``result_to_dict`` wrote, for rendering again (``rmqcheck report``); a file that is not
+    one is :class:`ResultFileError` naming ``where`` and what is missing."""
+    stats = data.get("stats")
+    _need(isinstance(stats, dict), where, "missing 'stats' object (not a result written by --json?)")
+    _need(isinstance(data.get("outcome"), str), where, "missing 'outcome'")
+    known = {f.name for f in dataclasses.fields(Stats)}
+    renamed = {"unexpanded_states": "unexpanded"}
+    s = Stats(**{renamed.get(k, k): v for k, v in stats.items() if renamed.get(k, k) in known})
+    props = []
+    for p in data["properties"]:
+        _need(isinstance(p.get("status"), str) and isinstance(p.get("kind"), str), where,
+              f"property {p['name']}: missing 'status' or 'kind'")
+        props.append(PropertyResult(p["name"], p["kind"], p["status"], p.get("summary", ""),
+                                    trace_from_list(p.get("trace")), p.get("note", "")))
+    error = None
+    if isinstance(data.get("error"), dict):
+        e = data["error"]
+        error = ModelError(e.get("message", ""), e.get("action", ""), e.get("state", {}),
+                           trace_from_list(e.get("trace")))
+    return CheckResult(data.get("engine", "local"), data["outcome"], s, props, data["config"], data.get("model", ""),
+                       data.get("incomplete_reason", ""), error, trace_from_list(data.get("terminal_trace")))

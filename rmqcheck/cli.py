@@ -25,6 +25,7 @@ from .memory_cap import cannot_load
 from .interrupt import terminate_as_interrupt
 from .output import console_gone, stdout_console
 from .replay import replay
+from .report_cmd import report_cmd
 from .setup import BadInput
 from .simulate import simulate
 from .suggest import closest, with_suggestion
@@ -192,7 +193,7 @@ def refuse_empty_values(command: click.Command) -> None:
             param.callback = refuse_empty
 
 
-for command in (check, faults, matrix, gate, replay, simulate, bench, explore, config_cmd):
+for command in (check, faults, matrix, gate, replay, simulate, bench, explore, config_cmd, report_cmd):
     refuse_empty_values(command)
     cli.add_command(command)
 

@@ -20,24 +20,55 @@ MASTER_URL = re.compile(r"local(\[(\*|[1-9][0-9]{0,5})(,\s*[0-9]{1,5})?\])?"
 MAX_PARTITIONS = 1 << 20
 
 
+def _complete(names: Callable[[], Any], suffix: str = "") -> Callable:
+    """A shell-completion callback offering ``names()`` that start with what was typed (click's completion:
+    ``eval "$(_RMQCHECK_COMPLETE=bash_source rmqcheck)"``)."""
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+        from click.shell_completion import CompletionItem
+        return [CompletionItem(n + suffix) for n in names() if (n + suffix).startswith(incomplete)]
+    return complete
+
+
+def _files(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    from click.shell_completion import CompletionItem
+    return [CompletionItem(incomplete, type="file")]
+
+
+def _preset_names() -> list[str]:
+    from model import PRESETS
+    return list(PRESETS)
+
+
+def _knob_names() -> list[str]:
+    from model import KNOBS
+    return [k.key for k in KNOBS]
+
+
+def _property_names() -> list[str]:
+    from invariants import PROPERTIES
+    return list(PROPERTIES.names())
+
+
 def config_options(f: Callable) -> Callable:
     """``--preset`` / ``--config`` (one of them), the operator's own ``--broker-conf`` / ``--group-config``
     files, and repeatable ``--set key=value`` overrides (applied in that order)."""
     f = click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE",
-                     help="Override one knob (repeatable), e.g. --set slaves=2.")(f)
+                     shell_complete=_complete(_knob_names, "="), help="Override one knob (repeatable), e.g. --set slaves=2.")(f)
     f = click.option("--group-config", metavar="FILE", expose_value=False, callback=_remember("group_config"),
+                     shell_complete=_files,
                      help="The consumer group's settings as 'mqadmin updateSubGroup' prints them "
                           "(SubscriptionGroupConfig [...]) or as key=value lines: its brokerId and "
                           "whichBrokerWhenConsumeSlowly.")(f)
     f = click.option("--broker-conf", "broker_confs", multiple=True, metavar="FILE", expose_value=False,
-                     callback=_remember("broker_confs"),
+                     callback=_remember("broker_confs"), shell_complete=_files,
                      help="A broker's broker.conf (Java properties, as RocketMQ reads it); repeat it for the "
                           "master and each slave of the group. 'rmqcheck config' shows the knobs they give.")(f)
     f = click.option("--config", "config_file", metavar="FILE.toml", is_eager=True, callback=_read_run_table,
+                     shell_complete=_files,
                      help="Read knobs from a TOML file (key = value lines; optional preset = \"NAME\"), and "
                           "from its [run] table the properties, limits, engine and threads (options "
                           "given win).")(f)
-    f = click.option("--preset", "preset_name", metavar="NAME",
+    f = click.option("--preset", "preset_name", metavar="NAME", shell_complete=_complete(_preset_names),
                      help="Start from a named preset (default: default); 'rmqcheck list' shows them all.")(f)
     return f
 
@@ -70,6 +101,7 @@ def _read_run_table(ctx: click.Context, param: click.Parameter, value: Any) -> A
 
 def property_option(f: Callable) -> Callable:
     return click.option("--property", "property_names", multiple=True, metavar="NAME",
+                        shell_complete=_complete(_property_names),
                         help="Check only this property (repeatable); default: all. See 'rmqcheck list'.")(f)
 
 

@@ -5,7 +5,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.progress import BarColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress as RichProgress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.table import Table
@@ -42,32 +42,66 @@ def fmt_value(value: Any) -> str:
     return str(value)
 
 
+def compact_number(n: float) -> str:
+    """``n`` in at most five characters: 950, 12.3k, 4.56M, 1.2G."""
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(n) >= size:
+            value = n / size
+            return f"{value:.3g}{unit}" if value < 100 else f"{value:.0f}{unit}"
+    return f"{n:.0f}"
+
+
+class QuietColumn(ProgressColumn):
+    """How long the explorer has said nothing, once that passes :attr:`AFTER` seconds: the bar keeps
+    moving through a long step that reports no progress (the graph properties' final pass, a large
+    level's sort), so a silent engine never looks frozen. Rich's refresh thread draws it."""
+
+    AFTER = 2.0
+
+    def __init__(self, bar: "ProgressBar") -> None:
+        super().__init__()
+        self.bar = bar
+
+    def render(self, task: Any) -> Text:
+        quiet = time.monotonic() - self.bar.last_report
+        if quiet < self.AFTER:
+            return Text("")
+        return Text(f"quiet {quiet:.0f}s" if self.bar.compact else f"working, {quiet:.0f} s since the last report",
+                    style="yellow")
+
+
 class ProgressBar:
     """A listener that draws a rich progress bar: which configuration runs (``label``, e.g. ``[2/6]
     sync-master`` in a matrix), the BFS level and how much of its frontier is expanded, distinct states,
-    states/s, properties decided so far, and memory in use against the budget the explorer sized for."""
+    states/s, properties decided so far, and memory in use against the budget the explorer sized for.
+    Below :attr:`WIDE` columns the same figures are written short (``L 12``, ``1.23M st``, ``285k/s``, the
+    frontier's share in the bar only), so at 80 columns the bar and every figure stay whole."""
 
     FRONTIER = "of frontier"
+    WIDE = 140
 
     def __init__(self, console: Console, min_interval: float = 0.1, label: str = "", unit: str = FRONTIER) -> None:
         self.console = console
         self.min_interval = min_interval
         self.label = label
         self.unit = unit     # what the bar counts: a BFS level's frontier, or (simulate) walks
+        self.compact = console.width < self.WIDE
+        self.last_report = time.monotonic()
         self._last = 0.0
         self._level = -1
         self._task = None
-        self._progress = RichProgress(
-            TextColumn("{task.description}"),
-            TextColumn("[bold]{task.fields[level]}"),
-            BarColumn(bar_width=20),
-            TextColumn("{task.completed:,}/{task.total:,} {task.fields[unit]}"),
-            TextColumn("[cyan]{task.fields[distinct]:,} states"),
-            TextColumn("[green]{task.fields[rate]:,.0f} states/s"),
-            TextColumn("{task.fields[decided]}"),
-            TextColumn("{task.fields[memory]}"),
-            TimeElapsedColumn(),
-            console=console, transient=True)
+        if self.compact:
+            columns = [TextColumn("{task.description}"), TextColumn("[bold]{task.fields[level]}"),
+                       BarColumn(bar_width=12), TextColumn("[cyan]{task.fields[distinct_short]} st"),
+                       TextColumn("[green]{task.fields[rate_short]}/s"), TextColumn("{task.fields[decided]}"),
+                       TextColumn("{task.fields[memory]}"), TimeElapsedColumn(), QuietColumn(self)]
+        else:
+            columns = [TextColumn("{task.description}"), TextColumn("[bold]{task.fields[level]}"),
+                       BarColumn(bar_width=20), TextColumn("{task.completed:,}/{task.total:,} {task.fields[unit]}"),
+                       TextColumn("[cyan]{task.fields[distinct]:,} states"),
+                       TextColumn("[green]{task.fields[rate]:,.0f} states/s"), TextColumn("{task.fields[decided]}"),
+                       TextColumn("{task.fields[memory]}"), TimeElapsedColumn(), QuietColumn(self)]
+        self._progress = RichProgress(*columns, console=console, transient=True)
 
     def __enter__(self) -> "ProgressBar":
         self._progress.start()
@@ -76,27 +110,36 @@ class ProgressBar:
     def __exit__(self, *exc: Any) -> None:
         self._progress.stop()
 
-    @staticmethod
-    def decided_text(p: Any) -> str:
+    def decided_text(self, p: Any) -> str:
         total = getattr(p, "properties", 0)
-        return f"{getattr(p, 'decided', 0)}/{total} properties decided" if total else ""
+        if not total:
+            return ""
+        decided = getattr(p, "decided", 0)
+        return f"{decided}/{total} dec" if self.compact else f"{decided}/{total} properties decided"
 
-    @staticmethod
-    def memory_text(p: Any) -> str:
+    def memory_text(self, p: Any) -> str:
         used, limit = getattr(p, "memory_bytes", 0), getattr(p, "memory_limit", 0)
         if not used:
             return ""
         style = "bold red" if limit and used > 0.9 * limit else "magenta"
+        if self.compact:
+            return f"[{style}]{compact_number(used)}" + (f"/{compact_number(limit)}B" if limit else "B")
         return f"[{style}]mem {human_bytes(used)}" + (f" of {human_bytes(limit)}" if limit else "")
 
     def on_progress(self, p: Any) -> None:
         now = time.monotonic()
+        self.last_report = now
         if p.level == self._level and now - self._last < self.min_interval:
             return
         self._last = now
-        level = f"level {p.level:>3}" if self.unit == self.FRONTIER else ""
-        fields = dict(level=level, unit=self.unit, distinct=p.distinct, rate=p.states_per_second, decided=self.decided_text(p),
-                      memory=self.memory_text(p))
+        frontier = self.unit == self.FRONTIER
+        if self.compact:   # the bar itself shows how much of the level (or of the walks) is done
+            level = (f"L{p.level:>3}" if frontier else "walks")
+        else:
+            level = f"level {p.level:>3}" if frontier else ""
+        fields = dict(level=level, unit=self.unit, distinct=p.distinct, rate=p.states_per_second,
+                      distinct_short=compact_number(p.distinct), rate_short=compact_number(p.states_per_second),
+                      decided=self.decided_text(p), memory=self.memory_text(p))
         if self._task is None:
             self._task = self._progress.add_task(self.label, total=max(p.frontier, 1), **fields)
         self._level = p.level

@@ -78,3 +78,34 @@ def test_local_explorer_reports_decided_properties_and_memory():
     decided = [p.decided for p in rec.seen]
     assert decided == sorted(decided) and decided[-1] > decided[0] >= 0
     assert all(0 < p.memory_bytes < p.memory_limit for p in rec.seen)
+
+
+def _eighty_columns(**kw):
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=True, width=80, color_system=None)
+    with ProgressBar(console, min_interval=0.0, **kw) as bar:
+        bar.on_progress(Progress(level=23, frontier=3400, expanded=1200, distinct=1_234_567, transitions=9,
+                                 seconds=4.33, decided=3, properties=11, memory_bytes=1_200_000_000,
+                                 memory_limit=7_800_000_000))
+        bar._progress.refresh()
+        yield bar, buf
+        bar._progress.refresh()
+
+
+def test_at_80_columns_the_bar_and_every_figure_stay_whole():
+    gen = _eighty_columns()
+    bar, buf = next(gen)
+    line = [ln for ln in buf.getvalue().replace("\\r", "\\n").splitlines() if "L 23" in ln][-1]
+    assert "━" in line and "…" not in line                        # the bar is drawn, nothing cut
+    for figure in ("L 23", "1.23M st", "285k/s", "3/11 dec", "1.2G/7.8GB", "0:00:"):
+        assert figure in line, (figure, line)
+    assert len(line.rstrip()) <= 80
+
+
+def test_a_silent_engine_is_shown_working_not_frozen():
+    gen = _eighty_columns()
+    bar, buf = next(gen)
+    bar.last_report -= 8                                         # eight seconds without a report
+    next(gen, None)
+    line = [ln for ln in buf.getvalue().replace("\r", "\n").splitlines() if "quiet" in ln][-1]
+    assert "quiet 8s" in line and "━" in line and "…" not in line

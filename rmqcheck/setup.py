@@ -89,9 +89,15 @@ def check_input_file(path: str | Path, what: str) -> None:
 
 
 def config_name(preset_name: str | None, config_file: str | None) -> str:
-    """How reports title a configuration: its preset, or the stem of its TOML file."""
+    """How reports title a configuration: its TOML file's stem, the first --broker-conf file's stem (the
+    broker group), or its preset."""
     if config_file:
         return Path(config_file).stem
+    import click
+    ctx = click.get_current_context(silent=True)
+    brokers = ctx.meta.get("broker_confs") if ctx is not None else None
+    if brokers and not preset_name:
+        return Path(brokers[0]).stem
     return preset_name or "default"
 
 

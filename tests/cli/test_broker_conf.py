@@ -128,3 +128,11 @@ def test_malformed_or_contradictory_files_exit_2_naming_file_and_key(tmp_path, n
         args += ["--group-config", str(tmp_path / "group.properties")]
     result = invoke("check", *args, *TINY)
     assert_bad_input(result, f"{culprit}.properties'", key)
+
+
+def test_reports_name_the_broker_group_not_the_default_preset(tmp_path):
+    report = tmp_path / "r.md"
+    result = invoke("check", "--broker-conf", sample("2m-2s-sync", "broker-a"),
+                    "--broker-conf", sample("2m-2s-sync", "broker-a-s"), *TINY, "--quiet", "--report", str(report))
+    assert result.exit_code in (0, 1), result.stderr
+    assert report.read_text().startswith("# rmqcheck report: broker-a\n")

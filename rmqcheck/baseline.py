@@ -4,7 +4,8 @@ A baseline is TOML, one ``[[configuration]]`` table per configuration::
 
     [[configuration]]
     name = "default-1-message"        # unique; shown in the gate's diff
-    preset = "default"                # optional, default "default"
+    preset = "default"                # optional, default "default"; or instead
+    # config = "runs/prod.toml"       # a run file (relative to the baseline): its knobs, broker files, properties
     properties = ["replicas_agree"]   # optional, default: every property
     [configuration.set]               # optional knob values on top of the preset
     messages = 1
@@ -33,7 +34,7 @@ from .setup import BadInput
 #: verdict words a property of each kind can have
 VERDICTS = {ALWAYS: (HOLDS, S_VIOLATED, UNKNOWN), GRAPH: (HOLDS, S_VIOLATED, UNKNOWN),
             SOMETIMES: (REACHED, UNREACHED, UNKNOWN)}
-ENTRY_KEYS = ("name", "preset", "properties", "set", "expect")
+ENTRY_KEYS = ("name", "preset", "config", "properties", "set", "expect")
 
 
 @dataclass
@@ -92,12 +93,19 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
         raise _fail(where, name, "preset must be a string")
     if not isinstance(knobs, dict):
         raise _fail(where, name, "set must be a table of knob = value")
+    run_properties = None
     try:
-        config = Config.from_mapping(knobs, base=preset(preset_name))
+        if "config" in table:
+            if "preset" in table:
+                raise _fail(where, name, "preset and config cannot be used together; give one of them")
+            base, run_properties = _run_file(where, name, table["config"])
+        else:
+            base = preset(preset_name)
+        config = Config.from_mapping(knobs, base=base)
     except ConfigError as exc:
         raise _fail(where, name, str(exc)) from None
-    listed = "properties" in table
-    names = table.get("properties", PROPERTIES.names())
+    listed = "properties" in table or run_properties is not None
+    names = table.get("properties", run_properties or PROPERTIES.names())
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         raise _fail(where, name, "properties must be a non-empty list of property names")
     try:
@@ -123,6 +131,29 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
             raise _fail(where, name, f"no expected verdict for {missing[0]}; run 'rmqcheck gate --baseline "
                                      f"{where} --update' to record verdicts from exploration")
     return BaselineEntry(name.strip(), preset_name, dict(knobs), tuple(props.names()), listed, config, dict(expect))
+
+
+def _run_file(where: str, name: str, config: Any) -> tuple[Config, list[str] | None]:
+    """A configuration's ``config = "FILE"``: the run file's knobs (with its broker files applied) and its
+    properties (None when it names none), the path taken relative to the baseline. Its limits, engine and
+    threads are the command line's: the gate explores without limits."""
+    from model import load_toml
+
+    from .broker_conf import read_broker_group
+    from .run_file import read_run_table
+
+    if not isinstance(config, str) or not config:
+        raise _fail(where, name, "config must be the path of a run file (TOML)")
+    path = str(Path(where).parent / config)
+    try:
+        cfg = load_toml(path)
+        run = read_run_table(path)
+        if run.get("broker_confs") or run.get("group_config"):
+            settings = read_broker_group(run.get("broker_confs") or (), run.get("group_config"))
+            cfg = Config.from_mapping(settings.values, base=cfg)
+    except (BadInput, ConfigError) as exc:
+        raise _fail(where, name, str(exc)) from None
+    return cfg, run.get("property_names")
 
 
 def explored_note(result: CheckResult) -> str:

@@ -74,3 +74,25 @@ def test_the_example_run_file_reads_its_broker_files_relative_to_itself():
     assert 'broker_role = "SYNC_MASTER"   # brokerRole in broker-a.properties' in result.stdout
     assert "slaves = 1   # 1 SLAVE file" in result.stdout
     assert "max_seconds = 600" in result.stdout
+
+
+def test_a_gate_baseline_points_to_a_run_file(tmp_path):
+    """A baseline configuration may be a run file (config = "FILE", relative to the baseline): its knobs,
+    its broker files and its properties are what the gate explores and pins."""
+    from pathlib import Path
+    examples = Path(__file__).resolve().parents[2] / "examples" / "2m-2s-sync"
+    (tmp_path / "prod.toml").write_text(
+        "messages = 1\nmax_master_crashes = 0\nmax_master_power_losses = 0\n[run]\n"
+        f"broker_conf = [\"{examples / 'broker-a.properties'}\", \"{examples / 'broker-a-s.properties'}\"]\n"
+        "properties = [\"acked_message_never_lost\", \"replicas_agree\"]\nmax_states = 1\n")
+    baseline = tmp_path / "baseline.toml"
+    baseline.write_text("[[configuration]]\nname = \"prod\"\nconfig = \"prod.toml\"\n")
+    assert invoke("gate", "--baseline", str(baseline), "--update").exit_code == 0
+    text = baseline.read_text()
+    assert 'acked_message_never_lost = "holds"' in text and 'replicas_agree = "holds"' in text
+    assert "no_message_skipped" not in text            # the run file's properties only
+    assert "explored: " in text and "explored: 1 distinct states" not in text   # its max_states is not the gate's
+    result = invoke("gate", "--baseline", str(baseline))
+    assert result.exit_code == 0, result.output
+    baseline.write_text(text.replace('config = "prod.toml"', 'config = "prod.toml"\npreset = "default"'))
+    assert_bad_input(invoke("gate", "--baseline", str(baseline)), "preset and config")

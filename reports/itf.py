@@ -155,12 +155,20 @@ def write_itf(directory: str | Path, result: CheckResult) -> list[Path]:
 
 
 # -- reading back (rmqcheck explore --trace FILE.itf.json) -------------------------------------------------
-def plain_value(value: Any) -> Any:
-    """One ITF value back in the readable view's encoding (the inverse of :func:`itf_value` for the values
-    a view holds): ``{"#bigint"}`` an int, the empty tuple ``None``, a sequence a list."""
+def plain_value(value: Any, kind: str = PLAIN) -> Any:
+    """One ITF value back in the readable view's encoding (the inverse of :func:`field_value` for the
+    values a view holds): ``{"#bigint"}`` an int, a ``#set`` a sorted list (of an optional field: its one
+    element, or None when empty), the empty tuple ``None``, a sequence a list."""
     if isinstance(value, dict):
         if "#bigint" in value:
             return int(value["#bigint"])
+        if isinstance(value.get("#set"), list):
+            items = sorted(plain_value(v) for v in value["#set"])
+            if kind == OPTION:
+                if len(items) > 1:
+                    raise ValueError(f"an optional value holds at most one element: {json.dumps(value)[:60]}")
+                return items[0] if items else None
+            return items
         if value.get("#tup") == []:
             return None
         raise ValueError(f"an ITF value rmqcheck does not write: {json.dumps(value)[:60]}")
@@ -169,20 +177,23 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-def view_of_state(state: dict[str, Any]) -> dict[str, Any]:
+def view_of_state(state: dict[str, Any], kinds: dict[str, str] | None = None) -> dict[str, Any]:
     """The flat readable view of one ITF state (the inverse of :func:`variables`): nested records joined by
-    ``.``, a map ``name`` from ``k`` back to the fields ``name[k]``; ``#meta`` left out."""
+    ``.``, a map ``name`` from ``k`` back to the fields ``name[k]``, each value decoded by its field's kind
+    in ``kinds`` (see :func:`field_kinds`); ``#meta`` left out."""
     view: dict[str, Any] = {}
+    kinds = kinds or {}
 
     def walk(prefix: str, node: Any) -> None:
         if isinstance(node, dict) and "#map" in node:
             for key, value in node["#map"]:
-                view[f"{prefix}[{plain_value(key)}]"] = plain_value(value)
+                name = f"{prefix}[{plain_value(key)}]"
+                view[name] = plain_value(value, kinds.get(name, PLAIN))
         elif isinstance(node, dict) and not any(k.startswith("#") for k in node):
             for key, value in node.items():
                 walk(f"{prefix}.{key}", value)
         else:
-            view[prefix] = plain_value(node)
+            view[prefix] = plain_value(node, kinds.get(prefix, PLAIN))
 
     for name, node in state.items():
         if name != "#meta":

@@ -124,15 +124,16 @@ def _result_traces(data: dict[str, Any], where: str) -> list[tuple[str, Any, Any
 
 
 def _itf_traces(data: dict[str, Any], where: str) -> list[tuple[str, Any, Any, str]]:
-    from reports.itf import view_of_state
+    from reports.itf import field_kinds, view_of_state
 
+    kinds = field_kinds(file_config(data, where))   # how each field is typed (sets, optional values)
     steps = []
     for i, state in enumerate(data["states"]):
         meta = state.get("#meta") if isinstance(state, dict) else None
         if not isinstance(meta, dict) or not isinstance(meta.get("action"), str):
             raise TraceFileError(f"{where}, state {i}: expected an object whose '#meta' names its 'action'")
         try:
-            view = view_of_state(state)
+            view = view_of_state(state, kinds)
         except (ValueError, TypeError) as exc:
             raise TraceFileError(f"{where}, state {i}: {exc}") from None
         steps.append({"step": i, "action": meta["action"], "state": view})

@@ -35,8 +35,12 @@ def state_check(state, params):
         bits |= 1 << 4
     if witnesses.message_redelivered(v, params):  # message_redelivered
         bits |= 1 << 9
-    if replication.replication_caught_up(v, params):  # replication_can_catch_up
+    if witnesses.message_acked(v, params):  # message_acked
         bits |= 1 << 10
+    if witnesses.message_consumed(v, params):  # message_consumed
+        bits |= 1 << 11
+    if replication.replication_caught_up(v, params):  # replication_can_catch_up
+        bits |= 1 << 12
     return np.uint64(bits)
 
 

@@ -79,6 +79,14 @@ def message_redelivered(view: View, cfg: Any) -> bool:
     return bool(view["history.redelivered"])
 
 
+def message_acked(view: View, cfg: Any) -> bool:
+    return bool(view["producer.sendOk"])
+
+
+def message_consumed(view: View, cfg: Any) -> bool:
+    return bool(view["history.delivered"])
+
+
 def restart_broker(view: View, cfg: Any) -> str | None:
     """The broker a consumer starting now asks: the lowest brokerId of the name server's route (the master
     if registered, else the lowest registered slave); none when the topic has no route."""
@@ -190,6 +198,6 @@ def slave_sync_overwrites_offset(before: View, action: Any, outcome: str, after:
 
 STATE: dict[str, Callable[[View, Any], bool]] = {f.__name__: f for f in (
     acked_message_never_lost, consumed_message_never_lost, replicas_agree, committed_offset_never_regresses,
-    no_message_skipped, message_redelivered, replication_can_catch_up)}
+    no_message_skipped, message_redelivered, message_acked, message_consumed, replication_can_catch_up)}
 TRANSITION: dict[str, Callable[..., bool]] = {f.__name__: f for f in (
     slave_serves_pull, offset_committed_to_slave, master_recovers, slave_sync_overwrites_offset)}

@@ -45,3 +45,32 @@ def message_redelivered(v, p):
     """Some message is delivered to the application a second time (at-least-once in action: a crash, a
     rebalance or an offset moved back made the group consume it again)."""
     return v[F.H_REDELIVERED] != 0
+
+
+# -- availability: the cluster still gives service -----------------------------------------------------
+@check(kind=SOMETIMES, summary="the producer is told SEND_OK for a message")
+@kernel
+def message_acked(v, p):
+    """The producer is told SEND_OK for some message (``SendResult.sendStatus``): the broker accepts
+    writes. Under SYNC_MASTER with no slave that has caught up, every send ends SLAVE_NOT_AVAILABLE or
+    FLUSH_SLAVE_TIMEOUT instead, so a configuration where this is never reached gives no service, and a
+    durability property that holds there holds vacuously."""
+    return v[F.P_ACKED] != 0
+
+
+@check(kind=SOMETIMES, summary="a message is delivered to the application")
+@kernel
+def message_consumed(v, p):
+    """Some message is delivered to a consumer's application (``MessageListenerConcurrently#consumeMessage``
+    is called with it): the group receives what was sent. A configuration where this is never reached
+    gives no service to consumers."""
+    return v[F.H_DELIVERED] != 0
+
+
+#: the availability witnesses, and what a configuration that never reaches one has lost: ``rmqcheck
+#: faults`` counts a change as closing a failure mode only while every one of them the configuration
+#: reached is still reached (a change that loses one buys safety by giving up service)
+AVAILABILITY: dict[str, str] = {
+    "message_acked": "no SEND_OK is ever given",
+    "message_consumed": "no message is ever delivered to the application",
+}

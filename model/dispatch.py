@@ -89,4 +89,8 @@ def apply(kind, x, y, z, v, w, p):
         return mutants.correction_lost_on_slaves(v, w, x, y, p)
     if kind == 110:  # seeded bug master_never_restarts: MasterRestart
         return mutants.master_staying_down(v, w, p)
+    if kind == 111:  # seeded bug application_never_consumes: Consume
+        return mutants.consume_never_delivering(v, w, x, y, p)
+    if kind == 112:  # seeded bug application_never_consumes: ConsumeDropped
+        return mutants.consume_dropped_never_delivering(v, w, x, y, p)
     return 0

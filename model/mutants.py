@@ -155,3 +155,17 @@ def correction_lost_on_slaves(v, w, c, q, p):
 def master_staying_down(v, w, p):
     """The master stays down after a failure."""
     return 0
+
+
+@mutant("application_never_consumes", replaces=("Consume",), kind=111)
+@kernel
+def consume_never_delivering(v, w, c, q, p):
+    """The application is never handed a pulled message (a listener that never runs)."""
+    return 0
+
+
+@mutant("application_never_consumes", replaces=("ConsumeDropped",), kind=112)
+@kernel
+def consume_dropped_never_delivering(v, w, c, q, p):
+    """The application is never handed a pulled message (a listener that never runs)."""
+    return 0

@@ -11,7 +11,7 @@ from model import events
 PUBLIC_ORDER = ("acked_message_never_lost", "consumed_message_never_lost", "replicas_agree",
                 "committed_offset_never_regresses", "no_message_skipped", "slave_serves_pull",
                 "offset_committed_to_slave", "master_recovers", "slave_sync_overwrites_offset",
-                "message_redelivered", "replication_can_catch_up")
+                "message_redelivered", "message_acked", "message_consumed", "replication_can_catch_up")
 
 
 def test_every_property_is_declared_once_in_the_public_order():

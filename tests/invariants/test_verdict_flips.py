@@ -70,6 +70,11 @@ FLIPS = [
     Flip("message_redelivered", dict(messages=1), switch=NO_FAILURES, before="reached", after="unreached"),
     Flip("message_redelivered", dict(messages=1, max_consumer_restarts=1, **NO_FAILURES),
          switch=dict(max_consumer_restarts=0), before="reached", after="unreached"),
+    # SYNC_MASTER answers SLAVE_NOT_AVAILABLE while no slave is there to copy the message
+    Flip("message_acked", dict(messages=1, broker_role="SYNC_MASTER", **NO_FAILURES), switch=dict(slaves=0),
+         before="reached", after="unreached"),
+    Flip("message_consumed", dict(messages=1, **NO_FAILURES), mutation="application_never_consumes",
+         before="reached", after="unreached"),
 ]
 
 

@@ -175,3 +175,27 @@ def test_consuming_a_message_a_second_time_is_a_redelivery():
     first, _ = fire(m, build(m, {**base, "history.delivered": []}), "Consume(consumer=1, queue=0)")
     assert state_bits(m, again) & mask
     assert not state_bits(m, first) & mask
+
+
+# -- the availability witnesses: message_acked and message_consumed ----------------------------------
+def test_a_send_ok_witnesses_message_acked_and_a_refused_send_does_not():
+    m = model(broker_role="SYNC_MASTER")
+    mask = PROPERTIES.get("message_acked").mask
+    assert not PROPERTIES.get("message_acked").on_transitions
+    assert flagged(m, "message_acked", {**BOTH_HOLD_1, "producer.sendOk": [1]})
+    assert not flagged(m, "message_acked", {**BOTH_HOLD_1, "producer.sendOk": []})
+    # a SYNC_MASTER without a slave connected appends the message but answers SLAVE_NOT_AVAILABLE
+    after, _ = fire(m, build(m, {}), "SendMessage()")
+    assert not state_bits(m, after) & mask
+    assert m.view(after)["master.commitlog"] == [1]
+
+
+def test_a_delivery_witnesses_message_consumed_and_a_pull_alone_does_not():
+    m = model()
+    mask = PROPERTIES.get("message_consumed").mask
+    base = {"master.commitlog": [1], "producer.nextMessage": 2, "consumer1.q0.nextOffset": 1,
+            "consumer1.q0.inFlight": [1], "consumer1.q0.queueOffsetMax": 0}
+    pulled = build(m, base)
+    assert not state_bits(m, pulled) & mask
+    consumed, _ = fire(m, pulled, "Consume(consumer=1, queue=0)")
+    assert state_bits(m, consumed) & mask

@@ -24,7 +24,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from invariants.base import ALWAYS, KINDS, PropertySet
+from invariants.base import ALWAYS, KINDS, SOMETIMES, PropertySet
 
 from .fault_passes import breaking_transitions, check_states
 from .local import LocalExplorer
@@ -184,15 +184,24 @@ class FaultSummary:
         return any(k == kind and dominates(vector, v) for k, v in self.breaking)
 
 
+def reached_witnesses(witnesses: Sequence[Any], bits: np.ndarray) -> tuple[str, ...]:
+    """The state-observed ``sometimes`` properties of ``witnesses`` that some state's ``bits`` satisfy."""
+    return tuple(w.name for w in witnesses if w.kind == SOMETIMES and not w.on_transitions
+                 and bool(np.any(bits & np.uint64(w.mask))))
+
+
 class FaultAnalysis:
-    """One exhaustive exploration with the full budgets, and what it says per always property."""
+    """One exhaustive exploration with the full budgets, and what it says per always property; and which
+    of ``witnesses`` (state-observed sometimes properties: the availability witnesses) it reaches."""
 
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(),
                  listener: Listener | None = None, memory_budget: int | None = None,
-                 modes: bool = True, threads: int = 1) -> None:
+                 modes: bool = True, threads: int = 1, witnesses: Sequence[Any] = ()) -> None:
         self.model = model
         self.modes = modes     # False: only the violating cells (the breaking-transition pass is skipped)
         self.properties = [p for p in properties if p.kind == ALWAYS]
+        self.witnesses = tuple(witnesses)
+        self.reached: tuple[str, ...] = ()
         self.lattice = Lattice.of(model.config)
         # the exploration checks nothing itself: the passes below evaluate every state once
         self.explorer = LocalExplorer(model, properties.without(KINDS), limits, listener, memory_budget,
@@ -223,6 +232,7 @@ class FaultAnalysis:
         bits = np.zeros(count, dtype=np.uint64)
         check_states(self.state_check, self.model.params, states, count, bits)
         cells = counter_cells(self.model, states, self.lattice)
+        self.reached = reached_witnesses(self.witnesses, bits[:count])
         self._violations(bits, cells)
         if self.modes and self.properties and not self.result.incomplete_reason:
             self._breaking(states, count, bits, cells)
@@ -274,9 +284,12 @@ class FaultAnalysis:
 
 
 def analyse(model: Any, properties: PropertySet, limits: Limits = Limits(),
-            listener: Listener | None = None, memory_budget: int | None = None, threads: int = 1) -> FaultAnalysis:
-    """Explore ``model`` exhaustively with its full budgets and analyse every always property."""
-    return FaultAnalysis(model, properties, limits, listener, memory_budget, threads=threads).run()
+            listener: Listener | None = None, memory_budget: int | None = None, threads: int = 1,
+            witnesses: Sequence[Any] = ()) -> FaultAnalysis:
+    """Explore ``model`` exhaustively with its full budgets and analyse every always property (and which
+    of ``witnesses`` it reaches)."""
+    return FaultAnalysis(model, properties, limits, listener, memory_budget, threads=threads,
+                         witnesses=witnesses).run()
 
 
 def iter_vectors_below(vector: Vector) -> Iterator[Vector]:

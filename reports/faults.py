@@ -46,6 +46,15 @@ def closed_text(changes: list[dict[str, Any]]) -> str:
     return "; ".join(change_text(c) for c in changes) if changes else "(no single change)"
 
 
+def cost_text(costly: Any) -> str:
+    """``slaves=0 (cost: no SEND_OK is ever given; removes the slave)``."""
+    return f"{change_text(costly.change)} (cost: {'; '.join(costly.costs)})"
+
+
+def costs_text(costly: list[Any]) -> str:
+    return " | ".join(cost_text(c) for c in costly)
+
+
 # -- console ---------------------------------------------------------------------------------------------
 def modes_table(rep: Any) -> Table:
     t = Table(title=f"{rep.name}: {rep.status}", title_justify="left", show_lines=True)
@@ -90,9 +99,15 @@ def render_console(out: Console, report: Any, config_text: str, traces: str) -> 
         out.print(_minimal_line(rep))
         if rep.modes:
             out.print(modes_table(rep))
+        for m in rep.modes:
+            if m.closed_at_a_cost:
+                out.print(f"{m.kind} with {combination_text(m.vector)}, closed only at a cost by "
+                          f"{costs_text(m.closed_at_a_cost)}")
         if rep.status == "violated":
             holds = "; ".join(f"{{{change_text(c)}}}" for c in rep.holds_with) or "none of the sets tried"
             out.print(f"holds with: {holds}")
+            for c in rep.holds_at_a_cost:
+                out.print(f"holds only at a cost with {{{change_text(c.change)}}} (cost: {'; '.join(c.costs)})")
         if traces == "all":
             for c in rep.combinations:
                 out.print(trace_table(c.trace, f"{rep.name}: shortest with {combination_text(c.vector)}"))
@@ -157,9 +172,15 @@ def _property_dict(rep: Any) -> dict[str, Any]:
             "combinations": [{"combination": combination(c.vector), "length": len(c.trace),
                               "trace": trace_to_list(c.trace)} for c in rep.combinations],
             "modes": [{"combination": combination(m.vector), "breaking_action": m.kind, "length": len(m.trace),
-                       "meaning": m.meaning, "trace": trace_to_list(m.trace), "closed_by": m.closed_by}
+                       "meaning": m.meaning, "trace": trace_to_list(m.trace), "closed_by": m.closed_by,
+                       "closed_at_a_cost": [_costly(c) for c in m.closed_at_a_cost]}
                       for m in rep.modes],
-            "holds_with": rep.holds_with}
+            "holds_with": rep.holds_with,
+            "holds_at_a_cost": [_costly(c) for c in rep.holds_at_a_cost]}
+
+
+def _costly(c: Any) -> dict[str, Any]:
+    return {"change": c.change, "costs": list(c.costs)}
 
 
 def faults_json(report: Any) -> str:

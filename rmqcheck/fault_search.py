@@ -9,6 +9,12 @@
    property under its combination there. Then sets of changes, singles first, until every violated
    property holds under some set of the current size, or ``max_configs`` explorations were run.
 
+A change buys nothing when it closes a mode by giving up service: under SYNC_MASTER with no slave, no
+SEND_OK is ever given, so no acknowledged message can be lost. Every exploration therefore also records
+which availability witnesses (:data:`invariants.witnesses.AVAILABILITY`) it reaches; a change closes a
+mode, and a set is one the property "holds with", only while it keeps every witness the configuration
+itself reaches, and does not remove a slave. The others are listed apart with what they cost.
+
 Every task is a function of a :class:`~model.Config` and returns small picklable values, so the sweep runs
 them in a process pool or as Spark tasks (:func:`rmqcheck.engines.sweep_runner`) and the results (in task
 order) depend neither on ``--jobs`` nor on the engine. Step 1 runs on the engine ``check --engine`` would
@@ -29,7 +35,8 @@ from explore.run_control import Limits
 from explore.result import ERROR, INCOMPLETE, PASSED, VIOLATED, CheckResult, Trace
 from explore.sweep import SweepPool, Task
 from invariants import PROPERTIES
-from invariants.base import ALWAYS, GRAPH, PropertySet
+from invariants.base import ALWAYS, GRAPH, SOMETIMES, PropertySet
+from invariants.witnesses import AVAILABILITY
 from model import Config, ConfigError
 from model.rocketmq import RocketMQModel
 from reports.fault_meanings import meaning
@@ -60,6 +67,23 @@ def single_changes(cfg: Config) -> list[Change]:
     return out
 
 
+def availability_witnesses() -> list[Any]:
+    """The availability witnesses a closing change must keep, as properties. A ``sometimes`` one must stay
+    reached; the liveness properties (kind ``eventually``) will plug in here with the rule "does not become
+    violated", once the engine checks them."""
+    return [p for p in PROPERTIES if p.name in AVAILABILITY and p.kind == SOMETIMES]
+
+
+def change_costs(base: Config, change: Change, base_reached: tuple[str, ...],
+                 reached: tuple[str, ...]) -> list[str]:
+    """What ``change`` gives up: each availability witness ``base`` reaches that the changed configuration
+    no longer does, and a slave it removes (a mode closed by removing the replica is closed vacuously)."""
+    out = [AVAILABILITY[n] for n in base_reached if n not in reached]
+    if "slaves" in change and change["slaves"] < base.slaves:
+        out.append("removes the slave" if change["slaves"] == 0 else "removes a slave")
+    return out
+
+
 def changed(cfg: Config, change: Change) -> Config | None:
     """``cfg`` with ``change`` applied, or None when the change makes no valid configuration."""
     try:
@@ -77,6 +101,7 @@ class ConfigFaults:
     summaries: tuple[FaultSummary, ...]
     incomplete: str = ""
     error: str = ""
+    reached: tuple[str, ...] = ()     # the availability witnesses the configuration reaches
 
     def get(self, name: str) -> FaultSummary | None:
         for s in self.summaries:
@@ -88,11 +113,12 @@ class ConfigFaults:
 def faults_task(cfg: Config, names: tuple[str, ...], limits: Limits, memory: int, modes: bool,
                 threads: int = 1) -> ConfigFaults:
     props = PROPERTIES.select(list(names))
-    a = FaultAnalysis(RocketMQModel(cfg), props, limits, None, memory, modes, threads).run()
+    a = FaultAnalysis(RocketMQModel(cfg), props, limits, None, memory, modes, threads,
+                      witnesses=availability_witnesses()).run()
     r = a.result
     if r.error is not None:
         return ConfigFaults((), "", r.error.message)
-    return ConfigFaults(tuple(a.summaries()), r.incomplete_reason)
+    return ConfigFaults(tuple(a.summaries()), r.incomplete_reason, reached=a.reached)
 
 
 def graph_task(cfg: Config, name: str, limits: Limits, memory: int, threads: int = 1) -> CheckResult:
@@ -101,6 +127,14 @@ def graph_task(cfg: Config, name: str, limits: Limits, memory: int, threads: int
 
 
 # -- the report ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CostlyChange:
+    """A change (or set) that closes a mode or makes a property hold, but only at a cost."""
+
+    change: Change
+    costs: tuple[str, ...]
+
+
 @dataclass
 class ModeReport:
     kind: str
@@ -108,6 +142,7 @@ class ModeReport:
     trace: Trace
     meaning: str
     closed_by: list[Change] = field(default_factory=list)
+    closed_at_a_cost: list[CostlyChange] = field(default_factory=list)
 
 
 @dataclass
@@ -124,6 +159,7 @@ class AlwaysReport:
     combinations: list[CombinationReport] = field(default_factory=list)
     modes: list[ModeReport] = field(default_factory=list)
     holds_with: list[Change] = field(default_factory=list)
+    holds_at_a_cost: list[CostlyChange] = field(default_factory=list)
     kind: str = ALWAYS
 
 
@@ -165,6 +201,7 @@ class FaultsReport:
     unsettled: list[str] = field(default_factory=list)
     sweep_engine: str = "local"     # where the sweeps ran: "local" processes or "spark" tasks
     engine: str = "local"           # the engine of the exhaustive exploration (step 1)
+    reached: tuple[str, ...] = ()   # the availability witnesses the configuration reaches (step 1)
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -200,11 +237,14 @@ class FaultSearch:
         self.lattice = Lattice.of(self.config)
         reports: dict[str, Any] = {}
         analysis = None
+        self.witnesses = availability_witnesses()
+        self.reached: tuple[str, ...] = ()
         if self.always:
             step1 = self.analyser or partial(analyse, threads=self.step1_threads)
             self._say("exploring every state with the full budgets")
             analysis = step1(RocketMQModel(self.config), self.properties.select([p.name for p in self.always]),
-                             self.limits, self.listener)
+                             self.limits, self.listener, witnesses=self.witnesses)
+            self.reached = analysis.reached
             if analysis.result.error is not None:
                 return self._report([], ERROR, analysis, error=analysis.result.error.message)
             for p in self.always:
@@ -233,7 +273,7 @@ class FaultSearch:
         return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.sweeper.jobs,
                             self.stopped, result.stats if result is not None else None, reason, error, self.lattice,
                             self.unsettled, self.sweeper.engine,
-                            result.engine if result is not None else self.sweeper.engine)
+                            result.engine if result is not None else self.sweeper.engine, self.reached)
 
     def _stop_reason(self) -> str:
         return self.failure or "interrupted (Ctrl-C)"
@@ -306,7 +346,12 @@ class FaultSearch:
                 for c, _ in singles:
                     r = answers.get(_key(c))
                     s = r.get(rep.name) if r is not None and not r.incomplete and not r.error else None
-                    if s is not None and not s.breaks(mode.kind, mode.vector):
+                    if s is None or s.breaks(mode.kind, mode.vector):
+                        continue
+                    costs = change_costs(self.config, c, self.reached, r.reached)
+                    if costs:
+                        mode.closed_at_a_cost.append(CostlyChange(c, tuple(costs)))
+                    else:
                         mode.closed_by.append(c)
         if sweep.interrupted:
             self.stopped = self._stop_reason()
@@ -323,15 +368,17 @@ class FaultSearch:
         settings = setting_changes(self.config)
         names = tuple(r.name for r in reports)
         holding: dict[str, list[tuple[int, ...]]] = {r.name: [] for r in reports}
+        costly: dict[str, list[tuple[tuple[int, ...], tuple[str, ...]]]] = {r.name: [] for r in reports}
         open_names = {r.name for r in reports if r.status == "violated"}
 
         def record(idx: tuple[int, ...], r: ConfigFaults | None) -> None:
             if r is None or r.incomplete or r.error:
                 return
+            costs = tuple(change_costs(self.config, _merged(settings, idx), self.reached, r.reached))
             for name in open_names:
                 s = r.get(name)
                 if s is not None and s.holds:
-                    holding[name].append(idx)
+                    (costly[name].append((idx, costs)) if costs else holding[name].append(idx))
 
         for i, c in enumerate(settings):
             record((i,), answers.get(_key(c)))
@@ -370,6 +417,11 @@ class FaultSearch:
             smallest = min((len(h) for h in holding[rep.name]), default=0)
             for idx in sorted(h for h in holding[rep.name] if len(h) == smallest):
                 rep.holds_with.append(_merged(settings, idx))
+            # the costly sets no larger than the smallest clean one (all the smallest, when none is clean)
+            cheapest = smallest or min((len(i) for i, _ in costly[rep.name]), default=0)
+            for idx, costs in sorted(costly[rep.name]):
+                if len(idx) <= cheapest:
+                    rep.holds_at_a_cost.append(CostlyChange(_merged(settings, idx), costs))
 
 
 def _merged(settings: list[Change], idx: tuple[int, ...]) -> Change:

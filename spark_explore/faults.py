@@ -23,7 +23,7 @@ from explore.local import LocalExplorer
 from explore.run_control import Limits
 from explore.result import CheckResult, Trace
 from explore.trace import replay
-from invariants.base import ALWAYS, KINDS, PropertySet
+from invariants.base import ALWAYS, KINDS, SOMETIMES, PropertySet
 
 from .batch import KernelRefs, arrow_states, key_columns
 from .engine import DRIVER_LEVEL_LIMIT, SparkExplorer, _is_spark_failure, _u, start_session_cached
@@ -41,15 +41,19 @@ class SparkFaultAnalysis:
 
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(), listener: Any = None,
                  master: str = "local[*]", partitions: int | None = None,
-                 driver_threshold: int = DRIVER_LEVEL_LIMIT) -> None:
+                 driver_threshold: int = DRIVER_LEVEL_LIMIT, witnesses: Any = ()) -> None:
         self.model = model
         self.properties = [p for p in properties if p.kind == ALWAYS]
+        # the availability witnesses ride along as extra rows of the pass: a "violating" state of one is a
+        # state that satisfies it (its bit is set), so it is reached when it has any row
+        self.witnesses = [w for w in witnesses if w.kind == SOMETIMES and not w.on_transitions]
+        self.reached: tuple[str, ...] = ()
         self.state_check_set = properties
         self.lattice = Lattice.of(model.config)
         actions = model.actions()
         self.kinds = sorted({type(a).__name__ for a in actions})
         self.kind_of = np.array([self.kinds.index(type(a).__name__) for a in actions], dtype=np.int64)
-        self.prop_bits = np.array([p.bit for p in self.properties], dtype=np.int64)
+        self.prop_bits = np.array([p.bit for p in self.properties + self.witnesses], dtype=np.int64)
         self.cfield = counter_fields(model, self.lattice)
         # the exploration checks nothing itself (so it never stops early): the pass checks every state once
         self.explorer = SparkExplorer(model, properties.without(KINDS), limits, listener, master, partitions,
@@ -89,6 +93,9 @@ class SparkFaultAnalysis:
                                         f"(Spark's log: {SparkLog.named()})")
             return
         keep_breaking = not result.incomplete_reason   # as the local analysis: modes only of a full space
+        first = len(self.properties)
+        self.reached = tuple(w.name for i, w in enumerate(self.witnesses, first)
+                             if any(q == i for q, _ in violated))
         for pi, p in enumerate(self.properties):
             pf = self.faults[p.name]
             for (q, cell), handle in sorted(violated.items()):
@@ -101,7 +108,7 @@ class SparkFaultAnalysis:
         self._replay_traces(local)
 
     def _batch(self, states: np.ndarray, levels: np.ndarray, succ: Any, scheck: Any, params: np.ndarray):
-        shape = (len(self.properties), len(self.kinds), self.lattice.size)
+        shape = (len(self.prop_bits), len(self.kinds), self.lattice.size)
         vbest = np.full(shape[::2], -1, dtype=np.int64)
         bbest = np.full(shape, -1, dtype=np.int64)
         bact = np.full(shape, -1, dtype=np.int64)
@@ -172,7 +179,7 @@ def _pass(analysis: SparkFaultAnalysis, refs: KernelRefs):
     """The function ``mapInArrow`` runs on each partition of the stored levels (small picklable values
     only: the kernels are loaded by name in the executor)."""
     prop_bits, kind_of, cfield = analysis.prop_bits, analysis.kind_of, analysis.cfield
-    shape = (len(analysis.properties), len(analysis.kinds), analysis.lattice.size)
+    shape = (len(analysis.prop_bits), len(analysis.kinds), analysis.lattice.size)
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -237,7 +244,8 @@ def _parallelism(master: str) -> int:
 
 def analyse_on_spark(model: Any, properties: PropertySet, limits: Limits = Limits(), listener: Any = None, *,
                      master: str = "local[*]", partitions: int | None = None,
-                     driver_threshold: int = DRIVER_LEVEL_LIMIT) -> SparkFaultAnalysis:
+                     driver_threshold: int = DRIVER_LEVEL_LIMIT, witnesses: Any = ()) -> SparkFaultAnalysis:
     """Explore ``model`` exhaustively on the Spark engine with its full budgets and analyse every always
-    property (the Spark counterpart of :func:`explore.faults.analyse`)."""
-    return SparkFaultAnalysis(model, properties, limits, listener, master, partitions, driver_threshold).run()
+    property, and which of ``witnesses`` it reaches (the Spark counterpart of :func:`explore.faults.analyse`)."""
+    return SparkFaultAnalysis(model, properties, limits, listener, master, partitions, driver_threshold,
+                              witnesses).run()

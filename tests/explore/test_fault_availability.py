@@ -1,0 +1,79 @@
+"""``faults`` counts a change as closing a mode only while the broker still gives service.
+
+A change that closes a mode by giving up an availability witness (``message_acked``: no SEND_OK is ever
+given; ``message_consumed``) or by removing the slave is listed apart, with what it costs. The costs are
+checked here against direct explorations of the changed configurations, on two configurations: under
+SYNC_MASTER, ``slaves=0`` never acknowledges a send; under the 4.4 defaults it removes the replica the
+offset modes need.
+"""
+from __future__ import annotations
+
+import functools
+
+from explore import explore
+from invariants import PROPERTIES
+from model import Config, RocketMQModel, preset
+from rmqcheck.fault_search import FaultSearch, change_costs
+
+WITNESSES = PROPERTIES.select(["message_acked", "message_consumed"])
+
+#: SYNC_MASTER loses an acknowledged message only if the master and the slave both lose power
+SYNC_MASTER = preset("sync-master").with_overrides(["messages=1", "max_master_crashes=0",
+                                                    "max_slave_power_losses=1"])
+DEFAULT = preset("default").with_overrides(["messages=1"])
+
+
+@functools.lru_cache(maxsize=None)
+def search(cfg: Config, prop: str):
+    # the ten single changes only (sets of changes are not needed here)
+    return FaultSearch(cfg, PROPERTIES.select([prop]), jobs=1, max_configs=10).run()
+
+
+def reached(cfg: Config) -> dict[str, str]:
+    return explore(RocketMQModel(cfg), WITNESSES).verdicts()
+
+
+def test_sync_master_without_its_slave_closes_nothing_it_only_stops_acknowledging():
+    report = search(SYNC_MASTER, "acked_message_never_lost")
+    assert report.reached == ("message_acked", "message_consumed")
+    rep = report.properties[0]
+    assert rep.status == "violated" and rep.modes
+    no_slave = Config.from_mapping({"slaves": 0}, base=SYNC_MASTER)
+    # the change really buys "safety" by never acknowledging: exploration of the changed configuration
+    assert reached(no_slave) == {"message_acked": "unreached", "message_consumed": "reached"}
+    assert explore(RocketMQModel(no_slave), PROPERTIES.select(["acked_message_never_lost"])).verdicts() == \
+        {"acked_message_never_lost": "holds"}
+    for mode in rep.modes:
+        assert {"slaves": 0} not in mode.closed_by
+        costly = {tuple(c.change.items()): c.costs for c in mode.closed_at_a_cost}
+        assert costly[(("slaves", 0),)] == ("no SEND_OK is ever given", "removes the slave")
+    # what does close it keeps the service: every "holds with" set still acknowledges and delivers
+    assert rep.holds_with
+    for change in rep.holds_with:
+        fixed = Config.from_mapping(change, base=SYNC_MASTER)
+        assert reached(fixed) == {"message_acked": "reached", "message_consumed": "reached"}
+
+
+def test_removing_the_slave_under_the_defaults_is_listed_apart():
+    report = search(DEFAULT, "committed_offset_never_regresses")
+    rep = report.properties[0]
+    apart = [m for m in rep.modes if m.closed_at_a_cost]
+    assert apart, "some offset mode closes only without the slave"
+    no_slave = Config.from_mapping({"slaves": 0}, base=DEFAULT)
+    assert reached(no_slave) == {"message_acked": "reached", "message_consumed": "reached"}
+    for mode in rep.modes:
+        assert {"slaves": 0} not in mode.closed_by
+    for mode in apart:
+        assert [(c.change, c.costs) for c in mode.closed_at_a_cost] == [({"slaves": 0}, ("removes the slave",))]
+
+
+def test_costs_name_each_witness_lost_and_a_removed_slave():
+    base = Config()
+    both = ("message_acked", "message_consumed")
+    assert change_costs(base, {"flush_disk_type": "SYNC_FLUSH"}, both, both) == []
+    assert change_costs(base, {"broker_role": "SYNC_MASTER"}, both, ("message_consumed",)) == \
+        ["no SEND_OK is ever given"]
+    assert change_costs(base, {"slaves": 2}, both, both) == []
+    assert change_costs(base.with_overrides(["slaves=2"]), {"slaves": 1}, both, both) == ["removes a slave"]
+    # a witness the configuration itself never reaches is nothing to lose
+    assert change_costs(base, {"slaves": 0}, ("message_consumed",), ("message_consumed",)) == ["removes the slave"]

@@ -7,18 +7,21 @@ the trace of every minimal combination, ``none`` only the tables. JSON always ca
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 from html import escape
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from rich.console import Console
+from rich.markup import escape as escape_markup
 from rich.table import Table
 from rich.text import Text
 
 from explore.faults import COMBINATION_KEYS, combination
 
-from .console import trace_table
+from .console import NameTable, explanation_table, trace_table
 from .json_report import TOOL, trace_to_list, version
 
 #: singular and plural of each failure kind, for the console
@@ -55,81 +58,149 @@ def costs_text(costly: list[Any]) -> str:
     return " | ".join(cost_text(c) for c in costly)
 
 
+# -- bounds ----------------------------------------------------------------------------------------------
+def bounds_text(b: dict[str, Any]) -> str:
+    """``2 messages, 1 consumer, 1 queue, 1 slave; at most 1 master crash + 1 master power loss``."""
+    if not b:
+        return ""
+    counts = ", ".join(f"{b[k]} {k[:-1] if b[k] == 1 else k}" for k in ("messages", "consumers", "queues", "slaves"))
+    return f"{counts}; at most {combination_text([b['budgets'][k] for k in COMBINATION_KEYS])}"
+
+
+def holds_with_text(report: Any, rep: Any) -> str:
+    """The sets a violated property holds with, or, when none, whether every set was tried."""
+    if rep.holds_with:
+        return "; ".join(f"{{{change_text(c)}}}" for c in rep.holds_with)
+    if report.stopped or report.sets_tried < report.sets_total:
+        return (f"none of the {report.sets_tried} sets tried (not every set: {report.sets_total} exist; "
+                f"the search stopped: {report.stopped or 'interrupted'})")
+    return f"no set of the setting changes (all {report.sets_total} tried)"
+
+
 # -- console ---------------------------------------------------------------------------------------------
-def modes_table(rep: Any) -> Table:
-    t = Table(title=f"{rep.name}: {rep.status}", title_justify="left", show_lines=True)
-    t.add_column("combination")
-    t.add_column("breaking action", style="bold")
-    t.add_column("length", justify="right")
-    t.add_column("meaning")
-    t.add_column("closed by")
+class FaultsProgress:
+    """Progress of ``faults`` per phase, on stderr: the exhaustive explorations draw a progress bar that
+    is removed when they end (``exploring``); a sweep prints one line per finished exploration with the
+    phase, ``[k/N]``, the configuration, the time elapsed and an estimate of the time left (``sweep``)."""
+
+    def __init__(self, console: Console, bar: bool) -> None:
+        self.console, self.bar = console, bar
+
+    @contextlib.contextmanager
+    def exploring(self, text: str) -> Iterator[Any]:
+        self.console.print(f"faults: {text}", highlight=False)
+        if not self.bar:
+            yield None
+            return
+        from .console import ProgressBar
+        with ProgressBar(self.console, label=text.split(":")[0]) as bar:   # transient: gone when it ends
+            yield bar
+
+    def sweep(self, phase: str, labels: list[str]) -> Callable[[int, Any], None]:
+        started, total, done = time.monotonic(), len(labels), [0]
+        self.console.print(f"faults: {phase}: {total} exploration(s)", highlight=False)
+
+        def finished(i: int, _result: Any) -> None:
+            done[0] += 1
+            spent = time.monotonic() - started
+            left = spent / done[0] * (total - done[0])
+            step = phase.split(":")[0]
+            self.console.print(f"faults: {step} [{done[0]}/{total}] {labels[i]} ({spent:.0f} s elapsed, "
+                               f"about {left:.0f} s left)", highlight=False, markup=False)
+        return finished
+
+
+def modes_table(rep: Any) -> NameTable:
+    """One row per mode; what users type (the action kind, the changes) is never cut: where the width
+    cannot hold a row whole, each mode is stacked as its kind, then ``header: value`` lines."""
+    rows = []
     for m in rep.modes:
-        t.add_row(combination_text(m.vector), m.kind, str(len(m.trace)), m.meaning, closed_text(m.closed_by))
-    return t
+        rows.append((m.kind, combination_text(m.vector), str(len(m.trace)), m.meaning, closed_text(m.closed_by),
+                     costs_text(m.closed_at_a_cost)))
+    return NameTable("", ("breaking action", "combination", "steps", "meaning", "closed by", "closed only at a cost"),
+                     rows, name_columns=(0, 4), justify={2: "right"})
 
 
-def vectors_table(rep: Any) -> Table:
-    t = Table(title=f"{rep.name}: {rep.status} ({GRAPH_NOTE})", title_justify="left")
-    t.add_column("budgets")
-    t.add_column("verdict")
-    t.add_column("length", justify="right")
+def vectors_table(rep: Any) -> NameTable:
+    rows = []
     for v in rep.vectors:
         style = {"holds": "green", "violated": "bold red"}.get(v.status, "yellow")
-        t.add_row(combination_text(v.vector), Text(v.status, style=style),
-                  str(len(v.trace)) if v.trace is not None else "")
-    return t
+        rows.append((combination_text(v.vector), Text(v.status, style=style),
+                     str(len(v.trace)) if v.trace is not None else ""))
+    return NameTable(GRAPH_NOTE, ("budgets", "verdict", "steps"), rows, justify={2: "right"})
 
 
 def render_console(out: Console, report: Any, config_text: str, traces: str) -> None:
-    out.print(f"[bold]rmqcheck faults[/bold]: {config_text}")
+    out.print(f"[bold]rmqcheck faults[/bold]: {escape_markup(config_text)}")
+    if report.bounds:
+        out.print(f"[bold]bounds[/bold]: {bounds_text(report.bounds)}")
     if report.stats is not None:
         s = report.stats
         on = "" if report.engine == "local" else f" on the {report.engine} engine"
         out.print(f"one exhaustive exploration with the full budgets{on}: {s.distinct_states:,} states, "
                   f"{s.transitions:,} transitions, depth {s.depth}, {s.seconds:.2f} s")
+    if report.reached or report.stats is not None:
+        reached = ", ".join(report.reached) or "none"
+        out.print(f"availability reached (a closing change must keep it): {reached}")
     for rep in report.properties:
         out.print()
+        out.print(_status_line(rep))
         if rep.kind == "graph":
             out.print(vectors_table(rep))
             if traces != "none":
                 for v in rep.vectors:
                     if v.trace is not None:
-                        out.print(trace_table(v.trace, f"{rep.name} with budgets {combination_text(v.vector)}"))
+                        _print_trace(out, report, rep.name, v.trace, f"{rep.name} with budgets {combination_text(v.vector)}")
             continue
-        out.print(_minimal_line(rep))
         if rep.modes:
             out.print(modes_table(rep))
-        for m in rep.modes:
-            if m.closed_at_a_cost:
-                out.print(f"{m.kind} with {combination_text(m.vector)}, closed only at a cost by "
-                          f"{costs_text(m.closed_at_a_cost)}")
         if rep.status == "violated":
-            holds = "; ".join(f"{{{change_text(c)}}}" for c in rep.holds_with) or "none of the sets tried"
-            out.print(f"holds with: {holds}")
+            out.print(f"holds with, within the same bounds: {holds_with_text(report, rep)}")
             for c in rep.holds_at_a_cost:
                 out.print(f"holds only at a cost with {{{change_text(c.change)}}} (cost: {'; '.join(c.costs)})")
         if traces == "all":
             for c in rep.combinations:
-                out.print(trace_table(c.trace, f"{rep.name}: shortest with {combination_text(c.vector)}"))
+                _print_trace(out, report, rep.name, c.trace, f"{rep.name}: shortest with {combination_text(c.vector)}")
         if traces in ("all", "violated"):
             for m in rep.modes:
-                out.print(trace_table(m.trace, f"{rep.name}: {m.kind} with {combination_text(m.vector)}"))
+                _print_trace(out, report, rep.name, m.trace, f"{rep.name}: {m.kind} with {combination_text(m.vector)}")
     out.print()
     out.print(summary_line(report))
 
 
-def _minimal_line(rep: Any) -> str:
-    if not rep.combinations:
-        return f"[bold]{rep.name}[/bold]: {rep.status} ({rep.summary})"
+def _print_trace(out: Console, report: Any, name: str, trace: Any, title: str) -> None:
+    """A trace as ``check`` prints it: the steps, then why its last state breaks the property."""
+    out.print(trace_table(trace, f"{title} ({len(trace)} steps)"))
+    e = explanation_of(report, name, trace)
+    if e is not None:
+        out.print(explanation_table(e))
+
+
+def explanation_of(report: Any, name: str, trace: Any) -> Any:
+    """Why ``trace``'s last state breaks ``name`` (invariants/explain.py), under the report's configuration."""
+    from invariants.explain import EXPLAINERS, explain, model_for
+    from model import Config
+    if name not in EXPLAINERS or not report.config:
+        return None
+    return explain(name, trace, model_for(Config.from_mapping(report.config)))
+
+
+def _status_line(rep: Any) -> str:
+    """The property's name and status, once, with its minimal combinations."""
+    head = f"[bold]{rep.name}[/bold]: {rep.status}"
+    if rep.kind == "graph" or not rep.combinations:
+        return f"{head} ({escape_markup(rep.summary)})"
     combos = "; ".join(f"{combination_text(c.vector)} ({len(c.trace)} steps)" for c in rep.combinations)
-    return f"[bold]{rep.name}[/bold]: {rep.status}; minimal combinations: {combos}"
+    return f"{head}; minimal combinations: {combos}"
 
 
 def summary_line(report: Any) -> str:
     modes = sum(len(getattr(r, "modes", [])) for r in report.properties)
     where = "Spark task slot(s)" if report.sweep_engine == "spark" else "job(s)"
-    text = f"{report.outcome}: {modes} failure mode(s); sweep: {report.configurations} configuration(s) on " \
-           f"{report.jobs} {where}"
+    text = f"{report.outcome}: {modes} failure mode(s)"
+    if report.bounds:
+        text += f" within {bounds_text(report.bounds)}"
+    text += f"; sweep: {report.configurations} configuration(s) on {report.jobs} {where}"
     if report.stopped:
         text += f"; closing search stopped: {report.stopped}"
     if report.unsettled:
@@ -147,10 +218,13 @@ def report_to_dict(report: Any) -> dict[str, Any]:
     small explorations ran."""
     d: dict[str, Any] = {"tool": TOOL, "version": version(), "command": "faults", "config": report.config,
                          "engine": report.engine, "outcome": report.outcome,
-                         "properties": [_property_dict(r) for r in report.properties],
+                         "properties": [_property_dict(report, r) for r in report.properties],
+                         "bounds": report.bounds,
+                         "availability": {"reached": list(report.reached)},
                          "sweep": {"configurations": report.configurations, "jobs": report.jobs,
                                    "engine": report.sweep_engine, "stopped": report.stopped,
-                                   "unsettled": report.unsettled}}
+                                   "unsettled": report.unsettled, "sets_tried": report.sets_tried,
+                                   "sets_total": report.sets_total}}
     if report.stats is not None:
         s = report.stats
         d["stats"] = {"distinct_states": s.distinct_states, "transitions": s.transitions, "depth": s.depth,
@@ -162,17 +236,26 @@ def report_to_dict(report: Any) -> dict[str, Any]:
     return d
 
 
-def _property_dict(rep: Any) -> dict[str, Any]:
+def _traced(report: Any, name: str, trace: Any) -> dict[str, Any]:
+    """``trace`` and, where the property has an explainer, its ``explanation`` as ``check --json`` has it."""
+    d: dict[str, Any] = {"trace": trace_to_list(trace)}
+    e = explanation_of(report, name, trace)
+    if e is not None:
+        d["explanation"] = e.to_dict()
+    return d
+
+
+def _property_dict(report: Any, rep: Any) -> dict[str, Any]:
     if rep.kind == "graph":
         return {"name": rep.name, "kind": "graph", "status": rep.status, "note": GRAPH_NOTE,
                 "vectors": [{"budgets": combination(v.vector), "status": v.status,
-                             **({"trace": trace_to_list(v.trace)} if v.trace is not None else {})}
+                             **(_traced(report, rep.name, v.trace) if v.trace is not None else {})}
                             for v in rep.vectors]}
     return {"name": rep.name, "kind": "always", "status": rep.status,
             "combinations": [{"combination": combination(c.vector), "length": len(c.trace),
-                              "trace": trace_to_list(c.trace)} for c in rep.combinations],
+                              **_traced(report, rep.name, c.trace)} for c in rep.combinations],
             "modes": [{"combination": combination(m.vector), "breaking_action": m.kind, "length": len(m.trace),
-                       "meaning": m.meaning, "trace": trace_to_list(m.trace), "closed_by": m.closed_by,
+                       "meaning": m.meaning, **_traced(report, rep.name, m.trace), "closed_by": m.closed_by,
                        "closed_at_a_cost": [_costly(c) for c in m.closed_at_a_cost]}
                       for m in rep.modes],
             "holds_with": rep.holds_with,

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from explore.faults import (BUDGET_KNOBS, FaultAnalysis, FaultSummary, Lattice, Vector,
-                            analyse)
+                            analyse, combination)
 from explore.local import LocalExplorer
 from explore.memory import available_memory_bytes
 from explore.run_control import Limits
@@ -65,6 +65,21 @@ def single_changes(cfg: Config) -> list[Change]:
     out = setting_changes(cfg)
     out += [{"slaves": n} for n in (cfg.slaves - 1, cfg.slaves + 1) if 0 <= n <= 3]
     return out
+
+
+#: the counts every answer of ``faults`` is computed under, besides the failure budgets
+BOUND_KNOBS = ("messages", "consumers", "queues", "slaves")
+
+
+def bounds(cfg: Config) -> dict[str, Any]:
+    """What an answer rests on: the message, consumer, queue and slave counts and the six failure budgets
+    (as a ``combination``: the most failures of each kind any run may have)."""
+    return {**{k: int(getattr(cfg, k)) for k in BOUND_KNOBS}, "budgets": combination(Lattice.of(cfg).budgets)}
+
+
+def change_label(change: Change) -> str:
+    """A change as the user types it: ``flush_disk_type=SYNC_FLUSH, monotonic_commit=true``."""
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in change.items())
 
 
 def availability_witnesses() -> list[Any]:
@@ -202,6 +217,9 @@ class FaultsReport:
     sweep_engine: str = "local"     # where the sweeps ran: "local" processes or "spark" tasks
     engine: str = "local"           # the engine of the exhaustive exploration (step 1)
     reached: tuple[str, ...] = ()   # the availability witnesses the configuration reaches (step 1)
+    bounds: dict[str, Any] = field(default_factory=dict)
+    sets_tried: int = 0             # sets of setting changes the "holds with" search explored...
+    sets_total: int = 0             # ...of every set it would explore without --max-configs
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -220,6 +238,7 @@ class FaultSearch:
     step1_threads: int = 1    # of the one exploration of step 1, which runs alone
     sweeper: Any = None     # runs the sweeps (``run(tasks)``): default a SweepPool of ``jobs`` processes
     analyser: Any = None    # step 1, ``analyse``'s signature: default the local engine's
+    progress: Any = None    # per phase: ``exploring(text)`` (a listener context), ``sweep(text, labels)``
 
     def run(self) -> FaultsReport:
         self.always = [p for p in self.properties if p.kind == ALWAYS]
@@ -239,11 +258,9 @@ class FaultSearch:
         analysis = None
         self.witnesses = availability_witnesses()
         self.reached: tuple[str, ...] = ()
+        self.sets_tried = self.sets_total = 0
         if self.always:
-            step1 = self.analyser or partial(analyse, threads=self.step1_threads)
-            self._say("exploring every state with the full budgets")
-            analysis = step1(RocketMQModel(self.config), self.properties.select([p.name for p in self.always]),
-                             self.limits, self.listener, witnesses=self.witnesses)
+            analysis = self._step1(self.config, "step 1: every state with the full budgets")
             self.reached = analysis.reached
             if analysis.result.error is not None:
                 return self._report([], ERROR, analysis, error=analysis.result.error.message)
@@ -264,6 +281,18 @@ class FaultSearch:
         if self.on_progress is not None:
             self.on_progress(text)
 
+    def _step1(self, cfg: Config, text: str) -> Any:
+        """The one exhaustive exploration with the full budgets of ``cfg``, analysed."""
+        step1 = self.analyser or partial(analyse, threads=self.step1_threads)
+        names = [p.name for p in self.always]
+        if self.progress is None:
+            self._say(text)
+            return step1(RocketMQModel(cfg), self.properties.select(names), self.limits, self.listener,
+                         witnesses=self.witnesses)
+        with self.progress.exploring(text) as listener:
+            return step1(RocketMQModel(cfg), self.properties.select(names), self.limits, listener,
+                         witnesses=self.witnesses)
+
     def _report(self, ordered: list[Any], outcome: str, analysis: FaultAnalysis | None,
                 error: str = "") -> FaultsReport:
         result = analysis.result if analysis is not None else None
@@ -273,7 +302,8 @@ class FaultSearch:
         return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.sweeper.jobs,
                             self.stopped, result.stats if result is not None else None, reason, error, self.lattice,
                             self.unsettled, self.sweeper.engine,
-                            result.engine if result is not None else self.sweeper.engine, self.reached)
+                            result.engine if result is not None else self.sweeper.engine, self.reached,
+                            bounds(self.config), self.sets_tried, self.sets_total)
 
     def _stop_reason(self) -> str:
         return self.failure or "interrupted (Ctrl-C)"
@@ -307,7 +337,9 @@ class FaultSearch:
         vectors = self.lattice.vectors()
         tasks = [Task(graph_task, (self._with_budgets(v), p.name, self.limits, self.memory, self.threads)) for v in vectors]
         self._say(f"{p.name}: one exploration per budget vector ({len(tasks)})")
-        sweep = self._sweep(tasks)
+        sweep = self._sweep(tasks, f"step 2: {p.name} per budget vector",
+                            [", ".join(f"{k}={c}" for k, c in zip(BUDGET_KNOBS, v) if c) or "no failure"
+                             for v in vectors])
         rep = GraphReport(p.name, p.summary)
         for v, r in zip(vectors, sweep.results):
             if r is None or r.outcome in (INCOMPLETE, ERROR):
@@ -320,8 +352,10 @@ class FaultSearch:
     def _with_budgets(self, vector: Vector) -> Config:
         return Config.from_mapping(dict(zip(BUDGET_KNOBS, vector)), base=self.config)
 
-    def _sweep(self, tasks: list[Task], closing: bool = False):
-        sweep = self.pool.run(tasks)
+    def _sweep(self, tasks: list[Task], phase: str, labels: list[str], closing: bool = False):
+        """Run ``tasks`` (one exploration each, named by ``labels``), reporting each as it finishes."""
+        done = self.progress.sweep(phase, labels) if self.progress is not None else None
+        sweep = self.pool.run(tasks, done) if done is not None else self.pool.run(tasks)
         self.configurations += sweep.finished
         self.closing += sweep.finished if closing else 0
         self.interrupted |= sweep.interrupted
@@ -337,7 +371,9 @@ class FaultSearch:
             self.stopped = f"--max-configs {self.max_configs} reached within the single changes"
             singles = singles[: self.max_configs]
         self._say(f"closing: {len(singles)} single changes")
-        sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, True, self.threads)) for _, cfg in singles], True)
+        sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, True, self.threads))
+                             for _, cfg in singles], "step 3: what closes each mode, one change at a time",
+                            [change_label(c) for c, _ in singles], True)
         answers = {_key(c): r for (c, _), r in zip(singles, sweep.results) if r is not None}
         for c, _ in singles:
             self._note_unsettled(c, answers.get(_key(c)))
@@ -382,6 +418,8 @@ class FaultSearch:
 
         for i, c in enumerate(settings):
             record((i,), answers.get(_key(c)))
+        self.sets_tried = sum(1 for c in settings if _key(c) in answers)
+        self.sets_total = 2 ** len(settings) - 1
         size = 1
         while True:
             open_names -= {n for n in open_names if holding[n]}
@@ -397,8 +435,11 @@ class FaultSearch:
             batch = candidates[:room]
             configs = [_combined(self.config, settings, idx) for idx in batch]
             self._say(f"closing: {len(batch)} sets of {size} changes")
+            kept = [(idx, cfg) for idx, cfg in zip(batch, configs) if cfg is not None]
             sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, False, self.threads))
-                                 for cfg in configs if cfg is not None], True)
+                                 for _, cfg in kept], f"step 4: sets of {size} changes a property holds with",
+                                [change_label(_merged(settings, idx)) for idx, _ in kept], True)
+            self.sets_tried += len(batch)
             results = iter(sweep.results)
             for idx, cfg in zip(batch, configs):
                 if cfg is not None:

@@ -7,11 +7,12 @@ import sys
 from typing import Any
 
 import click
+from rich.console import Console
 
 from reports.files import OutputSet, is_standard_output
 
 from .compile_notice import announce_compilation
-from .engines import progress_listener, sweep_runner
+from .engines import sweep_runner
 from .exit_codes import EXIT_FOR_OUTCOME
 from .options import (config_options, driver_level_limit_option, engine_option, given_options, json_option,
                       limit_options, partitions_option, property_option, quiet_option, spark_master_option,
@@ -89,10 +90,11 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
     check_outputs({"--json": json_path, "--report": report_path}, {"--config": config_file})
     sweeper = sweep_runner(engine, jobs, spark.master)   # Java and the master checked before any exploration
 
-    say = None if quiet else (lambda text: click.echo(f"faults: {text}", err=True))
-    with progress_listener(quiet) as listener:
-        report = FaultSearch(cfg, props, lim, jobs, max_configs, listener, say, threads=threads,
-                             step1_threads=step1_threads, sweeper=sweeper, analyser=_analyser(engine, spark)).run()
+    from reports.faults import FaultsProgress
+    err = Console(stderr=True, highlight=False)
+    progress = None if quiet else FaultsProgress(err, bar=err.is_terminal)
+    report = FaultSearch(cfg, props, lim, jobs, max_configs, threads=threads, step1_threads=step1_threads,
+                         sweeper=sweeper, analyser=_analyser(engine, spark), progress=progress).run()
     out = stdout_console(stderr=is_standard_output(json_path))
     name = config_name(preset_name, config_file)
     from reports.faults import faults_json, faults_report, render_console, summary_line

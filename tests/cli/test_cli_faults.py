@@ -35,7 +35,13 @@ def small_json(tmp_path_factory):
 def test_json_follows_the_schema(small_json):
     d = small_json
     assert d["tool"] == "rmqcheck" and d["engine"] == "local" and d["outcome"] == "violated"
-    assert set(d["sweep"]) == {"configurations", "jobs", "engine", "stopped", "unsettled"}
+    assert set(d["sweep"]) == {"configurations", "jobs", "engine", "stopped", "unsettled", "sets_tried",
+                               "sets_total"}
+    # the bounds the answer rests on, as configured
+    assert d["bounds"] == {"messages": 1, "consumers": 1, "queues": 1, "slaves": 1,
+                           "budgets": {**dict.fromkeys(COMBINATION_KEYS, 0), "master_crashes": 1,
+                                       "master_power_losses": 1}}
+    assert d["availability"] == {"reached": ["message_acked", "message_consumed"]}
     assert d["sweep"]["engine"] == "local"
     assert d["sweep"]["stopped"] and "--max-configs 4" in d["sweep"]["stopped"]
     kinds = {p["name"]: p["kind"] for p in d["properties"]}

@@ -1,4 +1,5 @@
-"""The JSON Schema of the ``--json`` result, shipped as package data (``reports/result.schema.json``).
+"""The JSON Schema of every JSON rmqcheck writes (``check``, ``simulate``, ``matrix``, ``faults``, ``bench``
+``--json``), shipped as package data (``reports/result.schema.json``).
 
 ``rmqcheck schema`` prints it; the tests validate every JSON the tool writes against it. Keys beyond the
 schema's may be present (it never sets ``additionalProperties: false``): a reader keeps working when a
@@ -19,7 +20,8 @@ def schema_text() -> str:
 
 
 def result_schema() -> dict[str, Any]:
-    """The schema of one configuration's result (``check --json``, ``simulate --json``)."""
+    """The shipped schema: its root sends each document to its definition (a check or simulate result, a
+    matrix, a faults result, a bench run)."""
     return json.loads(schema_text())
 
 
@@ -28,4 +30,12 @@ def matrix_schema() -> dict[str, Any]:
     schema = result_schema()
     schema["$ref"] = "#/$defs/matrix"
     schema["title"] = "rmqcheck matrix result"
+    return schema
+
+
+def faults_schema() -> dict[str, Any]:
+    """The schema of ``faults --json``: the same document, rooted at its ``faults`` definition."""
+    schema = result_schema()
+    schema["$ref"] = "#/$defs/faults"
+    schema["title"] = "rmqcheck faults result"
     return schema

@@ -32,6 +32,9 @@ def test_quick_bench_writes_the_documented_json(tmp_path):
     # the counts are the exploration's own: two-phase commit with 6 resource managers
     assert (data["benchmarks"][0]["distinct_states"], data["benchmarks"][0]["transitions"]) == (50816, 402305)
     assert "twophase-6" in run.stdout
+    from reports.result_schema import result_schema   # the shipped schema knows the bench document
+    import jsonschema
+    jsonschema.validate(data, result_schema(), cls=jsonschema.Draft202012Validator)
 
 
 def test_bad_worker_list_is_bad_input():

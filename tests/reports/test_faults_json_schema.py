@@ -1,0 +1,72 @@
+"""The faults JSON, like every JSON rmqcheck writes, validates against the shipped schema (``rmqcheck
+schema``), whose root tells the documents apart; and the schema refuses a faults JSON that breaks it."""
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from reports.result_schema import result_schema
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "cli"))
+from cli_driver import SMALL, invoke  # noqa: E402
+
+
+def validate(data: dict) -> None:
+    schema = result_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+
+
+@pytest.fixture(scope="module")
+def faults_json(tmp_path_factory) -> dict:
+    path = tmp_path_factory.mktemp("faults") / "f.json"
+    r = invoke("faults", "--set", "messages=1", "--max-configs", "2", "--jobs", "1", "--quiet", "--json", str(path))
+    assert r.exit_code == 1, r.output
+    return json.loads(path.read_text())
+
+
+def test_a_real_faults_json_fits_the_schema(faults_json):
+    validate(faults_json)
+    kinds = {p["kind"] for p in faults_json["properties"]}
+    assert kinds == {"always", "graph"}
+    modes = [m for p in faults_json["properties"] if p["kind"] == "always" for m in p["modes"]]
+    assert modes and all("explanation" in m for m in modes)
+
+
+@pytest.mark.parametrize("breaking", [
+    lambda d: d.pop("sweep"),
+    lambda d: d["bounds"].pop("messages"),
+    lambda d: d["bounds"]["budgets"].pop("ha_disconnects"),
+    lambda d: d["properties"][0]["modes"][0].update(breaking_action="master crash"),
+    lambda d: d["properties"][0]["modes"][0]["combination"].update(master_crashes=-1),
+    lambda d: d["properties"][0]["modes"][0].update(closed_at_a_cost=[{"change": {"slaves": 0}, "costs": []}]),
+    lambda d: d["properties"][0].update(holds_with=["flush_disk_type=SYNC_FLUSH"]),
+    lambda d: d["properties"][-1]["vectors"][0].update(status="violated") or
+    d["properties"][-1]["vectors"][0].pop("trace", None),
+    lambda d: d.update(outcome="error"),
+])
+def test_the_schema_refuses_a_broken_faults_json(faults_json, breaking):
+    d = copy.deepcopy(faults_json)
+    assert d["properties"][-1]["kind"] == "graph"
+    breaking(d)
+    with pytest.raises(jsonschema.ValidationError):
+        validate(d)
+
+
+def test_check_and_matrix_results_are_told_apart_from_faults(tmp_path):
+    """The root schema sends each document to its own definition: a check result with a faults command
+    name is checked as a faults JSON (and fails), a matrix as a matrix."""
+    path = tmp_path / "c.json"
+    assert invoke("check", *SMALL, "--json", str(path), "--quiet").exit_code == 1
+    check = json.loads(path.read_text())
+    validate(check)
+    with pytest.raises(jsonschema.ValidationError):
+        validate({**check, "command": "faults"})
+    with pytest.raises(jsonschema.ValidationError):
+        validate({"tool": "rmqcheck", "version": "1", "configurations": [check]})   # a matrix entry names itself
+    validate({"tool": "rmqcheck", "version": "1", "configurations": [{**check, "name": "default"}]})

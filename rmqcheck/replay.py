@@ -124,18 +124,115 @@ def recorded_properties(data: dict[str, Any], where: str) -> dict[str, dict[str,
     return recorded
 
 
+#: the failure counters of a combination as the readable state names them (absent while a budget is 0)
+VIEW_COUNTERS = {"master_crashes": "failures.masterCrashes", "master_power_losses": "failures.masterPowerLosses",
+                 "slave_crashes": "failures.slaveCrashes", "slave_power_losses": "failures.slavePowerLosses",
+                 "consumer_restarts": "failures.consumerRestarts", "ha_disconnects": "failures.haDisconnects"}
+
+
+def faults_traces(data: dict[str, Any], where: str, names: tuple[str, ...]) -> list[tuple[str, str, dict, Any]]:
+    """Every trace of a faults JSON: ``(what, property, its record, the budgets it ran under or None)``."""
+    out = []
+    for p in data["properties"]:
+        name = p["name"]
+        if names and name not in names:
+            continue
+        for i, m in enumerate(p.get("modes") or []):
+            out.append((f"{where}, property {name}, mode {i + 1} ({m.get('breaking_action')})", name, m, None))
+        for i, c in enumerate(p.get("combinations") or []):
+            out.append((f"{where}, property {name}, combination {i + 1}", name, c, None))
+        for i, v in enumerate(p.get("vectors") or []):
+            if "trace" in v:
+                out.append((f"{where}, property {name}, budget vector {i + 1}", name, v, v.get("budgets")))
+    return out
+
+
+def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, ...]) -> int:
+    """``replay`` of a ``faults --json`` file: every mode, combination and budget-vector trace is replayed
+    step by step; a mode's last step must be its breaking action, from a state that satisfies the property
+    to one that violates it, with the failure counters of its combination; a combination's trace must end
+    violating it. Exit 0 only when every trace replays, else 1 naming each that does not."""
+    from explore.faults import BUDGET_KNOBS, COMBINATION_KEYS
+    from explore.trace import ReplayError
+    from invariants import PROPERTIES
+    from model import Config, RocketMQModel
+
+    for name in names:
+        PROPERTIES.get(name)
+    out = stdout_console()
+    out.print(f"[bold]config[/bold]  {cfg.short()}")
+    traces = faults_traces(data, where, names)
+    failed: list[str] = []
+    models: dict[tuple, Any] = {}
+    for what, name, record, budgets in traces:
+        prop = PROPERTIES.get(name)
+        key = tuple(sorted((budgets or {}).items()))
+        if key not in models:
+            knobs = {knob: budgets[k] for knob, k in zip(BUDGET_KNOBS, COMBINATION_KEYS)} if budgets else {}
+            models[key] = RocketMQModel(Config.from_mapping(knobs, base=cfg))
+        model = models[key]
+        try:
+            if not isinstance(record.get("trace"), list):
+                raise ReplayError(f"{what}: no trace (a list of steps)")
+            trace, flags = replay_steps(model, record["trace"], what)
+            problem = _faults_problem(model, prop, record, trace, flags, budgets is not None)
+        except ReplayError as exc:
+            problem = str(exc)
+        if problem:
+            out.print(f"[bold red]{problem}[/bold red]", markup=True, highlight=False)
+            failed.append(what)
+        else:
+            out.print(f"[green]{what}: {len(trace)} steps replayed[/green]", highlight=False)
+
+    def _count(word: str) -> int:
+        return sum(1 for what, *_ in traces if f", {word} " in what)
+    out.print(f"replayed {len(traces) - len(failed)} of {len(traces)} traces ({_count('mode')} mode, "
+              f"{_count('combination')} combination, {_count('budget vector')} budget-vector traces)")
+    if failed:
+        out.print(f"[bold red]{len(failed)} trace(s) do not replay: {'; '.join(failed)}[/bold red]")
+    return EXIT_VIOLATED if failed else EXIT_OK
+
+
+def _faults_problem(model: RocketMQModel, prop: Any, record: dict[str, Any], trace: Trace, flags: int,
+                    graph: bool) -> str:
+    """What a replayed faults trace fails to show, or "" when it shows what its record says."""
+    import numpy as np
+
+    from invariants import PROPERTIES
+    from reports.fault_meanings import action_kind
+
+    if graph:
+        return ""
+    if not still_shows(model, prop, trace, flags):
+        return f"the last state of the trace does not violate {prop.name}"
+    combination = record.get("combination") or {}
+    view = trace.steps[-1].view
+    counters = {k: view.get(v, 0) for k, v in VIEW_COUNTERS.items()}
+    if combination and counters != {k: combination.get(k) for k in VIEW_COUNTERS}:
+        return f"the failures of the trace, {counters}, are not its combination {combination}"
+    if "breaking_action" in record:
+        if len(trace.steps) < 2 or action_kind(trace.steps[-1].action) != record["breaking_action"]:
+            return f"the last step is not a {record['breaking_action']}"
+        before = np.asarray(trace.steps[-2].state, dtype=np.uint64)
+        if int(PROPERTIES.state_check(before, model.params)) & prop.mask:
+            return f"the state before the breaking step already violates {prop.name}"
+    return ""
+
+
 @click.command()
 @click.argument("trace_file", metavar="TRACE.json")
 @click.option("--property", "property_names", multiple=True, metavar="NAME",
               help="Re-check only this property (repeatable); default: every property in the file.")
 @limit_options
 def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_depth, max_seconds) -> None:
-    """Replay the traces of a 'check --json' result and re-check every recorded verdict.
+    """Replay the traces of a 'check --json' or 'faults --json' result and re-check every recorded verdict.
 
     Each trace is replayed against the model step by step; then the recorded configuration is explored
     afresh and every recorded verdict (holds included) compared with exploration's. Exit 0 when all
     agree, 1 when a verdict differs or a trace no longer shows its verdict, 2 when a step is not allowed
-    by the model, 3 when a limit stopped the exploration before a verdict could be re-checked.
+    by the model, 3 when a limit stopped the exploration before a verdict could be re-checked. A faults
+    result: every mode, combination and budget-vector trace is replayed; exit 0 when all replay, 1
+    naming each that does not.
     """
     announce_compilation()
     from explore.result import REACHED, S_VIOLATED, UNKNOWN
@@ -151,6 +248,8 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     except ConfigError as exc:
         raise BadInput(f"{trace_file}: its config does not fit this model: {exc}") from None
     lim = limits(max_states, max_depth, max_seconds)
+    if data.get("command") == "faults":
+        sys.exit(replay_faults(data, trace_file, cfg, property_names))
     recorded = recorded_properties(data, trace_file)
     for name in property_names:
         PROPERTIES.get(name)

@@ -77,6 +77,36 @@ def holds_with_text(report: Any, rep: Any) -> str:
     return f"no set of the setting changes (all {report.sets_total} tried)"
 
 
+def grown_text(nb: dict[str, Any]) -> str:
+    """``with 2 messages`` (the count that grew, at its new value)."""
+    grow = nb["grow"]
+    if "bounds" not in nb:
+        return f"one more of {grow}"
+    n = nb["bounds"][grow]
+    return f"with {n} {grow[:-1] if n == 1 else grow}"
+
+
+def next_bound_header(nb: dict[str, Any]) -> str:
+    if nb.get("skipped"):
+        return f"not settled {grown_text(nb)}: {nb['skipped']}"
+    return (f"{grown_text(nb)} ({bounds_text(nb['bounds'])}): {nb['distinct_states']:,} states, "
+            f"{nb['seconds']:.2f} s")
+
+
+def next_bound_text(report: Any, rep: Any) -> str:
+    """``at the next bound, with 2 messages: violated; new: 2 master power losses suffice (11 steps)``."""
+    nb = rep.at_next_bound
+    head = f"at the next bound, {grown_text(report.next_bound)}: {nb.status}"
+    if nb.same:
+        return head + "; the same minimal combinations and modes"
+    parts = [f"{combination_text(c.vector)} suffice{'s' if sum(c.vector) == 1 else ''} ({len(c.trace)} steps)"
+             for c in nb.combinations]
+    parts += [f"new mode {m.kind} with {combination_text(m.vector)} ({len(m.trace)} steps)" for m in nb.modes]
+    parts += [f"{combination_text(v)} no longer minimal" for v in nb.gone_combinations]
+    parts += [f"mode {k} with {combination_text(v)} gone" for k, v in nb.gone_modes]
+    return head + "; " + "; ".join(parts)
+
+
 # -- console ---------------------------------------------------------------------------------------------
 class FaultsProgress:
     """Progress of ``faults`` per phase, on stderr: the exhaustive explorations draw a progress bar that
@@ -139,6 +169,8 @@ def render_console(out: Console, report: Any, config_text: str, traces: str) -> 
         on = "" if report.engine == "local" else f" on the {report.engine} engine"
         out.print(f"one exhaustive exploration with the full budgets{on}: {s.distinct_states:,} states, "
                   f"{s.transitions:,} transitions, depth {s.depth}, {s.seconds:.2f} s")
+    if report.next_bound:
+        out.print(f"[bold]next bound[/bold]: {next_bound_header(report.next_bound)}")
     if report.reached or report.stats is not None:
         reached = ", ".join(report.reached) or "none"
         out.print(f"availability reached (a closing change must keep it): {reached}")
@@ -154,6 +186,8 @@ def render_console(out: Console, report: Any, config_text: str, traces: str) -> 
             continue
         if rep.modes:
             out.print(modes_table(rep))
+        if rep.at_next_bound is not None:
+            out.print(next_bound_text(report, rep))
         if rep.status == "violated":
             out.print(f"holds with, within the same bounds: {holds_with_text(report, rep)}")
             for c in rep.holds_at_a_cost:
@@ -176,13 +210,15 @@ def _print_trace(out: Console, report: Any, name: str, trace: Any, title: str) -
         out.print(explanation_table(e))
 
 
-def explanation_of(report: Any, name: str, trace: Any) -> Any:
-    """Why ``trace``'s last state breaks ``name`` (invariants/explain.py), under the report's configuration."""
+def explanation_of(report: Any, name: str, trace: Any, grown: dict[str, Any] | None = None) -> Any:
+    """Why ``trace``'s last state breaks ``name`` (invariants/explain.py), under the report's configuration
+    (with the counts of ``grown`` for a trace of the next bound)."""
     from invariants.explain import EXPLAINERS, explain, model_for
     from model import Config
     if name not in EXPLAINERS or not report.config:
         return None
-    return explain(name, trace, model_for(Config.from_mapping(report.config)))
+    counts = {k: v for k, v in (grown or {}).items() if k != "budgets"}
+    return explain(name, trace, model_for(Config.from_mapping({**report.config, **counts})))
 
 
 def _status_line(rep: Any) -> str:
@@ -220,6 +256,7 @@ def report_to_dict(report: Any) -> dict[str, Any]:
                          "engine": report.engine, "outcome": report.outcome,
                          "properties": [_property_dict(report, r) for r in report.properties],
                          "bounds": report.bounds,
+                         **({"next_bound": report.next_bound} if report.next_bound else {}),
                          "availability": {"reached": list(report.reached)},
                          "sweep": {"configurations": report.configurations, "jobs": report.jobs,
                                    "engine": report.sweep_engine, "stopped": report.stopped,
@@ -236,10 +273,11 @@ def report_to_dict(report: Any) -> dict[str, Any]:
     return d
 
 
-def _traced(report: Any, name: str, trace: Any) -> dict[str, Any]:
-    """``trace`` and, where the property has an explainer, its ``explanation`` as ``check --json`` has it."""
+def _traced(report: Any, name: str, trace: Any, grown: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``trace`` and, where the property has an explainer, its ``explanation`` as ``check --json`` has it
+    (``grown``: the trace is one of the next bound, whose counts these bounds give)."""
     d: dict[str, Any] = {"trace": trace_to_list(trace)}
-    e = explanation_of(report, name, trace)
+    e = explanation_of(report, name, trace, grown)
     if e is not None:
         d["explanation"] = e.to_dict()
     return d
@@ -259,7 +297,22 @@ def _property_dict(report: Any, rep: Any) -> dict[str, Any]:
                        "closed_at_a_cost": [_costly(c) for c in m.closed_at_a_cost]}
                       for m in rep.modes],
             "holds_with": rep.holds_with,
-            "holds_at_a_cost": [_costly(c) for c in rep.holds_at_a_cost]}
+            "holds_at_a_cost": [_costly(c) for c in rep.holds_at_a_cost],
+            **({"at_next_bound": _next_bound_dict(report, rep)} if rep.at_next_bound is not None else {})}
+
+
+def _next_bound_dict(report: Any, rep: Any) -> dict[str, Any]:
+    nb = rep.at_next_bound
+    return {"grow": report.next_bound["grow"], "bounds": report.next_bound["bounds"], "status": nb.status,
+            "same": nb.same,
+            "combinations": [{"combination": combination(c.vector), "length": len(c.trace),
+                              **_traced(report, rep.name, c.trace, report.next_bound["bounds"])}
+                             for c in nb.combinations],
+            "modes": [{"combination": combination(m.vector), "breaking_action": m.kind, "length": len(m.trace),
+                       "meaning": m.meaning, **_traced(report, rep.name, m.trace, report.next_bound["bounds"])}
+                      for m in nb.modes],
+            "gone_combinations": [combination(v) for v in nb.gone_combinations],
+            "gone_modes": [{"breaking_action": k, "combination": combination(v)} for k, v in nb.gone_modes]}
 
 
 def _costly(c: Any) -> dict[str, Any]:

@@ -167,6 +167,22 @@ class CombinationReport:
 
 
 @dataclass
+class NextBound:
+    """One always property at the next bound (``--grow``): its status there, and how its minimal
+    combinations and modes differ from those at the bound asked for (new ones with their traces)."""
+
+    status: str
+    combinations: list[CombinationReport] = field(default_factory=list)   # new minimal combinations
+    modes: list[ModeReport] = field(default_factory=list)                 # new modes
+    gone_combinations: list[Vector] = field(default_factory=list)
+    gone_modes: list[tuple[str, Vector]] = field(default_factory=list)
+
+    @property
+    def same(self) -> bool:
+        return not (self.combinations or self.modes or self.gone_combinations or self.gone_modes)
+
+
+@dataclass
 class AlwaysReport:
     name: str
     summary: str
@@ -176,6 +192,7 @@ class AlwaysReport:
     holds_with: list[Change] = field(default_factory=list)
     holds_at_a_cost: list[CostlyChange] = field(default_factory=list)
     kind: str = ALWAYS
+    at_next_bound: NextBound | None = None
 
 
 @dataclass
@@ -220,6 +237,15 @@ class FaultsReport:
     bounds: dict[str, Any] = field(default_factory=dict)
     sets_tried: int = 0             # sets of setting changes the "holds with" search explored...
     sets_total: int = 0             # ...of every set it would explore without --max-configs
+    next_bound: dict[str, Any] | None = None   # --grow: what grew, the bounds there, the exploration's cost
+
+
+@dataclass(frozen=True)
+class StepOne:
+    """What the report keeps of the exhaustive exploration once its answers are read."""
+
+    result: CheckResult
+    complete: bool
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -239,6 +265,7 @@ class FaultSearch:
     sweeper: Any = None     # runs the sweeps (``run(tasks)``): default a SweepPool of ``jobs`` processes
     analyser: Any = None    # step 1, ``analyse``'s signature: default the local engine's
     progress: Any = None    # per phase: ``exploring(text)`` (a listener context), ``sweep(text, labels)``
+    grow: str = "messages"  # the count one more of which step 1 is repeated with (``none``: not repeated)
 
     def run(self) -> FaultsReport:
         self.always = [p for p in self.properties if p.kind == ALWAYS]
@@ -259,6 +286,7 @@ class FaultSearch:
         self.witnesses = availability_witnesses()
         self.reached: tuple[str, ...] = ()
         self.sets_tried = self.sets_total = 0
+        self.next_bound: dict[str, Any] | None = None
         if self.always:
             analysis = self._step1(self.config, "step 1: every state with the full budgets")
             self.reached = analysis.reached
@@ -266,6 +294,9 @@ class FaultSearch:
                 return self._report([], ERROR, analysis, error=analysis.result.error.message)
             for p in self.always:
                 reports[p.name] = self._always_report(p, analysis)
+            analysis = StepOne(analysis.result, analysis.complete)   # its stored states are no longer needed
+            if analysis.complete and self.grow != "none":
+                self._next_bound([reports[p.name] for p in self.always])
         complete = analysis is None or analysis.complete
         broken = [reports[p.name] for p in self.always if reports[p.name].modes]
         with self.sweeper as self.pool:
@@ -303,7 +334,7 @@ class FaultSearch:
                             self.stopped, result.stats if result is not None else None, reason, error, self.lattice,
                             self.unsettled, self.sweeper.engine,
                             result.engine if result is not None else self.sweeper.engine, self.reached,
-                            bounds(self.config), self.sets_tried, self.sets_total)
+                            bounds(self.config), self.sets_tried, self.sets_total, self.next_bound)
 
     def _stop_reason(self) -> str:
         return self.failure or "interrupted (Ctrl-C)"
@@ -331,6 +362,36 @@ class FaultSearch:
             trace = a.trace_to(m.source, m.action)
             rep.modes.append(ModeReport(m.kind, m.vector, trace, meaning(p.name, trace)))
         return rep
+
+    # -- the next bound: step 1 again with one more message (consumer, slave) -----------------------------
+    def _next_bound(self, reports: list[AlwaysReport]) -> None:
+        """Step 1 once more with ``grow`` one higher (same budgets, within the same limits), and per always
+        property what changed: new and vanished minimal combinations and modes."""
+        count = int(getattr(self.config, self.grow)) + 1
+        grown = changed(self.config, {self.grow: count})
+        self.next_bound = {"grow": self.grow}
+        if grown is None:
+            self.next_bound["skipped"] = f"{self.grow}={count} is beyond the model's range"
+            return
+        a = self._step1(grown, f"next bound: every state with {self.grow}={count}")
+        r = a.result
+        self.next_bound.update(bounds=bounds(grown), distinct_states=r.stats.distinct_states,
+                               transitions=r.stats.transitions, depth=r.stats.depth, seconds=r.stats.seconds)
+        if r.error is not None or not a.complete:
+            self.next_bound["skipped"] = r.error.message if r.error is not None else r.incomplete_reason
+            return
+        for rep in reports:
+            there = self._always_report(PROPERTIES.get(rep.name), a)
+            nb = NextBound(there.status)
+            here_combos = {c.vector for c in rep.combinations}
+            there_combos = {c.vector for c in there.combinations}
+            here_modes = {(m.kind, m.vector) for m in rep.modes}
+            nb.combinations = [c for c in there.combinations if c.vector not in here_combos]
+            nb.modes = [m for m in there.modes if (m.kind, m.vector) not in here_modes]
+            nb.gone_combinations = [c.vector for c in rep.combinations if c.vector not in there_combos]
+            nb.gone_modes = [(m.kind, m.vector) for m in rep.modes
+                             if (m.kind, m.vector) not in {(x.kind, x.vector) for x in there.modes}]
+            rep.at_next_bound = nb
 
     # -- step 2: the graph property per budget vector ----------------------------------------------------
     def _graph_report(self, p: Any) -> GraphReport:

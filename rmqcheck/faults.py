@@ -39,6 +39,10 @@ SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 @threads_option
 @click.option("--max-configs", type=int, default=DEFAULT_MAX_CONFIGS, show_default=True, metavar="N",
               help="Configurations the search for what closes each mode may explore in all.")
+@click.option("--grow", type=click.Choice(["messages", "consumers", "slaves", "none"]), default="messages",
+              show_default=True,
+              help="After the analysis, repeat its exhaustive exploration with one more of this and report per "
+                   "property whether its minimal combinations and modes stay the same (none: do not).")
 @engine_option("The exhaustive exploration on the local BFS or the same BFS on Spark; the sweeps' explorations "
                "in local processes (--jobs) or as one Spark task each.")
 @spark_master_option
@@ -47,8 +51,8 @@ SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 @quiet_option
 @click.pass_context
 def faults(ctx: click.Context, preset_name, config_file, assignments, property_names, max_states, max_depth,
-           max_seconds, json_path, report_path, traces, jobs, threads, max_configs, engine, spark_master, partitions,
-           driver_level_limit, quiet) -> None:
+           max_seconds, json_path, report_path, traces, jobs, threads, max_configs, grow, engine, spark_master,
+           partitions, driver_level_limit, quiet) -> None:
     """Which failure combinations break each property, through which step, and what closes each mode.
 
     One exhaustive exploration with the full failure budgets gives, per always property, the minimal
@@ -94,7 +98,7 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
     err = Console(stderr=True, highlight=False)
     progress = None if quiet else FaultsProgress(err, bar=err.is_terminal)
     report = FaultSearch(cfg, props, lim, jobs, max_configs, threads=threads, step1_threads=step1_threads,
-                         sweeper=sweeper, analyser=_analyser(engine, spark), progress=progress).run()
+                         sweeper=sweeper, analyser=_analyser(engine, spark), progress=progress, grow=grow).run()
     out = stdout_console(stderr=is_standard_output(json_path))
     name = config_name(preset_name, config_file)
     from reports.faults import faults_json, faults_report, render_console, summary_line

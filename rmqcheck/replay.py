@@ -130,20 +130,31 @@ VIEW_COUNTERS = {"master_crashes": "failures.masterCrashes", "master_power_losse
                  "consumer_restarts": "failures.consumerRestarts", "ha_disconnects": "failures.haDisconnects"}
 
 
-def faults_traces(data: dict[str, Any], where: str, names: tuple[str, ...]) -> list[tuple[str, str, dict, Any]]:
-    """Every trace of a faults JSON: ``(what, property, its record, the budgets it ran under or None)``."""
+def faults_traces(data: dict[str, Any], where: str,
+                  names: tuple[str, ...]) -> list[tuple[str, str, dict, dict[str, Any] | None, bool]]:
+    """Every trace of a faults JSON: ``(what, property, its record, the knobs it ran under besides the
+    file's config, whether it is a graph property's)``."""
+    from explore.faults import BUDGET_KNOBS, COMBINATION_KEYS
     out = []
     for p in data["properties"]:
         name = p["name"]
         if names and name not in names:
             continue
         for i, m in enumerate(p.get("modes") or []):
-            out.append((f"{where}, property {name}, mode {i + 1} ({m.get('breaking_action')})", name, m, None))
+            out.append((f"{where}, property {name}, mode {i + 1} ({m.get('breaking_action')})", name, m, None, False))
         for i, c in enumerate(p.get("combinations") or []):
-            out.append((f"{where}, property {name}, combination {i + 1}", name, c, None))
+            out.append((f"{where}, property {name}, combination {i + 1}", name, c, None, False))
         for i, v in enumerate(p.get("vectors") or []):
             if "trace" in v:
-                out.append((f"{where}, property {name}, budget vector {i + 1}", name, v, v.get("budgets")))
+                budgets = {knob: v["budgets"][k] for knob, k in zip(BUDGET_KNOBS, COMBINATION_KEYS)}
+                out.append((f"{where}, property {name}, budget vector {i + 1}", name, v, budgets, True))
+        grown = p.get("at_next_bound") or {}
+        counts = {k: c for k, c in (grown.get("bounds") or {}).items() if k != "budgets"}
+        for i, m in enumerate(grown.get("modes") or []):
+            out.append((f"{where}, property {name}, next-bound mode {i + 1} ({m.get('breaking_action')})", name, m,
+                        counts, False))
+        for i, c in enumerate(grown.get("combinations") or []):
+            out.append((f"{where}, property {name}, next-bound combination {i + 1}", name, c, counts, False))
     return out
 
 
@@ -152,10 +163,9 @@ def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, 
     step by step; a mode's last step must be its breaking action, from a state that satisfies the property
     to one that violates it, with the failure counters of its combination; a combination's trace must end
     violating it. Exit 0 only when every trace replays, else 1 naming each that does not."""
-    from explore.faults import BUDGET_KNOBS, COMBINATION_KEYS
     from explore.trace import ReplayError
     from invariants import PROPERTIES
-    from model import Config, RocketMQModel
+    from model import Config, ConfigError, RocketMQModel
 
     for name in names:
         PROPERTIES.get(name)
@@ -164,19 +174,18 @@ def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, 
     traces = faults_traces(data, where, names)
     failed: list[str] = []
     models: dict[tuple, Any] = {}
-    for what, name, record, budgets in traces:
+    for what, name, record, knobs, graph in traces:
         prop = PROPERTIES.get(name)
-        key = tuple(sorted((budgets or {}).items()))
-        if key not in models:
-            knobs = {knob: budgets[k] for knob, k in zip(BUDGET_KNOBS, COMBINATION_KEYS)} if budgets else {}
-            models[key] = RocketMQModel(Config.from_mapping(knobs, base=cfg))
-        model = models[key]
+        key = tuple(sorted((knobs or {}).items()))
         try:
+            if key not in models:
+                models[key] = RocketMQModel(Config.from_mapping(knobs or {}, base=cfg))
+            model = models[key]
             if not isinstance(record.get("trace"), list):
                 raise ReplayError(f"{what}: no trace (a list of steps)")
             trace, flags = replay_steps(model, record["trace"], what)
-            problem = _faults_problem(model, prop, record, trace, flags, budgets is not None)
-        except ReplayError as exc:
+            problem = _faults_problem(model, prop, record, trace, flags, graph)
+        except (ReplayError, ConfigError) as exc:
             problem = str(exc)
         if problem:
             out.print(f"[bold red]{problem}[/bold red]", markup=True, highlight=False)
@@ -187,7 +196,8 @@ def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, 
     def _count(word: str) -> int:
         return sum(1 for what, *_ in traces if f", {word} " in what)
     out.print(f"replayed {len(traces) - len(failed)} of {len(traces)} traces ({_count('mode')} mode, "
-              f"{_count('combination')} combination, {_count('budget vector')} budget-vector traces)")
+              f"{_count('combination')} combination, {_count('budget vector')} budget-vector, "
+              f"{_count('next-bound mode') + _count('next-bound combination')} next-bound traces)")
     if failed:
         out.print(f"[bold red]{len(failed)} trace(s) do not replay: {'; '.join(failed)}[/bold red]")
     return EXIT_VIOLATED if failed else EXIT_OK

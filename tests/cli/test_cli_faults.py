@@ -13,7 +13,8 @@ from rmqcheck.fault_search import FaultSearch, setting_changes, single_changes
 from invariants import PROPERTIES
 
 #: 29,627 states: violations through master crashes and power losses, four budget vectors
-SMALL = ("--set", "messages=1")
+#: (the next bound is tested in tests/explore/test_fault_next_bound.py: here it is left out, for time)
+SMALL = ("--set", "messages=1", "--grow", "none")
 NO_FAILURES = ("--set", "messages=1", "--set", "max_master_crashes=0", "--set", "max_master_power_losses=0")
 
 
@@ -133,7 +134,7 @@ def test_closed_by_and_holds_with_come_from_explorations():
     set containing it makes the property hold; checked here against a direct exploration."""
     cfg = Config.from_mapping({"messages": 1, "max_master_crashes": 0})
     props = PROPERTIES.select(["acked_message_never_lost"])
-    report = FaultSearch(cfg, props, jobs=1, max_configs=8).run()
+    report = FaultSearch(cfg, props, jobs=1, max_configs=8, grow="none").run()
     rep = report.properties[0]
     assert rep.status == "violated" and rep.modes
     power = next(m for m in rep.modes if m.kind == "MasterPowerLoss")

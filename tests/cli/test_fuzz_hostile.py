@@ -199,7 +199,7 @@ def generate(c: Case) -> None:
         c.args.append("--quiet")
     elif command == "faults":
         inputs = config_source(c)
-        c.args += ["--max-configs", "0", "--jobs", "1", "--threads", "1"]
+        c.args += ["--max-configs", "0", "--jobs", "1", "--threads", "1", "--grow", "none"]
         c.value("--max-states", ["400"], HOSTILE_NUMBERS, 0.3)
         for option, suffix in (("--json", ".json"), ("--report", ".md")):
             if c.maybe(0.5):

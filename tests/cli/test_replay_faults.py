@@ -13,7 +13,8 @@ from cli_driver import invoke
 @pytest.fixture(scope="module")
 def faults_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("faults") / "f.json"
-    r = invoke("faults", "--set", "messages=1", "--max-configs", "0", "--jobs", "1", "--quiet", "--json", str(path))
+    r = invoke("faults", "--set", "messages=1", "--set", "max_master_crashes=0", "--max-configs", "0", "--jobs", "1",
+               "--quiet", "--json", str(path))
     assert r.exit_code == 1, r.output
     return json.loads(path.read_text())
 
@@ -24,20 +25,31 @@ def _replay(tmp_path, data: dict):
     return invoke("replay", str(path))
 
 
-def _counts(data: dict) -> tuple[int, int, int]:
+def _counts(data: dict) -> tuple[int, int, int, int]:
     props = data["properties"]
+    grown = [p["at_next_bound"] for p in props if "at_next_bound" in p]
     return (sum(len(p.get("modes", [])) for p in props), sum(len(p.get("combinations", [])) for p in props),
-            sum(1 for p in props for v in p.get("vectors", []) if "trace" in v))
+            sum(1 for p in props for v in p.get("vectors", []) if "trace" in v),
+            sum(len(g["modes"]) + len(g["combinations"]) for g in grown))
 
 
 def test_every_trace_of_a_faults_json_replays(faults_file, tmp_path):
-    modes, combos, vectors = _counts(faults_file)
-    assert modes and combos and vectors
+    modes, combos, vectors, grown = _counts(faults_file)
+    assert modes and combos and vectors and grown
     r = _replay(tmp_path, faults_file)
     assert r.exit_code == 0, r.output
-    total = modes + combos + vectors
-    assert f"replayed {total} of {total} traces ({modes} mode, {combos} combination, {vectors} budget-vector" \
-        in " ".join(r.stdout.split())
+    total = modes + combos + vectors + grown
+    assert f"replayed {total} of {total} traces ({modes} mode, {combos} combination, {vectors} budget-vector, " \
+           f"{grown} next-bound traces)" in " ".join(r.stdout.split())
+
+
+def test_a_tampered_next_bound_trace_is_named(faults_file, tmp_path):
+    data = copy.deepcopy(faults_file)
+    prop = next(p for p in data["properties"] if p.get("at_next_bound", {}).get("modes"))
+    prop["at_next_bound"]["modes"][0]["trace"].pop()
+    r = _replay(tmp_path, data)
+    assert r.exit_code == 1
+    assert f"property {prop['name']}, next-bound mode 1 (" in " ".join(r.stdout.split())
 
 
 @pytest.mark.parametrize("tamper, words", [

@@ -26,7 +26,7 @@ DEFAULT = preset("default").with_overrides(["messages=1"])
 @functools.lru_cache(maxsize=None)
 def search(cfg: Config, prop: str):
     # the ten single changes only (sets of changes are not needed here)
-    return FaultSearch(cfg, PROPERTIES.select([prop]), jobs=1, max_configs=10).run()
+    return FaultSearch(cfg, PROPERTIES.select([prop]), jobs=1, max_configs=10, grow="none").run()
 
 
 def reached(cfg: Config) -> dict[str, str]:

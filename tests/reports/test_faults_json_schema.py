@@ -25,7 +25,7 @@ def validate(data: dict) -> None:
 @pytest.fixture(scope="module")
 def faults_json(tmp_path_factory) -> dict:
     path = tmp_path_factory.mktemp("faults") / "f.json"
-    r = invoke("faults", "--set", "messages=1", "--max-configs", "2", "--jobs", "1", "--quiet", "--json", str(path))
+    r = invoke("faults", *SMALL, "--max-configs", "2", "--jobs", "1", "--quiet", "--json", str(path))
     assert r.exit_code == 1, r.output
     return json.loads(path.read_text())
 
@@ -36,6 +36,9 @@ def test_a_real_faults_json_fits_the_schema(faults_json):
     assert kinds == {"always", "graph"}
     modes = [m for p in faults_json["properties"] if p["kind"] == "always" for m in p["modes"]]
     assert modes and all("explanation" in m for m in modes)
+    grown = [p["at_next_bound"] for p in faults_json["properties"] if "at_next_bound" in p]
+    assert faults_json["next_bound"]["bounds"]["messages"] == 2 and grown
+    assert any(g["modes"] for g in grown)
 
 
 @pytest.mark.parametrize("breaking", [
@@ -49,6 +52,8 @@ def test_a_real_faults_json_fits_the_schema(faults_json):
     lambda d: d["properties"][-1]["vectors"][0].update(status="violated") or
     d["properties"][-1]["vectors"][0].pop("trace", None),
     lambda d: d.update(outcome="error"),
+    lambda d: d["next_bound"].update(grow="brokers"),
+    lambda d: next(p for p in d["properties"] if "at_next_bound" in p)["at_next_bound"].pop("same"),
 ])
 def test_the_schema_refuses_a_broken_faults_json(faults_json, breaking):
     d = copy.deepcopy(faults_json)

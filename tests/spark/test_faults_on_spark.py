@@ -29,7 +29,7 @@ NO_SLAVE = ("--set", "messages=1", "--set", "slaves=0", "--max-configs", "2")
 
 def _faults_json(tmp_path: Path, name: str, *args: str) -> dict:
     path = tmp_path / f"{name}.json"
-    r = invoke("faults", *args, "--quiet", "--json", str(path))
+    r = invoke("faults", *args, "--grow", "none", "--quiet", "--json", str(path))
     assert r.exit_code == 1, r.output
     return json.loads(path.read_text())
 

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from explore.faults import COMBINATION_KEYS, combination
 
-from .console import NameTable, explanation_table, trace_table
+from .console import NameTable, WholeNames, explanation_table, trace_table
 from .json_report import TOOL, trace_to_list, version
 
 #: singular and plural of each failure kind, for the console
@@ -160,10 +160,52 @@ def vectors_table(rep: Any) -> NameTable:
     return NameTable(GRAPH_NOTE, ("budgets", "verdict", "steps"), rows, justify={2: "right"})
 
 
+SETTING_KNOBS = ("broker_role", "flush_disk_type")
+HOLDS_WITHIN = "holds within the bounds"
+
+
+def setting_text(setting: dict[str, Any]) -> str:
+    """``SYNC_MASTER + ASYNC_FLUSH``: a durability setting as its values are typed."""
+    return " + ".join(str(setting[k]) for k in SETTING_KNOBS)
+
+
+def cell_text(cell: Any, why: str = "") -> str:
+    """A decision-table cell: the smallest failure combinations that break the property, or that it holds."""
+    if cell is None:
+        return f"not settled ({why})" if why else "not settled"
+    if not cell:
+        return HOLDS_WITHIN
+    return "; ".join(combination_text(v) for v in cell)
+
+
+def decision_table(report: Any) -> WholeNames:
+    """Durability settings down, always properties across; where the width would cut a name, per setting
+    ``property: cell`` lines."""
+    names = list(report.table[0].cells) if report.table else []
+    title = f"what breaks each guarantee, per durability setting (within {bounds_text(report.bounds)})"
+    t = Table(title=title, title_justify="left", show_lines=True)
+    t.add_column("setting", style="bold", no_wrap=True)
+    for name in names:
+        t.add_column(name)
+    rows = []
+    for row in report.table:
+        label = setting_text(row.setting)
+        if "message_acked" in report.reached and "message_acked" not in row.reached and row.cells:
+            label += " (never acks)"
+        cells = [Text(cell_text(row.cells[n], row.why), style="green" if row.cells[n] == [] else "")
+                 for n in names]
+        t.add_row(label, *cells)
+        rows.append((label, *cells))
+    stacked = NameTable(title, ("setting", *names), rows)
+    return WholeNames(t, set(names) | {r[0] for r in rows}, stacked)
+
+
 def render_console(out: Console, report: Any, config_text: str, traces: str) -> None:
     out.print(f"[bold]rmqcheck faults[/bold]: {escape_markup(config_text)}")
     if report.bounds:
         out.print(f"[bold]bounds[/bold]: {bounds_text(report.bounds)}")
+    if report.table:
+        out.print(decision_table(report))
     if report.stats is not None:
         s = report.stats
         on = "" if report.engine == "local" else f" on the {report.engine} engine"
@@ -257,6 +299,7 @@ def report_to_dict(report: Any) -> dict[str, Any]:
                          "properties": [_property_dict(report, r) for r in report.properties],
                          "bounds": report.bounds,
                          **({"next_bound": report.next_bound} if report.next_bound else {}),
+                         **({"table": _table_dict(report)} if report.table else {}),
                          "availability": {"reached": list(report.reached)},
                          "sweep": {"configurations": report.configurations, "jobs": report.jobs,
                                    "engine": report.sweep_engine, "stopped": report.stopped,
@@ -299,6 +342,20 @@ def _property_dict(report: Any, rep: Any) -> dict[str, Any]:
             "holds_with": rep.holds_with,
             "holds_at_a_cost": [_costly(c) for c in rep.holds_at_a_cost],
             **({"at_next_bound": _next_bound_dict(report, rep)} if rep.at_next_bound is not None else {})}
+
+
+def _table_dict(report: Any) -> list[dict[str, Any]]:
+    """Per durability setting: per property ``holds`` / ``violated`` / ``unknown`` and the minimal
+    combinations that break it."""
+    out = []
+    for row in report.table:
+        cells = {}
+        for name, cell in row.cells.items():
+            status = "unknown" if cell is None else ("violated" if cell else "holds")
+            cells[name] = {"status": status, "combinations": [combination(v) for v in cell or []]}
+        out.append({"setting": row.setting, "properties": cells, "availability": {"reached": list(row.reached)},
+                    **({"unsettled": row.why} if row.why else {})})
+    return out
 
 
 def _next_bound_dict(report: Any, rep: Any) -> dict[str, Any]:

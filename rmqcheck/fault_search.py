@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from explore.faults import (BUDGET_KNOBS, FaultAnalysis, FaultSummary, Lattice, Vector,
-                            analyse, combination)
+                            analyse, combination, minimal)
 from explore.local import LocalExplorer
 from explore.memory import available_memory_bytes
 from explore.run_control import Limits
@@ -238,6 +238,18 @@ class FaultsReport:
     sets_tried: int = 0             # sets of setting changes the "holds with" search explored...
     sets_total: int = 0             # ...of every set it would explore without --max-configs
     next_bound: dict[str, Any] | None = None   # --grow: what grew, the bounds there, the exploration's cost
+    table: list[TableRow] | None = None        # --table: per durability setting, what breaks each property
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A row of the decision table: a durability setting, and per property its minimal violating
+    combinations (empty: holds within the bounds; None: not settled, ``why`` says why)."""
+
+    setting: Change
+    cells: dict[str, list[Vector] | None]
+    reached: tuple[str, ...] = ()
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -266,6 +278,7 @@ class FaultSearch:
     analyser: Any = None    # step 1, ``analyse``'s signature: default the local engine's
     progress: Any = None    # per phase: ``exploring(text)`` (a listener context), ``sweep(text, labels)``
     grow: str = "messages"  # the count one more of which step 1 is repeated with (``none``: not repeated)
+    table: bool = False     # also the decision table: one analysis per durability setting
 
     def run(self) -> FaultsReport:
         self.always = [p for p in self.properties if p.kind == ALWAYS]
@@ -287,6 +300,7 @@ class FaultSearch:
         self.reached: tuple[str, ...] = ()
         self.sets_tried = self.sets_total = 0
         self.next_bound: dict[str, Any] | None = None
+        self.rows: list[TableRow] | None = None
         if self.always:
             analysis = self._step1(self.config, "step 1: every state with the full budgets")
             self.reached = analysis.reached
@@ -300,6 +314,8 @@ class FaultSearch:
         complete = analysis is None or analysis.complete
         broken = [reports[p.name] for p in self.always if reports[p.name].modes]
         with self.sweeper as self.pool:
+            if self.table and self.always:
+                self.rows = self._decision_table()
             if complete and self.graph:
                 for p in self.graph:
                     reports[p.name] = self._graph_report(p)
@@ -334,7 +350,8 @@ class FaultSearch:
                             self.stopped, result.stats if result is not None else None, reason, error, self.lattice,
                             self.unsettled, self.sweeper.engine,
                             result.engine if result is not None else self.sweeper.engine, self.reached,
-                            bounds(self.config), self.sets_tried, self.sets_total, self.next_bound)
+                            bounds(self.config), self.sets_tried, self.sets_total, self.next_bound,
+                            self.rows)
 
     def _stop_reason(self) -> str:
         return self.failure or "interrupted (Ctrl-C)"
@@ -362,6 +379,28 @@ class FaultSearch:
             trace = a.trace_to(m.source, m.action)
             rep.modes.append(ModeReport(m.kind, m.vector, trace, meaning(p.name, trace)))
         return rep
+
+    # -- the decision table: per durability setting, the smallest failure combinations breaking each -----
+    def _decision_table(self) -> list[TableRow]:
+        """One analysis (violating cells only) per ``broker_role`` x ``flush_disk_type``, the rest of the
+        configuration as given, run as one sweep. The liveness properties (kind ``eventually``) will be
+        columns too once the analysis checks them; today the columns are the always properties."""
+        names = tuple(p.name for p in self.always)
+        settings = [{"broker_role": r, "flush_disk_type": f} for r in ("ASYNC_MASTER", "SYNC_MASTER")
+                    for f in ("ASYNC_FLUSH", "SYNC_FLUSH")]
+        configs = [Config.from_mapping(c, base=self.config) for c in settings]
+        sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, False, self.threads))
+                             for cfg in configs], "decision table: one exploration per durability setting",
+                            [change_label(c) for c in settings])
+        rows = []
+        for setting, r in zip(settings, sweep.results):
+            cells: dict[str, Any] = {}
+            for name in names:
+                s = r.get(name) if r is not None and not r.incomplete and not r.error else None
+                cells[name] = None if s is None else minimal(list(s.violated))
+            why = "" if r is None else (r.incomplete or r.error)
+            rows.append(TableRow(setting, cells, tuple(r.reached) if r is not None else (), why))
+        return rows
 
     # -- the next bound: step 1 again with one more message (consumer, slave) -----------------------------
     def _next_bound(self, reports: list[AlwaysReport]) -> None:

@@ -43,6 +43,9 @@ SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
               show_default=True,
               help="After the analysis, repeat its exhaustive exploration with one more of this and report per "
                    "property whether its minimal combinations and modes stay the same (none: do not).")
+@click.option("--table", is_flag=True,
+              help="Also print the decision table: per durability setting (broker_role x flush_disk_type, the "
+                   "rest as given), the smallest failure combinations that break each property.")
 @engine_option("The exhaustive exploration on the local BFS or the same BFS on Spark; the sweeps' explorations "
                "in local processes (--jobs) or as one Spark task each.")
 @spark_master_option
@@ -51,7 +54,7 @@ SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 @quiet_option
 @click.pass_context
 def faults(ctx: click.Context, preset_name, config_file, assignments, property_names, max_states, max_depth,
-           max_seconds, json_path, report_path, traces, jobs, threads, max_configs, grow, engine, spark_master,
+           max_seconds, json_path, report_path, traces, jobs, threads, max_configs, grow, table, engine, spark_master,
            partitions, driver_level_limit, quiet) -> None:
     """Which failure combinations break each property, through which step, and what closes each mode.
 
@@ -98,7 +101,7 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
     err = Console(stderr=True, highlight=False)
     progress = None if quiet else FaultsProgress(err, bar=err.is_terminal)
     report = FaultSearch(cfg, props, lim, jobs, max_configs, threads=threads, step1_threads=step1_threads,
-                         sweeper=sweeper, analyser=_analyser(engine, spark), progress=progress, grow=grow).run()
+                         sweeper=sweeper, analyser=_analyser(engine, spark), progress=progress, grow=grow, table=table).run()
     out = stdout_console(stderr=is_standard_output(json_path))
     name = config_name(preset_name, config_file)
     from reports.faults import faults_json, faults_report, render_console, summary_line

@@ -25,7 +25,7 @@ def validate(data: dict) -> None:
 @pytest.fixture(scope="module")
 def faults_json(tmp_path_factory) -> dict:
     path = tmp_path_factory.mktemp("faults") / "f.json"
-    r = invoke("faults", *SMALL, "--max-configs", "2", "--jobs", "1", "--quiet", "--json", str(path))
+    r = invoke("faults", *SMALL, "--max-configs", "2", "--jobs", "1", "--table", "--quiet", "--json", str(path))
     assert r.exit_code == 1, r.output
     return json.loads(path.read_text())
 
@@ -39,6 +39,7 @@ def test_a_real_faults_json_fits_the_schema(faults_json):
     grown = [p["at_next_bound"] for p in faults_json["properties"] if "at_next_bound" in p]
     assert faults_json["next_bound"]["bounds"]["messages"] == 2 and grown
     assert any(g["modes"] for g in grown)
+    assert len(faults_json["table"]) == 4
 
 
 @pytest.mark.parametrize("breaking", [
@@ -53,6 +54,7 @@ def test_a_real_faults_json_fits_the_schema(faults_json):
     d["properties"][-1]["vectors"][0].pop("trace", None),
     lambda d: d.update(outcome="error"),
     lambda d: d["next_bound"].update(grow="brokers"),
+    lambda d: d["table"][0]["properties"]["acked_message_never_lost"].update(status="broken"),
     lambda d: next(p for p in d["properties"] if "at_next_bound" in p)["at_next_bound"].pop("same"),
 ])
 def test_the_schema_refuses_a_broken_faults_json(faults_json, breaking):

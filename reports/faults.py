@@ -380,92 +380,9 @@ def faults_json(report: Any) -> str:
     return json.dumps(report_to_dict(report), indent=2) + "\n"
 
 
-# -- Markdown / HTML -------------------------------------------------------------------------------------
-def render_markdown(report: Any, name: str, config_text: str, traces: str) -> str:
-    from .markdown import _cell, _trace
-    out = [f"# rmqcheck faults report: {name}", "", f"Written by rmqcheck {version()}. Knobs that differ from "
-           f"the 4.4 defaults: {config_text}.", "", f"**{_cell(summary_line(report))}**"]
-    for rep in report.properties:
-        out += ["", f"## `{rep.name}`: {rep.status}", ""]
-        if rep.kind == "graph":
-            out += [f"*{GRAPH_NOTE}*", "", "| budgets | verdict | length |", "|---|---|---:|"]
-            out += [f"| {combination_text(v.vector)} | **{v.status}** | {len(v.trace) if v.trace else ''} |"
-                    for v in rep.vectors]
-            for v in rep.vectors:
-                if v.trace is not None and traces != "none":
-                    out += ["", f"### Budgets {combination_text(v.vector)}", ""] + _trace(v.trace)
-            continue
-        out += [_cell(rep.summary), ""]
-        if rep.modes:
-            out += ["| combination | breaking action | length | meaning | closed by |", "|---|---|---:|---|---|"]
-            out += [f"| {combination_text(m.vector)} | `{m.kind}` | {len(m.trace)} | {_cell(m.meaning)} | "
-                    f"{_cell(closed_text(m.closed_by))} |" for m in rep.modes]
-        if rep.status == "violated":
-            out += ["", "Holds with: " + ("; ".join(f"`{change_text(c)}`" for c in rep.holds_with)
-                                           or "none of the sets of changes tried")]
-        if traces == "all":
-            for c in rep.combinations:
-                out += ["", f"### Shortest with {combination_text(c.vector)}", ""] + _trace(c.trace)
-        if traces != "none":
-            for m in rep.modes:
-                out += ["", f"### {m.kind} with {combination_text(m.vector)}", "", _cell(m.meaning), ""]
-                out += _trace(m.trace)
-    return "\n".join(out) + "\n"
-
-
-def _html_trace(trace: Any, title: str) -> list[str]:
-    """A trace as in a check report: its sequence diagram, then one collapsible step per action."""
-    from .html import _steps
-    from .sequence import diagram, svg
-    return [f"<div class='diagram'>{svg(diagram(trace, witness=False), f'sequence diagram of {title}')}</div>",
-            *_steps(trace)]
-
-
-def render_html(report: Any, name: str, config_text: str, traces: str) -> str:
-    from .html import STYLE
-    out = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
-           f"<title>rmqcheck faults report: {escape(name)}</title>", f"<style>{STYLE}</style></head><body>",
-           f"<h1>rmqcheck faults report: {escape(name)}</h1>",
-           f"<p>Written by rmqcheck {escape(version())}. Knobs that differ from the 4.4 defaults: "
-           f"{escape(config_text)}.</p>", f"<p><b>{escape(summary_line(report))}</b></p>"]
-    for rep in report.properties:
-        out.append(f"<h2><code>{escape(rep.name)}</code>: <span class='{rep.status}'>{rep.status}</span></h2>")
-        if rep.kind == "graph":
-            out += [f"<p><i>{escape(GRAPH_NOTE)}</i></p>", "<table><tr><th>budgets</th><th>verdict</th>"
-                    "<th>length</th></tr>"]
-            out += [f"<tr><td>{escape(combination_text(v.vector))}</td><td class='{v.status}'>{v.status}</td>"
-                    f"<td class='num'>{len(v.trace) if v.trace else ''}</td></tr>" for v in rep.vectors]
-            out.append("</table>")
-            for v in rep.vectors:
-                if v.trace is not None and traces != "none":
-                    title = f"Budgets {combination_text(v.vector)}"
-                    out += [f"<h3>{escape(title)}</h3>"] + _html_trace(v.trace, title)
-            continue
-        out.append(f"<p>{escape(rep.summary)}</p>")
-        if rep.modes:
-            out.append("<table><tr><th>combination</th><th>breaking action</th><th>length</th><th>meaning</th>"
-                       "<th>closed by</th></tr>")
-            out += [f"<tr><td>{escape(combination_text(m.vector))}</td><td><code>{escape(m.kind)}</code></td>"
-                    f"<td class='num'>{len(m.trace)}</td><td>{escape(m.meaning)}</td>"
-                    f"<td>{escape(closed_text(m.closed_by))}</td></tr>" for m in rep.modes]
-            out.append("</table>")
-        if rep.status == "violated":
-            holds = "; ".join(change_text(c) for c in rep.holds_with) or "none of the sets of changes tried"
-            out.append(f"<p>Holds with: {escape(holds)}</p>")
-        if traces == "all":
-            for c in rep.combinations:
-                title = f"Shortest with {combination_text(c.vector)}"
-                out += [f"<h3>{escape(title)}</h3>"] + _html_trace(c.trace, title)
-        if traces != "none":
-            for m in rep.modes:
-                title = f"{m.kind} with {combination_text(m.vector)}"
-                out += [f"<h3>{escape(title)}</h3>", f"<p>{escape(m.meaning)}</p>"] + _html_trace(m.trace, title)
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
-
-
 def faults_report(path: str | Path, report: Any, name: str, config_text: str) -> str:
-    """The Markdown or HTML report (by ``path``'s extension), with every trace."""
+    """The Markdown or HTML report (by ``path``'s extension), with every trace (reports/faults_document.py)."""
     from .document import report_format
+    from .faults_document import render_html, render_markdown
     render = render_html if report_format(path) == "html" else render_markdown
-    return render(report, name, config_text, "all")
+    return render(report, name, config_text)

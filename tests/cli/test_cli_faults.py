@@ -85,7 +85,7 @@ def test_no_failure_budget_passes_and_writes_reports(tmp_path):
                "--traces", "all")
     assert r.exit_code == 1
     text = html.read_text()
-    assert "<h2><code>committed_offset_never_regresses</code>" in text and "Shortest with" in text
+    assert "<section id='p-committed_offset_never_regresses'>" in text and "shortest with" in text
 
 
 def test_console_lists_modes_with_meanings_and_closing_changes():

@@ -77,3 +77,27 @@ def test_costs_name_each_witness_lost_and_a_removed_slave():
     assert change_costs(base.with_overrides(["slaves=2"]), {"slaves": 1}, both, both) == ["removes a slave"]
     # a witness the configuration itself never reaches is nothing to lose
     assert change_costs(base, {"slaves": 0}, ("message_consumed",), ("message_consumed",)) == ["removes the slave"]
+
+
+def test_at_80_columns_nothing_a_user_types_is_cut():
+    """The console at 80 columns (the modes stacked under their action kind): every property name, action
+    kind and change (closing, at a cost, holds with) is whole on one line, and values read as typed."""
+    from rich.console import Console
+
+    from reports.faults import change_text, render_console
+    for report in (search(SYNC_MASTER, "acked_message_never_lost"),
+                   search(DEFAULT, "committed_offset_never_regresses")):
+        console = Console(width=80, record=True, color_system=None)
+        render_console(console, report, "broker_role=SYNC_MASTER, messages=1", "violated")
+        text = console.export_text()
+        lines = text.splitlines()
+        assert max(map(len, lines)) <= 80
+        typed = {p.name for p in report.properties}
+        for m in (m for p in report.properties for m in p.modes):
+            typed |= {m.kind, *map(change_text, m.closed_by), *(change_text(c.change) for c in m.closed_at_a_cost)}
+        typed |= {change_text(c) for p in report.properties for c in p.holds_with}
+        assert len(typed) > 3
+        for name in typed:
+            assert any(name in line for line in lines), name
+        assert "True" not in text and "False" not in text
+        assert "why" in text and "last changed" in text

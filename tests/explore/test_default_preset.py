@@ -24,7 +24,7 @@ GOLDEN_TRACE_LENGTHS = {
     "acked_message_never_lost": 2, "consumed_message_never_lost": 4, "replicas_agree": 7,
     "committed_offset_never_regresses": 5, "no_message_skipped": 7, "slave_serves_pull": 7,
     "offset_committed_to_slave": 3, "master_recovers": 2, "slave_sync_overwrites_offset": 9,
-    "message_redelivered": 12, "replication_can_catch_up": 5,
+    "message_redelivered": 12, "message_acked": 1, "message_consumed": 3, "replication_can_catch_up": 5,
 }
 # From exploration. Message 2 is pulled with message 1 but lost to a power loss before the flush; the pull at
 # 2 gets OFFSET_ILLEGAL and the task removes the ProcessQueue, whose batch the consume service still holds;

@@ -477,6 +477,9 @@ class LocalExplorer:
                 results[p.name] = PropertyResult(p.name, p.kind, S_VIOLATED, p.summary, self._trace_to(witness))
             else:
                 results[p.name] = PropertyResult(p.name, p.kind, HOLDS, p.summary)
+        if self.tracker.eventually:   # leads-to under fairness, on the same stored edges (explore/liveness.py)
+            from .liveness import decide_on_explorer
+            results.update(decide_on_explorer(self))
 
     def _early_stop(self) -> str | None:
         """Why the run ended with states left unexpanded though no limit was hit: every selected property

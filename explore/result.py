@@ -57,6 +57,7 @@ class PropertyResult:
     summary: str = ""
     trace: Trace | None = None
     note: str = ""
+    loop_start: int | None = None   # an eventually property's lasso: the trace repeats from this step for ever
 
 
 @dataclass

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from invariants.base import ALWAYS, GRAPH, SOMETIMES, Property, PropertySet
+from invariants.base import ALWAYS, EVENTUALLY, GRAPH, SOMETIMES, Property, PropertySet
 
 from .result import HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, PropertyResult, Trace
+
+
+#: the kinds decided on the whole reachable graph, once exploration is over
+WHOLE_GRAPH = (GRAPH, EVENTUALLY)
 
 
 class PropertyTracker:
@@ -23,12 +27,14 @@ class PropertyTracker:
         self.always = [p for p in self.properties if p.kind == ALWAYS]
         self.sometimes = [p for p in self.properties if p.kind == SOMETIMES]
         self.graph_props = [p for p in self.properties if p.kind == GRAPH]
-        self.undecided: dict[str, Property] = {p.name: p for p in self.properties if p.kind != GRAPH}
+        self.eventually = [p for p in self.properties if p.kind == EVENTUALLY]
+        self.undecided: dict[str, Property] = {p.name: p for p in self.properties if p.kind not in WHOLE_GRAPH}
         self.witness: dict[str, Any] = {}
 
     @property
     def graph(self) -> bool:
-        return bool(self.graph_props)
+        """Whether the run must keep every edge: graph and eventually properties are decided on them."""
+        return bool(self.graph_props or self.eventually)
 
     @property
     def leaves(self) -> bool:
@@ -73,10 +79,11 @@ class PropertyTracker:
         return f"every selected property was settled at depth {level}; {states} at that depth left unexpanded"
 
     def verdicts(self, complete: bool, trace_for: Callable[[Any], Trace]) -> dict[str, PropertyResult]:
-        """Verdicts of the always and sometimes properties; graph properties are the engine's business."""
+        """Verdicts of the always and sometimes properties; graph and eventually properties are the engine's
+        business."""
         out: dict[str, PropertyResult] = {}
         for p in self.properties:
-            if p.kind == GRAPH:
+            if p.kind in WHOLE_GRAPH:
                 continue
             if p.name in self.witness:
                 status = S_VIOLATED if p.kind == ALWAYS else REACHED

@@ -1,5 +1,5 @@
 """Named properties over model states and the reachable graph, grouped by concern."""
-from .base import ALWAYS, GRAPH, SOMETIMES, Property, PropertySet, UnknownPropertyError
+from .base import ALWAYS, EVENTUALLY, GRAPH, SOMETIMES, Fairness, Property, PropertySet, UnknownPropertyError
 
 
 def __getattr__(name: str):
@@ -11,4 +11,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'invariants' has no attribute {name!r}")
 
 
-__all__ = ["ALWAYS", "GRAPH", "SOMETIMES", "Property", "PropertySet", "UnknownPropertyError", "PROPERTIES"]
+__all__ = ["ALWAYS", "EVENTUALLY", "Fairness", "GRAPH", "SOMETIMES", "Property", "PropertySet", "UnknownPropertyError", "PROPERTIES"]

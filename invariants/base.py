@@ -5,17 +5,32 @@ A property set bundles :class:`Property` descriptions with two compiled function
 ``always`` property, "satisfied" for a ``sometimes`` property observed on states, and "goal holds" for a
 ``graph`` property (from every reachable state a goal state must stay reachable);
 ``transition_check(source, flags, target, params)`` returns the ``sometimes`` properties a transition
-witnesses (e.g. "a slave served a pull").
+witnesses (e.g. "a slave served a pull"). An ``eventually`` property (leads-to, ``P ~> Q``, under the
+set's :class:`Fairness`) has two predicates evaluated by the set's third compiled function,
+``eventually_masks(state, params, out)``: ``out[2 * bit]`` holds the instances (e.g. message ids) for
+which P holds in ``state``, ``out[2 * bit + 1]`` those for which Q holds (see :mod:`explore.liveness`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
+from numba import types
+
+#: ``eventually_masks(state, params, out)``: the P and Q instance masks of every eventually property
+EVENTUALLY_MASKS_SIG = types.void(types.uint64[::1], types.int64[::1], types.uint64[::1])
+
 ALWAYS = "always"
 SOMETIMES = "sometimes"
 GRAPH = "graph"
-KINDS = (ALWAYS, SOMETIMES, GRAPH)
+EVENTUALLY = "eventually"
+KINDS = (ALWAYS, SOMETIMES, GRAPH, EVENTUALLY)
+
+#: ``--fairness``: what an infinite run of an eventually property must respect (docs/liveness.md)
+WEAK = "weak"
+STRONG = "strong"
+NO_FAIRNESS = "none"
+FAIRNESS_MODES = (WEAK, STRONG, NO_FAIRNESS)
 
 
 class UnknownPropertyError(ValueError):
@@ -32,6 +47,7 @@ class Property:
     summary: str
     doc: str = ""
     on_transitions: bool = False   # sometimes properties witnessed by transition_check
+    over: str = ""                 # an eventually property ranging over instances: "messages" (bit m-1: id m)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -43,6 +59,30 @@ class Property:
     def mask(self) -> int:
         return 1 << self.bit
 
+    def instance_name(self, bit: int) -> str:
+        """How a report names instance ``bit`` of an eventually property ("message 2"; "" for one that
+        does not range over instances)."""
+        return f"message {bit + 1}" if self.over == "messages" else ""
+
+
+@dataclass(frozen=True)
+class Fairness:
+    """Which infinite runs an eventually property quantifies over: ``mode`` weak (default), strong or none,
+    and the action kinds (``MasterRestart``...) that get no fairness at all (``--unfair KIND``). Failures
+    are never fair, whatever is given here (:mod:`explore.fairness`)."""
+
+    mode: str = WEAK
+    unfair: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mode not in FAIRNESS_MODES:
+            raise ValueError(f"fairness {self.mode!r} not in {FAIRNESS_MODES}")
+        object.__setattr__(self, "unfair", tuple(sorted(set(self.unfair))))
+
+    def describe(self) -> str:
+        unfair = f", unfair: {', '.join(self.unfair)}" if self.unfair else ""
+        return f"{self.mode} fairness{unfair}"
+
 
 @dataclass(frozen=True)
 class PropertySet:
@@ -52,6 +92,8 @@ class PropertySet:
     state_check: Any
     transition_check: Any
     names_in_order: tuple[str, ...] = field(default=())
+    eventually_masks: Any = None     # the eventually properties' compiled P / Q masks (module docstring)
+    fairness: Fairness = Fairness()
 
     def __post_init__(self) -> None:
         if not self.names_in_order:
@@ -85,6 +127,9 @@ class PropertySet:
     def without(self, kinds: Iterable[str]) -> "PropertySet":
         kinds = set(kinds)
         return replace(self, properties=tuple(p for p in self.properties if p.kind not in kinds))
+
+    def with_fairness(self, fairness: Fairness) -> "PropertySet":
+        return replace(self, fairness=fairness)
 
     def of_kind(self, kind: str) -> list[Property]:
         return [p for p in self.properties if p.kind == kind]

@@ -14,6 +14,8 @@ from model.layout import unpack
 from model.native import scratch
 from model.packed import STATE_CHECK_SIG, TRANSITION_CHECK_SIG
 
+from .base import EVENTUALLY_MASKS_SIG
+
 from . import durability, offsets, replication, witnesses
 
 
@@ -57,3 +59,17 @@ def transition_check(source, flags, target, params):
     if flags & EV_SLAVE_SYNC_LOWERED_OFFSET:  # slave_sync_overwrites_offset
         bits |= 1 << 8
     return np.uint64(bits)
+
+
+@nb.njit(EVENTUALLY_MASKS_SIG, cache=True, nogil=True, _nrt=False)
+def eventually_masks(state, params, out):
+    """Per eventually property of bit ``b``: ``out[2 * b]`` the instances where P holds, ``out[2 * b + 1]``
+    those where Q holds."""
+    v = scratch(NFIELDS)
+    unpack(state, params, v)
+    out[26] = np.uint64(durability.acked_message_eventually_consumed(v, params))  # acked_message_eventually_consumed: P
+    out[27] = np.uint64(durability.consumed_or_expired(v, params))  # Q
+    out[28] = np.uint64(replication.slaves_eventually_catch_up(v, params))  # slaves_eventually_catch_up: P
+    out[29] = np.uint64(replication.caught_up(v, params))  # Q
+    out[30] = np.uint64(offsets.consumption_eventually_completes(v, params))  # consumption_eventually_completes: P
+    out[31] = np.uint64(offsets.consumption_complete(v, params))  # Q

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from model.native import kernel
 
-from .declare import ALWAYS, check
+from .declare import ALWAYS, EVENTUALLY, check
 from model import fields as F
 from model.slots import K_SLAVES
 
@@ -47,3 +47,26 @@ def consumed_message_never_lost(v, p):
     everywhere: the application acted on a message the cluster no longer has. A message retention deleted
     is not counted."""
     return v[F.H_DELIVERED] & ~kept_or_expired(v, p) == 0
+
+
+@kernel
+def consumed_or_expired(v, p):
+    """Q of ``acked_message_eventually_consumed``: the messages delivered to a consumer's application, and
+    those retention removed from every broker (``DeleteExpiredFiles`` on each copy) before anyone did."""
+    return v[F.H_DELIVERED] | (v[F.H_EXPIRED] & ~stored_anywhere(v, p))
+
+
+@check(kind=EVENTUALLY, summary="every SEND_OK message is eventually delivered to the application",
+       leads_to=consumed_or_expired, over="messages")
+@kernel
+def acked_message_eventually_consumed(v, p):
+    """At-least-once delivery, as RocketMQ sells it: every message the producer was told SEND_OK for is,
+    sooner or later, delivered to a consumer's application (``ConsumeMessageConcurrentlyService`` hands it
+    to the listener), on every fair run: the periodic tasks (flush, HA push, route refresh, rebalance,
+    pull, consume, offset persist, restarts) keep running, while crashes, power losses, HA disconnects and
+    deletions happen at most as often as their budgets allow and need not happen at all. A message that
+    retention removed from every broker before anyone consumed it is not asked for. It fails when a
+    SEND_OK message is lost (a power loss before flush and replication) or when consumers can stay stuck
+    for ever without ever pulling it (the counterexample is a lasso: a path and a cycle repeated for
+    ever, along which the message is never delivered). Ranges over messages: checked for each one."""
+    return v[F.P_ACKED]

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 
 from model import fields as F
-from model.bits import lowest
+from model.bits import count, lowest
 from model.native import kernel
 from model.slots import K_QUEUES
 
-from .declare import ALWAYS, check
+from .declare import ALWAYS, EVENTUALLY, check
 from .observations import broker_up, committed_offset, queue_entries, restart_broker
 
 
@@ -57,3 +57,35 @@ def no_message_skipped(v, p):
         if passed & ~(v[F.H_DELIVERED] | v[F.H_EXPIRED]) != 0:
             return False
     return True
+
+
+@kernel
+def consumption_complete(v, p):
+    """Q of ``consumption_eventually_completes``: on the broker a consumer (re)starting now asks for its
+    offset, which must be up, every queue's committed offset has reached that queue's max offset (a
+    broker answering QUERY_NOT_FOUND sends a restarting consumer to the queue's end: nothing is left)."""
+    b = restart_broker(v, p)
+    if b < 0 or not broker_up(v, b):
+        return 0
+    for q in range(p[K_QUEUES]):
+        read = committed_offset(v, b, q, p)
+        if read < 0:
+            continue
+        first_offset, entries = queue_entries(v, b, q, p)
+        if read < first_offset + count(entries):
+            return 0
+    return 1
+
+
+@check(kind=EVENTUALLY, summary="infinitely often every queue's committed offset reaches its max offset",
+       leads_to=consumption_complete)
+@kernel
+def consumption_eventually_completes(v, p):
+    """No consumer is stuck for ever: on every fair run, infinitely often the committed offset of every
+    queue - as a consumer (re)starting now would read it with ``queryConsumerOffset`` from the broker its
+    fresh route names (the master if the name server lists it, else the lowest slave) - has reached that
+    queue's max offset on that broker, which is up. A consumer that pulls, consumes and persists its
+    offsets gets there; one that an OFFSET_ILLEGAL correction, a stale route or an offset above a restarted
+    master's max offset keeps from ever committing the end breaks it (the counterexample is a lasso, the
+    cycle the consumer is stuck in)."""
+    return 1

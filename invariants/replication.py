@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from model.native import kernel
 
-from .declare import ALWAYS, GRAPH, check
+from .declare import ALWAYS, EVENTUALLY, GRAPH, check
 from model import fields as F
 from model.bits import count, from_position, lowest
 from model.slots import K_SLAVES
@@ -56,3 +56,22 @@ def replication_caught_up(v, p):
         if held_between(v[F.S_LOG + s], s_first, m_first, m_end) != v[F.M_LOG]:
             return False
     return True
+
+
+@kernel
+def caught_up(v, p):
+    """Q of ``slaves_eventually_catch_up``: 1 when every live slave holds exactly the master's log."""
+    return 1 if replication_caught_up(v, p) else 0
+
+
+@check(kind=EVENTUALLY, summary="every live slave infinitely often holds exactly the master's log",
+       leads_to=caught_up)
+@kernel
+def slaves_eventually_catch_up(v, p):
+    """On every fair run, infinitely often every live slave holds exactly the master's commitlog from the
+    master's min offset on (the goal of ``replication_can_catch_up``): the HA service (``HAClient``
+    reporting its offset, ``HAConnection`` pushing data) does not merely keep catching up possible, it
+    gets there, again and again, whatever the failures the budgets allow did before. It fails when a
+    slave can diverge from the master for good (4.4 never truncates a slave after a master power loss),
+    or when, with ``--unfair MasterRestart``, a master that stays down leaves a slave behind."""
+    return 1

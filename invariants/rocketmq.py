@@ -8,12 +8,12 @@ the declared order, and ``state_check`` / ``transition_check`` are generated fro
 from __future__ import annotations
 
 from .base import Property, PropertySet
-from .checks import state_check, transition_check
+from .checks import eventually_masks, state_check, transition_check
 from .declare import declarations
 
 __all__ = ["PROPERTIES", "state_check", "transition_check"]
 
 
 PROPERTIES = PropertySet(tuple(
-    Property(d.name, d.kind, bit, d.summary, d.doc, d.on_transitions) for bit, d in enumerate(declarations())
-), state_check, transition_check)
+    Property(d.name, d.kind, bit, d.summary, d.doc, d.on_transitions, d.over) for bit, d in enumerate(declarations())
+), state_check, transition_check, eventually_masks=eventually_masks)

@@ -13,9 +13,9 @@ from .compile_notice import announce_compilation
 from .engines import SparkOptions, run_check
 from .exit_codes import EXIT_FOR_OUTCOME
 from .interrupt import stop_on_signals
-from .options import (TRACES, command_line, config_options, driver_level_limit_option, engine_option, json_option,
-                      limit_options, partitions_option, property_option, quiet_option, spark_master_option,
-                      spark_options, threads_option, traces_option)
+from .options import (TRACES, command_line, config_options, driver_level_limit_option, engine_option,
+                      fairness_options, json_option, limit_options, partitions_option, property_option, quiet_option, spark_master_option,
+                      spark_options, threads_option, traces_option, with_fairness)
 from .output import print_result
 from .setup import (BadInput, CheckJob, check_itf_dir, check_outputs, config_name, limits, parallelism,
                     resolve_config, select_properties)
@@ -26,6 +26,7 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_
 @click.command()
 @config_options
 @property_option
+@fairness_options
 @engine_option("Exploration engine: the embedded local BFS, or the same BFS on Spark.")
 @limit_options
 @threads_option
@@ -50,7 +51,8 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_
 @click.option("--resume", is_flag=True, help="Resume from the checkpoints in --work-dir (--engine spark only).")
 @driver_level_limit_option
 @click.pass_context
-def check(ctx: click.Context, preset_name, config_file, assignments, property_names, engine, max_states,
+def check(ctx: click.Context, preset_name, config_file, assignments, property_names, fairness, unfair_kinds, engine,
+          max_states,
           max_depth, max_seconds, threads, json_path, report_path, graph_path, graph_around, graph_radius, itf_dir, quiet,
           traces, spark_master, partitions,
           work_dir, resume, driver_level_limit) -> None:
@@ -65,7 +67,7 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     from reports.graph_export import graph_format
 
     cfg = resolve_config(preset_name, config_file, assignments)
-    props = select_properties(property_names)
+    props = with_fairness(ctx, select_properties(property_names), fairness, unfair_kinds)
     lim = limits(max_states, max_depth, max_seconds)
     if threads is not None and engine != "local":
         raise BadInput(f"--threads: the local engine's option; --engine {engine} has its own workers")

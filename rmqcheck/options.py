@@ -237,3 +237,35 @@ def spark_options(ctx: click.Context, engine: str, names: tuple[str, ...]) -> Sp
         bounded("--driver-level-limit", limit, MAX_COUNT, positive=False)
     check_master_url(p["spark_master"])
     return SparkOptions(p["spark_master"], partitions, p.get("work_dir"), bool(p.get("resume")), limit)
+
+
+def fairness_options(f: Callable) -> Callable:
+    """``--fairness weak|strong|none`` and repeatable ``--unfair KIND``: the runs an eventually property
+    quantifies over (docs/liveness.md)."""
+    from invariants.base import FAIRNESS_MODES, WEAK
+    f = click.option("--unfair", "unfair_kinds", multiple=True, metavar="KIND",
+                     help="Give the action kind KIND no fairness (repeatable), e.g. --unfair MasterRestart: "
+                          "the master may stay down for ever. Eventually properties only.")(f)
+    f = click.option("--fairness", type=click.Choice(FAIRNESS_MODES), default=WEAK, show_default=True,
+                     help="Fairness of the eventually properties' runs: every action that is not a failure is "
+                          "weakly fair (continuously enabled => taken), strongly fair (enabled infinitely "
+                          "often => taken), or none (any state may stutter for ever).")(f)
+    return f
+
+
+def with_fairness(ctx: click.Context, props, fairness: str, unfair_kinds: tuple[str, ...]):
+    """``props`` with the fairness the options give: bad input for an unknown action kind; a note (once, on
+    the console) when a fairness option is given but no eventually property is selected."""
+    from explore.fairness import unknown_kinds
+    from invariants.base import EVENTUALLY, Fairness
+    from model.actions import ACTION_TYPES
+    known = [cls.__name__ for cls in ACTION_TYPES]
+    bad = unknown_kinds(unfair_kinds, known)
+    if bad:
+        raise BadInput(f"--unfair {bad[0]}: not an action kind; kinds: {', '.join(sorted(known))}")
+    given = [spelling for name, spelling in (("fairness", "--fairness"), ("unfair_kinds", "--unfair"))
+             if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)]
+    if given and not props.of_kind(EVENTUALLY):
+        click.echo(f"note: {' and '.join(given)} only affect eventually properties, and none is selected",
+                   err=True)
+    return props.with_fairness(Fairness(fairness, tuple(unfair_kinds)))

@@ -1,0 +1,568 @@
+"""Eventually properties (leads-to, ``P ~> Q``) over the stored reachable graph, under fairness, with
+lasso counterexamples (docs/liveness.md).
+
+``P ~> Q`` fails exactly when some reachable state where P holds and Q does not starts a fair infinite run
+that never meets Q. Such a run ends, for ever, either stuttering in one state where no fair action is
+enabled (a terminal state is one), or going round a fair cycle. So, over the states where Q does not hold:
+
+1. *fair end states*: the stuttering ones, and the states of *fair components*: strongly connected
+   components (of the edges between not-Q states; a self-loop changes nothing and counts as no step) in
+   which every fair action instance is, under weak fairness, taken on some edge inside or disabled in some
+   state, or, under strong fairness, taken inside whenever it is enabled in any state; a component that
+   fails the strong test loses the states that enable the offending actions and what is left is split
+   again (Emerson and Lei's refinement) until the parts are fair or gone;
+2. backwards from those, the not-Q states that can reach one without meeting Q;
+3. the property fails iff a state where P holds is among them.
+
+The pass uses only the stored graph (state indices, edges in action order) and the action of each edge,
+so it gives the same verdict and the same lasso for every thread count. The action of each edge is
+recomputed here with the model's compiled successors: the k-th edge of a state is its k-th enabled action.
+
+The canonical lasso (docs/liveness.md): the smallest violated instance (message id); its trigger is the
+smallest state index (BFS level, then key: the stored order) where P holds, Q does not and a fair end is
+reachable without Q; the stem is the trigger's canonical shortest path, then the breadth-first shortest
+path (edges met in action order) through not-Q states to the first fair end state met. If that state may
+stutter, the lasso stutters there; otherwise the cycle starts there and, for the fair actions in index
+order that the cycle built so far does not yet satisfy, walks (breadth-first, inside the component) to the
+nearest state where the action is disabled (weak fairness only) or from which it stays inside the
+component, and takes it; then it walks back to its start (under strong fairness, again while the states
+it passed enable an action not yet taken).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from invariants.base import EVENTUALLY, EVENTUALLY_MASKS_SIG, STRONG, Fairness, Property
+
+from .fairness import fair_actions
+from .result import HOLDS, S_VIOLATED, PropertyResult
+from .step import ENABLED, SUCC_T
+
+NO_COMPONENT = -1
+MAX_INSTANCES = 8     # an eventually property ranges over at most 8 instances (messages <= 8)
+MASKS_T = types.FunctionType(EVENTUALLY_MASKS_SIG)
+
+
+# -- the action of every edge, and P / Q of every state ------------------------------------------------
+@nb.njit(types.int64(SUCC_T, MASKS_T, types.int64[::1], types.uint64[:, ::1], types.int64, types.int64[::1],
+                     types.int16[::1], types.int64[::1], types.uint8[:, ::1], types.uint64[:, ::1],
+                     types.int64[::1], types.uint64[::1]), cache=True, nogil=True)
+def label_states(succ, masks, params, states, count, row_start, act, bits, pq, out, oflags, buf):
+    """Fill ``act[e]`` with the action of every edge (the k-th edge of a state is its k-th enabled action)
+    and ``pq[i, 2k]`` / ``pq[i, 2k + 1]`` with the P / Q masks of the eventually property of bit
+    ``bits[k]`` (at most :data:`MAX_INSTANCES` instances: a byte per state each). Returns -1, or the first
+    state whose enabled actions do not match its stored edges, or whose masks do not fit a byte."""
+    for i in range(count):
+        succ(states[i], params, out, oflags)
+        e = row_start[i]
+        for a in range(len(oflags)):
+            if oflags[a] & ENABLED:
+                if e >= row_start[i + 1]:
+                    return i
+                act[e] = a
+                e += 1
+        if e != row_start[i + 1]:
+            return i
+        if len(bits):
+            masks(states[i], params, buf)
+            for k in range(len(bits)):
+                if buf[2 * bits[k]] > 255 or buf[2 * bits[k] + 1] > 255:
+                    return i
+                pq[i, 2 * k] = buf[2 * bits[k]]
+                pq[i, 2 * k + 1] = buf[2 * bits[k] + 1]
+    return -1
+
+
+# -- fair end states ----------------------------------------------------------------------------------
+@nb.njit(cache=True, nogil=True)
+def may_stutter(row_start, edges, act, fair, n):
+    """Per state, 1 when no fair action instance is enabled in it (a self-loop is no step): a run may stay
+    there for ever."""
+    out = np.ones(n, np.uint8)
+    for s in range(n):
+        for e in range(row_start[s], row_start[s + 1]):
+            if edges[e] != s and fair[act[e]]:
+                out[s] = 0
+                break
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def components(row_start, edges, alive, comp):
+    """Tarjan's strongly connected components (iteratively) of the edges between ``alive`` states, self-
+    loops left out: ``comp[s]`` gets its component's number (in order of completion; -1 for a state not
+    alive). Returns the number of components."""
+    n = len(alive)
+    index = np.full(n, -1, np.int32)
+    low = np.zeros(n, np.int32)
+    onstack = np.zeros(n, np.uint8)
+    stack = np.empty(n, np.int32)
+    call = np.empty(n, np.int32)
+    next_edge = np.empty(n, np.int64)
+    counter = 0
+    ncomp = 0
+    sp = 0
+    for s in range(n):
+        comp[s] = -1
+    for root in range(n):
+        if not alive[root] or index[root] >= 0:
+            continue
+        cp = 0
+        call[0] = root
+        next_edge[0] = row_start[root]
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        onstack[root] = 1
+        while cp >= 0:
+            v = call[cp]
+            e = next_edge[cp]
+            if e < row_start[v + 1]:
+                next_edge[cp] = e + 1
+                w = edges[e]
+                if w == v or not alive[w]:
+                    continue
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[sp] = w
+                    sp += 1
+                    onstack[w] = 1
+                    cp += 1
+                    call[cp] = w
+                    next_edge[cp] = row_start[w]
+                elif onstack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            if low[v] == index[v]:
+                while True:
+                    sp -= 1
+                    w = stack[sp]
+                    onstack[w] = 0
+                    comp[w] = ncomp
+                    if w == v:
+                        break
+                ncomp += 1
+            cp -= 1
+            if cp >= 0:
+                u = call[cp]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+    return ncomp
+
+
+@nb.njit(cache=True, nogil=True)
+def judge_components(row_start, edges, act, fair, comp, ncomp, alive, strong, fair_comp, next_id, nact):
+    """One round of the fairness test over the components ``comp`` of the ``alive`` states: a fair
+    component's states get its number in ``fair_comp`` (from ``next_id`` on) and leave ``alive``; so do the
+    states of a one-state component and of a component that fails the weak test; a component that fails
+    the strong test loses only its states that enable an offending action (the rest is split again next
+    round). Returns the next free component number."""
+    n = len(alive)
+    # the states of each component, contiguous (a counting sort by component number)
+    start = np.zeros(ncomp + 1, np.int64)
+    for s in range(n):
+        if comp[s] >= 0:
+            start[comp[s] + 1] += 1
+    for c in range(ncomp):
+        start[c + 1] += start[c]
+    members = np.empty(start[ncomp], np.int32)
+    fill = start[:ncomp].copy()
+    for s in range(n):
+        c = comp[s]
+        if c >= 0:
+            members[fill[c]] = s
+            fill[c] += 1
+    enabled_in = np.zeros(nact, np.int64)     # states of the component enabling the action
+    taken = np.zeros(nact, np.uint8)          # an edge inside the component takes it
+    stamp = np.full(nact, -1, np.int64)
+    touched = np.empty(nact, np.int64)
+    bad = np.zeros(nact, np.uint8)
+    for c in range(ncomp):
+        lo = start[c]
+        hi = start[c + 1]
+        size = hi - lo
+        if size == 1:
+            alive[members[lo]] = 0
+            continue
+        nt = 0
+        for j in range(lo, hi):
+            s = members[j]
+            for e in range(row_start[s], row_start[s + 1]):
+                a = act[e]
+                d = edges[e]
+                if d == s or not fair[a]:
+                    continue
+                if stamp[a] != s:
+                    if stamp[a] < 0:
+                        touched[nt] = a
+                        nt += 1
+                    stamp[a] = s
+                    enabled_in[a] += 1
+                if comp[d] == c:
+                    taken[a] = 1
+        unfair = False
+        for k in range(nt):
+            a = touched[k]
+            if not taken[a] and (strong or enabled_in[a] == size):
+                bad[a] = 1
+                unfair = True
+        if not unfair:
+            for j in range(lo, hi):
+                fair_comp[members[j]] = next_id
+                alive[members[j]] = 0
+            next_id += 1
+        else:
+            for j in range(lo, hi):
+                s = members[j]
+                if not strong:
+                    alive[s] = 0
+                    continue
+                for e in range(row_start[s], row_start[s + 1]):
+                    if edges[e] != s and bad[act[e]]:
+                        alive[s] = 0
+                        break
+        for k in range(nt):
+            a = touched[k]
+            enabled_in[a] = 0
+            taken[a] = 0
+            stamp[a] = -1
+            bad[a] = 0
+    return next_id
+
+
+@nb.njit(cache=True, nogil=True)
+def reach_backwards(row_start, edges, allowed, target):
+    """Per state, 1 when it is ``allowed`` and reaches a ``target`` state along ``allowed`` states (targets
+    are allowed states themselves)."""
+    n = len(allowed)
+    first = np.zeros(n + 1, np.int64)
+    for s in range(n):
+        if allowed[s]:
+            for e in range(row_start[s], row_start[s + 1]):
+                d = edges[e]
+                if d != s and allowed[d]:
+                    first[d + 1] += 1
+    for d in range(n):
+        first[d + 1] += first[d]
+    preds = np.empty(first[n], np.int32)
+    cursor = first[:n].copy()
+    for s in range(n):
+        if allowed[s]:
+            for e in range(row_start[s], row_start[s + 1]):
+                d = edges[e]
+                if d != s and allowed[d]:
+                    preds[cursor[d]] = s
+                    cursor[d] += 1
+    reach = np.zeros(n, np.uint8)
+    queue = np.empty(n, np.int32)
+    tail = 0
+    for s in range(n):
+        if allowed[s] and target[s]:
+            reach[s] = 1
+            queue[tail] = s
+            tail += 1
+    head = 0
+    while head < tail:
+        d = queue[head]
+        head += 1
+        for k in range(first[d], first[d + 1]):
+            s = preds[k]
+            if not reach[s]:
+                reach[s] = 1
+                queue[tail] = s
+                tail += 1
+    return reach
+
+
+@nb.njit(cache=True, nogil=True)
+def shortest_path(row_start, edges, allowed, start, goal):
+    """Breadth-first from ``start`` along ``allowed`` states (successors in edge order) to the first
+    ``goal`` state met (``start`` itself when it is one): ``(found, its edge indices in order)``."""
+    if goal[start]:
+        return True, np.empty(0, np.int64)
+    n = len(allowed)
+    via = np.full(n, -1, np.int64)      # the edge that reached each state
+    queue = np.empty(n, np.int32)
+    seen = np.zeros(n, np.uint8)
+    seen[start] = 1
+    queue[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        s = queue[head]
+        head += 1
+        for e in range(row_start[s], row_start[s + 1]):
+            d = edges[e]
+            if seen[d] or not allowed[d]:
+                continue
+            seen[d] = 1
+            via[d] = e
+            if goal[d]:
+                length = 0
+                x = d
+                while x != start:
+                    length += 1
+                    x = _source(row_start, via[x])
+                path = np.empty(length, np.int64)
+                x = d
+                for k in range(length - 1, -1, -1):
+                    path[k] = via[x]
+                    x = _source(row_start, via[x])
+                return True, path
+            queue[tail] = d
+            tail += 1
+    return False, np.empty(0, np.int64)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _source(row_start, e):
+    """The state whose edge ``e`` is (``row_start`` is sorted)."""
+    return np.searchsorted(row_start, e, side="right") - 1
+
+
+# -- one instance of P ~> Q on a labelled graph -------------------------------------------------------
+@dataclass
+class Graph:
+    """The reachable graph as the pass reads it: CSR successors (``edges[row_start[s]:row_start[s+1]]``,
+    in action order), the action of each edge, and which action instances are fair."""
+
+    row_start: np.ndarray
+    edges: np.ndarray
+    act: np.ndarray
+    fair: np.ndarray
+    strong: bool = False
+    stutter: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.n = len(self.row_start) - 1
+        self.stutter = may_stutter(self.row_start, self.edges, self.act, self.fair, self.n)
+
+    def fair_enabled(self, s: int) -> list[int]:
+        """The fair action instances enabled in state ``s``, ascending."""
+        lo, hi = self.row_start[s], self.row_start[s + 1]
+        return sorted({int(a) for a, d in zip(self.act[lo:hi], self.edges[lo:hi]) if d != s and self.fair[a]})
+
+    def step(self, e: int) -> tuple[int, int]:
+        """``(action, destination)`` of edge ``e``."""
+        return int(self.act[e]), int(self.edges[e])
+
+
+@dataclass
+class Lasso:
+    """A counterexample to ``P ~> Q``: from ``trigger`` (P holds, Q does not) the ``stem`` (steps as
+    ``(action, state)``) to the cycle's first state, then the ``cycle`` back to it (empty: stutter there for
+    ever)."""
+
+    trigger: int
+    stem: list[tuple[int, int]]
+    cycle: list[tuple[int, int]]
+
+    @property
+    def loop_state(self) -> int:
+        return self.stem[-1][1] if self.stem else self.trigger
+
+
+def fair_ends(g: Graph, not_q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(stutter, fair_comp)`` over the not-Q states: the states that may stutter for ever, and each
+    state's fair component number (-1: in none)."""
+    alive = not_q.astype(np.uint8)
+    fair_comp = np.full(g.n, NO_COMPONENT, np.int32)
+    comp = np.empty(g.n, np.int32)
+    next_id = 0
+    nact = max(int(g.act.max()) + 1 if len(g.act) else 1, len(g.fair))
+    while alive.any():
+        ncomp = components(g.row_start, g.edges, alive, comp)
+        next_id = judge_components(g.row_start, g.edges, g.act, g.fair, comp, ncomp, alive, g.strong, fair_comp,
+                                   next_id, nact)
+    return g.stutter & not_q.astype(np.uint8), fair_comp
+
+
+def leads_to_violation(g: Graph, p: np.ndarray, q: np.ndarray) -> tuple[Lasso | None, bool]:
+    """Check ``P ~> Q`` (boolean arrays over the states): ``(lasso, vacuous)``; the lasso is None when the
+    property holds, ``vacuous`` when P holds nowhere."""
+    if not p.any():
+        return None, True
+    not_q = (~q).astype(np.uint8)
+    stutter, fair_comp = fair_ends(g, not_q)
+    end = stutter | (fair_comp >= 0)
+    doomed = reach_backwards(g.row_start, g.edges, not_q, end.astype(np.uint8))
+    triggers = np.flatnonzero(p & doomed.astype(bool))
+    if len(triggers) == 0:
+        return None, False
+    t = int(triggers[0])
+    _, path = shortest_path(g.row_start, g.edges, not_q, t, end.astype(np.uint8))
+    stem = [g.step(int(e)) for e in path]
+    loop = stem[-1][1] if stem else t
+    cycle = [] if stutter[loop] else fair_cycle(g, fair_comp == fair_comp[loop], loop)
+    return Lasso(t, stem, cycle), False
+
+
+def fair_cycle(g: Graph, inside: np.ndarray, start: int) -> list[tuple[int, int]]:
+    """A fair cycle from ``start`` through the fair component ``inside`` (the rule of the module docstring),
+    as ``(action, state)`` steps ending at ``start``."""
+    allowed = inside.astype(np.uint8)
+    members = np.flatnonzero(inside)
+    lo, hi = g.row_start[members], g.row_start[members + 1]
+    sizes = hi - lo
+    edge_ids = np.repeat(lo - np.cumsum(np.concatenate(([0], sizes[:-1]))), sizes) + np.arange(sizes.sum())
+    src = np.repeat(members, sizes)
+    dst = g.edges[edge_ids]
+    acts = g.act[edge_ids]
+    real = dst != src
+    steps: list[tuple[int, int]] = []
+    visited = {start}
+    taken: set[int] = set()
+    cur = start
+
+    def unsatisfied() -> int | None:
+        if g.strong:
+            need = {a for s in visited for a in g.fair_enabled(s)} - taken
+        else:
+            need = set(g.fair_enabled(start)) - taken
+            need = {a for a in need if all(a in g.fair_enabled(s) for s in visited)}
+        return min(need) if need else None
+
+    def walk(goal: np.ndarray) -> None:
+        nonlocal cur
+        found, path = shortest_path(g.row_start, g.edges, allowed, cur, goal.astype(np.uint8))
+        if not found:
+            raise AssertionError("the fair component is not strongly connected")
+        for e in path:
+            a, d = g.step(int(e))
+            steps.append((a, d))
+            visited.add(d)
+            cur = d
+
+    def take(a: int) -> None:
+        nonlocal cur
+        for e in range(g.row_start[cur], g.row_start[cur + 1]):
+            if g.act[e] == a and inside[g.edges[e]] and g.edges[e] != cur:
+                steps.append(g.step(e))
+                taken.add(a)
+                cur = int(g.edges[e])
+                visited.add(cur)
+                return
+        raise AssertionError("no edge inside the component takes the action")
+
+    while True:
+        a = unsatisfied()
+        if a is None:
+            if cur == start and steps:
+                return steps
+            at_start = np.zeros(g.n, bool)
+            at_start[start] = True
+            walk(at_start)
+            if unsatisfied() is None:
+                return steps
+            continue
+        sel = real & (acts == a)
+        internal = np.zeros(g.n, bool)
+        internal[src[sel & inside[dst]]] = True
+        goal = internal
+        if not g.strong:
+            enabled = np.zeros(g.n, bool)
+            enabled[src[sel]] = True
+            goal = internal | (inside & ~enabled)
+        walk(goal)
+        if a in g.fair_enabled(cur):
+            take(a)
+
+
+# -- the properties of a run ---------------------------------------------------------------------------
+@dataclass
+class LiveVerdict:
+    """An eventually property's verdict on the graph: the lasso of its smallest violated instance."""
+
+    instance: int = -1
+    lasso: Lasso | None = None
+    vacuous: bool = False
+
+
+def decide(g: Graph, p_masks: np.ndarray, q_masks: np.ndarray) -> LiveVerdict:
+    """``P(m) ~> Q(m)`` for every instance bit ``m`` set in some P mask, smallest first; stops at the first
+    violated one."""
+    instances = int(np.bitwise_or.reduce(p_masks)) if len(p_masks) else 0
+    if instances == 0:
+        return LiveVerdict(vacuous=True)
+    for m in range(MAX_INSTANCES):
+        if not instances >> m & 1:
+            continue
+        bit = p_masks.dtype.type(1 << m)
+        lasso, _ = leads_to_violation(g, (p_masks & bit) != 0, (q_masks & bit) != 0)
+        if lasso is not None:
+            return LiveVerdict(m, lasso)
+    return LiveVerdict()
+
+
+def decide_properties(model: Any, props: list[Property], fairness: Fairness, eventually_masks: Any,
+                      states: np.ndarray, row_start: np.ndarray, edges: np.ndarray,
+                      path_to: Callable[[int], tuple[int, list[int]]], trace_of: Callable[..., Any],
+                      ) -> dict[str, PropertyResult]:
+    """Verdicts of the eventually properties ``props`` over the stored graph (``states``, CSR
+    ``row_start`` / ``edges``): ``path_to(i)`` gives ``(root, actions)`` of state ``i``'s canonical path and
+    ``trace_of(root, actions)`` the replayed trace."""
+    count = len(states)
+    nact = len(model.actions())
+    act = np.zeros(int(row_start[count]), np.int16)
+    bits = np.array([p.bit for p in props], np.int64)
+    pq = np.zeros((count, 2 * len(props)), np.uint8)
+    out = np.zeros((max(nact, 1), states.shape[1]), np.uint64)
+    oflags = np.zeros(max(nact, 1), np.int64)
+    buf = np.zeros(128, np.uint64)
+    mismatch = label_states(model.successors, eventually_masks, model.params, states, count, row_start, act,
+                            bits, pq, out, oflags, buf)
+    if mismatch >= 0:
+        raise RuntimeError(f"state {mismatch}: its enabled actions do not match its stored edges, or an "
+                           f"eventually property has more than {MAX_INSTANCES} instances")
+    g = Graph(row_start[:count + 1], edges[:int(row_start[count])], act, fair_actions(model.actions(), fairness),
+              strong=fairness.mode == STRONG)
+    results = {}
+    for k, p in enumerate(props):
+        verdict = decide(g, pq[:, 2 * k], pq[:, 2 * k + 1])
+        results[p.name] = result_of(p, verdict, fairness, path_to, trace_of, model)
+    return results
+
+
+def result_of(p: Property, verdict: LiveVerdict, fairness: Fairness, path_to, trace_of, model) -> PropertyResult:
+    """The :class:`PropertyResult` of a verdict: a violated one carries the lasso's trace and ``loop_start``."""
+    assert p.kind == EVENTUALLY
+    if verdict.lasso is None:
+        note = "holds vacuously: its trigger never occurs" if verdict.vacuous else ""
+        return PropertyResult(p.name, p.kind, HOLDS, p.summary, note=note)
+    lasso = verdict.lasso
+    root, actions = path_to(lasso.trigger)
+    trigger_at = len(actions)
+    actions = actions + [a for a, _ in lasso.stem]
+    loop_start = len(actions)
+    actions += [a for a, _ in lasso.cycle]
+    trace = trace_of(root, actions)
+    which = f"{p.instance_name(verdict.instance)}: " if p.instance_name(verdict.instance) else ""
+    repeat = (f"the cycle of steps {loop_start + 1}-{len(actions)} repeats for ever" if lasso.cycle
+              else f"the run stays at step {loop_start} for ever")
+    note = f"{which}triggered at step {trigger_at}, never followed by its goal; {repeat} ({fairness.describe()})"
+    return PropertyResult(p.name, p.kind, S_VIOLATED, p.summary, trace, note=note, loop_start=loop_start)
+
+
+def decide_on_explorer(explorer: Any) -> dict[str, PropertyResult]:
+    """The local engine's eventually verdicts, from its stored graph once exploration is over (unknown when
+    it stopped early or failed: the pass needs the whole reachable graph)."""
+    from .trace import replay
+    from .result import UNKNOWN
+    props = explorer.tracker.eventually
+    if explorer.incomplete or explorer.error is not None:
+        return {p.name: PropertyResult(p.name, p.kind, UNKNOWN, p.summary, note="needs the whole reachable graph")
+                for p in props}
+    store = explorer.store
+    states = store.states[:store.count]
+    return decide_properties(explorer.model, props, explorer.props.fairness, explorer.props.eventually_masks,
+                             states, store.row_start, store.edges, explorer.path,
+                             lambda root, actions: replay(explorer.model, states[root], actions))

@@ -333,7 +333,58 @@ def replication_can_catch_up(r: Reading) -> list[Condition]:
     return out
 
 
-#: property name -> its conditions on a state (the graph property: its goal)
+def acked_message_eventually_consumed(r: Reading) -> list[Condition]:
+    """The goal of each SEND_OK message, on the state a lasso repeats from: delivered, or removed by
+    retention from every broker."""
+    logs = {name: r.view[name] for name in r.logs()}
+    delivered = r.view["history.delivered"]
+    gone_by_age = expired(r.view)
+    out = []
+    for m in r.view["producer.sendOk"]:
+        where = [name.split(".")[0] for name, log in logs.items() if m in log]
+        when = r.history.first_gain("producer.sendOk", m)
+        head = f"message {m} got SEND_OK" + (f" at step {when}" if when else "")
+        fields = {"producer.sendOk": r.view["producer.sendOk"], "history.delivered": delivered, **logs}
+        if m in delivered:
+            out.append(Condition(f"{head} and was delivered to the application", True, fields))
+        elif m in gone_by_age and not where:
+            out.append(Condition(f"{head}; retention removed every copy before anyone consumed it", True, fields))
+        else:
+            stored = f"it is in the commitlog of {', '.join(where)}" if where else "it is in no commitlog any more"
+            out.append(Condition(f"{head} and is never delivered to the application; {stored}", False, fields))
+    return out
+
+
+def consumption_eventually_completes(r: Reading) -> list[Condition]:
+    """The goal on the state a lasso repeats from: the broker a restarting consumer asks is up, and every
+    queue's committed offset there has reached the queue's max offset."""
+    b = r.admin_broker()
+    fields: dict[str, Any] = {"nameserver.route": r.view["nameserver.route"]}
+    if b < 0:
+        return [Condition(f"a consumer restarting now {_asks(r, b)}", False, fields)]
+    up = f"{r.broker(b)}.up"
+    fields[up] = r.view[up]
+    if not r.view[up]:
+        return [Condition(f"a consumer restarting now {_asks(r, b)}, which is down", False, fields)]
+    out = []
+    for q in range(r.cfg.queues):
+        read = r.offset_read(b, q)
+        first, entries = queue_entries(r.v, b, q, r.p)
+        end = int(first) + bin(int(entries)).count("1")
+        name = f"{r.broker(b)}.consumerOffset[{q}]"
+        queue = {**fields, name: r.view[name], f"{r.broker(b)}.commitlog": r.view[f"{r.broker(b)}.commitlog"]}
+        if read < 0:
+            out.append(Condition(f"queue {q}: {r.broker(b)} has no offset for the group (QUERY_NOT_FOUND): a "
+                                 "restarting consumer starts at the queue's end", True, queue))
+        else:
+            out.append(Condition(f"queue {q}: the committed offset on {r.broker(b)} is {read} "
+                                 f"({_offset_source(r, b, q, read)}), the queue's max offset {end}",
+                                 read >= end, queue))
+    return out
+
+
+#: property name -> its conditions on a state (the graph property: its goal; an eventually property: its
+#: goal on the state its lasso repeats from)
 EXPLAINERS: dict[str, Callable[[Reading], list[Condition]]] = {
     "acked_message_never_lost": acked_message_never_lost,
     "consumed_message_never_lost": consumed_message_never_lost,
@@ -341,6 +392,9 @@ EXPLAINERS: dict[str, Callable[[Reading], list[Condition]]] = {
     "committed_offset_never_regresses": committed_offset_never_regresses,
     "no_message_skipped": no_message_skipped,
     "replication_can_catch_up": replication_can_catch_up,
+    "acked_message_eventually_consumed": acked_message_eventually_consumed,
+    "slaves_eventually_catch_up": replication_can_catch_up,
+    "consumption_eventually_completes": consumption_eventually_completes,
 }
 
 #: what the summary of a graph violation starts with: the goal fails, and no path leads back to it
@@ -348,6 +402,9 @@ GRAPH_PREFIX = {
     "replication_can_catch_up": "from this state no path leads to one where every live slave holds exactly "
                                 "the master's commitlog; here ",
 }
+_LASSO = "on this run, from the state it repeats for ever (the last one) the goal never holds again; there "
+GRAPH_PREFIX.update(dict.fromkeys(("acked_message_eventually_consumed", "slaves_eventually_catch_up",
+                                   "consumption_eventually_completes"), _LASSO))
 
 
 @functools.lru_cache(maxsize=32)

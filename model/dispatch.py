@@ -93,4 +93,6 @@ def apply(kind, x, y, z, v, w, p):
         return mutants.consume_never_delivering(v, w, x, y, p)
     if kind == 112:  # seeded bug application_never_consumes: ConsumeDropped
         return mutants.consume_dropped_never_delivering(v, w, x, y, p)
+    if kind == 113:  # seeded bug consumer_stops_after_route_change: Pull
+        return mutants.pull_only_while_route_lists_master(v, w, x, y, z, p)
     return 0

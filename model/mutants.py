@@ -169,3 +169,13 @@ def consume_never_delivering(v, w, c, q, p):
 def consume_dropped_never_delivering(v, w, c, q, p):
     """The application is never handed a pulled message (a listener that never runs)."""
     return 0
+
+
+@mutant("consumer_stops_after_route_change", replaces=("Pull",), kind=113)
+@kernel
+def pull_only_while_route_lists_master(v, w, c, q, batch, p):
+    """A consumer whose cached route no longer lists the master stops pulling: it never fails over to a
+    slave (``PullAPIWrapper#recalculatePullFromWhichNode`` would send it there)."""
+    if v[F.C_ROUTE + c] & 1 == 0:
+        return 0
+    return pull(v, w, c, q, batch, p)

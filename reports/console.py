@@ -313,8 +313,23 @@ def properties_table(props: list[PropertyResult]) -> NameTable:
     return NameTable("properties", ("property", "kind", "verdict", "trace", "meaning"), rows, justify={3: "right"})
 
 
-def trace_table(trace: Trace, title: str) -> Table:
-    t = Table(title=title, title_justify="left", show_lines=True)
+def loop_caption(trace: Trace, loop_start: int | None) -> str:
+    """How a lasso goes on for ever (empty for a trace that is no lasso): the cycle of steps after
+    ``loop_start``, whose last state is the state of step ``loop_start`` again, or one state it stays in."""
+    if loop_start is None:
+        return ""
+    last = len(trace.steps) - 1
+    if loop_start >= last:
+        return f"↻ the run stays in the state of step {loop_start} for ever (stuttering: no fair action is enabled)"
+    return (f"↻ repeats from step {loop_start}: steps {loop_start + 1}-{last} lead back to the state of step "
+            f"{loop_start}, for ever")
+
+
+def trace_table(trace: Trace, title: str, loop_start: int | None = None) -> Table:
+    """A trace, one row per step; a lasso's cycle (``loop_start``: eventually properties) marked with ↻."""
+    caption = loop_caption(trace, loop_start)
+    t = Table(title=title, title_justify="left", show_lines=True, caption=caption or None,
+              caption_justify="left")
     t.add_column("#", justify="right")
     t.add_column("action", style="bold")
     t.add_column("changes (before -> after)")
@@ -332,7 +347,8 @@ def trace_table(trace: Trace, title: str) -> Table:
         action = Text(step.action)
         if step.outcome:
             action.append(f"\n{step.outcome}", style="italic magenta")
-        t.add_row(str(step.index), action, changes)
+        mark = " ↻" if loop_start is not None and step.index >= loop_start else ""
+        t.add_row(f"{step.index}{mark}", action, changes)
     return t
 
 
@@ -358,6 +374,8 @@ def explanation_table(e: Explanation) -> Table:
 
 def trace_heading(p: PropertyResult, prefix: str = "") -> str:
     what = "" if p.status == S_VIOLATED else " (witness)"
+    if p.loop_start is not None:
+        return f"{prefix}{p.name}: {p.status}: a lasso of {len(p.trace)} steps, repeating from step {p.loop_start}"
     return f"{prefix}{p.name}: {p.status} in {len(p.trace)} steps{what}"
 
 
@@ -369,7 +387,7 @@ def render_traces(console: Console, result: CheckResult, traces_for: tuple[str, 
     for p in result.properties:
         if p.trace is None or p.status not in traces_for:
             continue
-        console.print(trace_table(p.trace, trace_heading(p, prefix)))
+        console.print(trace_table(p.trace, trace_heading(p, prefix), p.loop_start))
         e = explain_result(p, result.config)
         if e is not None:
             console.print(explanation_table(e))

@@ -40,6 +40,8 @@ def property_to_dict(p: PropertyResult, config: dict[str, Any] | None = None) ->
     d: dict[str, Any] = {"name": p.name, "kind": p.kind, "status": p.status, "summary": p.summary}
     if p.trace is not None:
         d["trace"] = trace_to_list(p.trace)
+    if p.loop_start is not None:   # an eventually property's lasso: the trace repeats from this step for ever
+        d["loop_start"] = p.loop_start
     explanation = explain_result(p, config or {})
     if explanation is not None:
         d["explanation"] = explanation.to_dict()

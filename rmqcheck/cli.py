@@ -165,9 +165,11 @@ def list_cmd() -> None:
     out.print(names_table("knobs (--set key=value, or key = value in a TOML file)",
                           ("knob", "allowed", "default", "RocketMQ", "meaning"), rows))
     out.print(names_table("properties (--property NAME)", ("property", "kind", "meaning"),
-                          [(p.name, p.kind, p.summary) for p in PROPERTIES]))
+                          [(p.name, p.kind, p.summary) for p in PROPERTIES.every()]))
     out.print("kinds: always = must hold in every reachable state; sometimes = must be reachable (else the "
-              "model is vacuous there); graph = from every reachable state a goal stays reachable.")
+              "model is vacuous there); graph = from every reachable state a goal stays reachable; "
+              "eventually = leads-to under --fairness, checked only when named with --property "
+              "(docs/liveness.md).")
 
 
 @cli.command("schema")

@@ -537,7 +537,7 @@ def result_of(p: Property, verdict: LiveVerdict, fairness: Fairness, path_to, tr
     assert p.kind == EVENTUALLY
     if verdict.lasso is None:
         note = "holds vacuously: its trigger never occurs" if verdict.vacuous else ""
-        return PropertyResult(p.name, p.kind, HOLDS, p.summary, note=note)
+        return PropertyResult(p.name, p.kind, HOLDS, p.summary, note=note, fairness=fairness)
     lasso = verdict.lasso
     root, actions = path_to(lasso.trigger)
     trigger_at = len(actions)
@@ -549,7 +549,8 @@ def result_of(p: Property, verdict: LiveVerdict, fairness: Fairness, path_to, tr
     repeat = (f"the cycle of steps {loop_start + 1}-{len(actions)} repeats for ever" if lasso.cycle
               else f"the run stays at step {loop_start} for ever")
     note = f"{which}triggered at step {trigger_at}, never followed by its goal; {repeat} ({fairness.describe()})"
-    return PropertyResult(p.name, p.kind, S_VIOLATED, p.summary, trace, note=note, loop_start=loop_start)
+    return PropertyResult(p.name, p.kind, S_VIOLATED, p.summary, trace, note=note, loop_start=loop_start,
+                          fairness=fairness)
 
 
 def decide_on_explorer(explorer: Any) -> dict[str, PropertyResult]:
@@ -566,3 +567,50 @@ def decide_on_explorer(explorer: Any) -> dict[str, PropertyResult]:
     return decide_properties(explorer.model, props, explorer.props.fairness, explorer.props.eventually_masks,
                              states, store.row_start, store.edges, explorer.path,
                              lambda root, actions: replay(explorer.model, states[root], actions))
+
+
+def lasso_fault(model: Any, prop: Property, states: list[tuple[int, ...]], actions: list[int], loop_start: int,
+                fairness: Fairness, eventually_masks: Any) -> str:
+    """Why the lasso through ``states`` (``actions[i]`` leads from ``states[i]`` to ``states[i + 1]``), repeating
+    from ``loop_start``, is no counterexample to ``prop`` under ``fairness`` ("" when it is one): it must
+    close (its last state is the state at ``loop_start``), some instance's P must hold at a step after which
+    its Q never holds, and its cycle must be fair (a stuttering end: no fair action enabled there)."""
+    last = len(states) - 1
+    if not 0 <= loop_start <= last or states[loop_start] != states[last]:
+        return f"the last state is not the state of step {loop_start}: the cycle does not close"
+    masks = np.zeros(128, np.uint64)
+    p_at, q_at = [], []
+    for s in states:
+        eventually_masks(np.asarray(s, dtype=np.uint64), model.params, masks)
+        p_at.append(int(masks[2 * prop.bit]))
+        q_at.append(int(masks[2 * prop.bit + 1]))
+    # an instance whose P holds at some step from which on (through the cycle) its Q never holds
+    never_q = ~0
+    shown = 0
+    for i in range(last, -1, -1):
+        never_q &= ~q_at[i]
+        shown |= p_at[i] & never_q
+    if not shown:
+        return "no step is followed, for ever, by states where the goal does not hold"
+    fair = fair_actions(model.actions(), fairness)
+    cycle = range(loop_start, last + 1) if loop_start < last else range(last, last + 1)
+    enabled = []
+    for i in cycle:
+        state = np.asarray(states[i], dtype=np.uint64)
+        out, flags = model.expand(tuple(states[i]))
+        enabled.append({a for a in range(len(fair)) if fair[a] and flags[a] & ENABLED
+                        and not np.array_equal(np.asarray(out[a], dtype=np.uint64), state)})
+    taken = {actions[i] for i in range(loop_start, last)}
+    names = model.actions()
+    if loop_start == last:
+        unfair = enabled[0]
+        why = "the run stays in a state where {} is enabled"
+    elif fairness.mode == STRONG:
+        unfair = set().union(*enabled) - taken
+        why = "{} is enabled on the cycle but never taken"
+    else:
+        unfair = set.intersection(*enabled) - taken
+        why = "{} is enabled in every state of the cycle but never taken"
+    if unfair:
+        return "the cycle is not fair: " + why.format(names[min(unfair)])
+    return ""

@@ -58,6 +58,7 @@ class PropertyResult:
     trace: Trace | None = None
     note: str = ""
     loop_start: int | None = None   # an eventually property's lasso: the trace repeats from this step for ever
+    fairness: Any = None            # an eventually property's invariants.base.Fairness
 
 
 @dataclass

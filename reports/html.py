@@ -17,7 +17,7 @@ from explore.result import S_VIOLATED, ModelError, PropertyResult, Trace
 from .document import (ReportSection, anchor, coverage_rows, explanation, never_enabled_text, stats_rows,
                        terminal_title, trace_title, traced, value_text, when)
 from .json_report import version
-from .sequence import SVG_STYLE, diagram, svg
+from .sequence import SVG_STYLE, diagram, loop_label, svg
 
 STYLE = """
 * { box-sizing: border-box; }
@@ -132,9 +132,12 @@ def _trace_article(p: PropertyResult, index: int, s: ReportSection) -> list[str]
     if p.note:
         out.append(f"<p><i>{escape(p.note)}</i></p>")
     out += _explanation(p, s)
-    d = diagram(trace, witness=p.status != S_VIOLATED)
+    d = diagram(trace, witness=p.status != S_VIOLATED, loop_start=p.loop_start)
     out += ["<p class='scroll-hint'>The diagram is wider than the screen: swipe it sideways for every "
-            "process.</p>", f"<div class='diagram'>{svg(d, f'sequence diagram of {title}')}</div>"] + _steps(trace)
+            "process.</p>", f"<div class='diagram'>{svg(d, f'sequence diagram of {title}')}</div>"]
+    if p.loop_start is not None:
+        out.append(f"<p class='loop'>↻ {escape(loop_label(d))}</p>")
+    out += _steps(trace)
     out.append("</article>")
     return out
 

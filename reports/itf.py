@@ -12,7 +12,9 @@ field that may have no value (an offset not yet committed) is a set of at most o
 [3]}`` or ``{"#set": []}``, in every state (the TLA+ idiom for an optional value; Quint's ``None`` variant
 cannot be read by the itf-py reader, which makes a Python class of each tag and ``None`` is a keyword);
 an int beyond JSON's safe range is ``{"#bigint": "..."}``. Each state's ``#meta`` also names the action that led to it and
-what it returned, so the trace reads as rmqcheck prints it.
+what it returned, so the trace reads as rmqcheck prints it. An eventually property's lasso has ITF's
+optional ``loop``: the index of the state the last state steps back to, for ever (the last state itself
+when the run stays there), with the action of that step as ``#meta.loop_action``.
 """
 from __future__ import annotations
 
@@ -127,7 +129,15 @@ def trace_to_itf(trace: Trace, prop: PropertyResult, result: CheckResult) -> dic
             "description": f"{prop.name} {prop.status} in {len(trace)} steps: {what} ({prop.summary})",
             "property": prop.name, "status": prop.status, "kind": prop.kind, "config": result.config}
     names = [name for name in states[0] if name != "#meta"] if states else []
-    return {"#meta": meta, "vars": names, "states": states}
+    doc = {"#meta": meta, "vars": names, "states": states}
+    if prop.loop_start is not None:
+        # a lasso: ITF's "loop" is the state the last one steps back to; the recorded trace ends with the
+        # cycle's first state again, so that copy goes (its action is kept as the loop's)
+        if prop.loop_start < len(states) - 1:
+            meta["loop_action"] = states[-1]["#meta"]["action"]
+            states.pop()
+        doc["loop"] = prop.loop_start
+    return doc
 
 
 def traced_properties(result: CheckResult) -> list[PropertyResult]:

@@ -42,6 +42,8 @@ def property_to_dict(p: PropertyResult, config: dict[str, Any] | None = None) ->
         d["trace"] = trace_to_list(p.trace)
     if p.loop_start is not None:   # an eventually property's lasso: the trace repeats from this step for ever
         d["loop_start"] = p.loop_start
+    if p.fairness is not None:
+        d["fairness"] = {"mode": p.fairness.mode, "unfair": list(p.fairness.unfair)}
     explanation = explain_result(p, config or {})
     if explanation is not None:
         d["explanation"] = explanation.to_dict()

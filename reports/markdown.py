@@ -10,7 +10,7 @@ from explore.result import S_VIOLATED, PropertyResult, Trace
 from .document import (ReportSection, coverage_rows, explanation, never_enabled_text, stats_rows, terminal_title,
                        trace_title, traced, value_text, when)
 from .json_report import version
-from .sequence import diagram, mermaid
+from .sequence import diagram, loop_label, mermaid
 
 
 def _cell(text: str) -> str:
@@ -43,8 +43,8 @@ def _explanation(p: PropertyResult, s: ReportSection) -> list[str]:
     return out + ["", f"Deciding fields last changed: {changed}.", ""]
 
 
-def _diagram(trace: Trace, witness: bool) -> list[str]:
-    return ["```mermaid", mermaid(diagram(trace, witness)), "```", ""]
+def _diagram(trace: Trace, witness: bool, loop_start: int | None = None) -> list[str]:
+    return ["```mermaid", mermaid(diagram(trace, witness, loop_start)), "```", ""]
 
 
 def _section(s: ReportSection, heading: str) -> list[str]:
@@ -76,7 +76,9 @@ def _section(s: ReportSection, heading: str) -> list[str]:
             out += ["", f"{heading}## {_cell(trace_title(p))}", "", _cell(p.summary), ""]
             if p.note:
                 out += [f"*{_cell(p.note)}*", ""]
-            out += _explanation(p, s) + _diagram(p.trace, p.status != S_VIOLATED) + _trace(p.trace)
+            out += _explanation(p, s) + _diagram(p.trace, p.status != S_VIOLATED, p.loop_start) + _trace(p.trace)
+            if p.loop_start is not None:
+                out += ["", f"↻ {_cell(loop_label(diagram(p.trace, loop_start=p.loop_start)))}"]
         if r.terminal_trace is not None:
             out += ["", f"{heading}## {_cell(terminal_title(r))}", "",
                     "The shortest path to a state where no action is enabled (the smallest such state at its "

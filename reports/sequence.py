@@ -63,6 +63,7 @@ class Diagram:
     rows: list[Row]
     highlight: int          # the step to highlight (the trace's last)
     witness: bool = False   # highlighted as a reached behaviour, not a violation
+    loop_start: int | None = None   # a lasso: the steps after this one repeat for ever (none: it stays there)
 
 
 # -- from a trace to interactions ---------------------------------------------------------------------------
@@ -297,11 +298,23 @@ def interactions(step: Any, before: dict[str, Any]) -> list[Event]:
     return [Mark(PRODUCER, step.action)]
 
 
-def diagram(trace: Any, witness: bool = False) -> Diagram:
-    """The diagram of a trace; its last step is highlighted."""
+def diagram(trace: Any, witness: bool = False, loop_start: int | None = None) -> Diagram:
+    """The diagram of a trace; its last step is highlighted, or, for a lasso (``loop_start``), its cycle is
+    drawn as a loop."""
     steps = trace.steps
     rows = [Row(s.index, s.action, interactions(s, prev.view)) for prev, s in zip(steps, steps[1:])]
-    return Diagram(actors_of(steps[0].view), rows, steps[-1].index, witness)
+    highlight = steps[-1].index if loop_start is None else -1
+    return Diagram(actors_of(steps[0].view), rows, highlight, witness, loop_start)
+
+
+def loop_label(d: Diagram) -> str:
+    """What a lasso's loop says: the steps that repeat for ever, or the state the run stays in."""
+    last = d.rows[-1].step if d.rows else 0
+    if d.loop_start is None:
+        return ""
+    if d.loop_start >= last:
+        return f"for ever: the run stays in the state after step {d.loop_start} (no fair action enabled)"
+    return f"repeats for ever: steps {d.loop_start + 1}-{last} (back to the state after step {d.loop_start})"
 
 
 # -- SVG -------------------------------------------------------------------------------------------------
@@ -341,6 +354,8 @@ def svg(d: Diagram, label: str = "") -> str:
         if row.step == d.highlight:
             cls = "witness-step" if d.witness else "violating-step"
             out.append(f"<rect class='{cls}' x='0' y='{y}' width='{width}' height='{h}'/>")
+        elif d.loop_start is not None and row.step > d.loop_start:   # a lasso's cycle
+            out.append(f"<rect class='loop-step' x='0' y='{y}' width='{width}' height='{h}'/>")
         y += h
     out += _lifelines(d, heights, height)
     for i, actor in enumerate(d.actors):
@@ -431,6 +446,7 @@ svg.sequence .msg-label { fill: #111; paint-order: stroke; stroke: #fff; stroke-
 svg.sequence .note { fill: #fffbe6; stroke: #c9b458; }
 svg.sequence .step-number { fill: #666; }
 svg.sequence .violating-step { fill: #fde2e1; }
+svg.sequence .loop-step { fill: #fdf3d8; }
 svg.sequence .witness-step { fill: #e1effd; }
 """
 
@@ -444,8 +460,11 @@ def _mermaid_text(text: str) -> str:
 def mermaid(d: Diagram) -> str:
     """The diagram as a Mermaid ``sequenceDiagram`` (the fenced block's body); the last step in a rect."""
     lines = ["sequenceDiagram"] + [f"    participant {a}" for a in d.actors]
+    looping = d.loop_start is not None and d.rows and d.loop_start < d.rows[-1].step
     for row in d.rows:
-        indent = "    "
+        if looping and row.step == d.loop_start + 1:
+            lines.append(f"    loop {_mermaid_text(loop_label(d))}")
+        indent = "    " if not looping or row.step <= d.loop_start else "        "
         if row.step == d.highlight:
             colour = "rgb(225, 239, 253)" if d.witness else "rgb(253, 226, 225)"
             lines.append(f"    rect {colour}")
@@ -460,4 +479,8 @@ def mermaid(d: Diagram) -> str:
                 lines.append(f"{indent}{e.sender}{arrow}{e.receiver}: {_mermaid_text(prefix + e.label)}")
         if row.step == d.highlight:
             lines.append("    end")
+    if looping:
+        lines.append("    end")
+    elif d.loop_start is not None:
+        lines.append(f"    Note over {d.actors[0]},{d.actors[-1]}: {_mermaid_text(loop_label(d))}")
     return "\n".join(lines)

@@ -25,7 +25,7 @@ from typing import Any
 
 from explore.result import HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, CheckResult
 from invariants import PROPERTIES
-from invariants.base import ALWAYS, GRAPH, SOMETIMES, UnknownPropertyError
+from invariants.base import ALWAYS, EVENTUALLY, GRAPH, SOMETIMES, UnknownPropertyError
 from model import Config, ConfigError, preset
 from model.input_text import InputFileError, parse_bounded, read_input_text
 
@@ -33,7 +33,7 @@ from .setup import BadInput
 
 #: verdict words a property of each kind can have
 VERDICTS = {ALWAYS: (HOLDS, S_VIOLATED, UNKNOWN), GRAPH: (HOLDS, S_VIOLATED, UNKNOWN),
-            SOMETIMES: (REACHED, UNREACHED, UNKNOWN)}
+            SOMETIMES: (REACHED, UNREACHED, UNKNOWN), EVENTUALLY: (HOLDS, S_VIOLATED, UNKNOWN)}
 ENTRY_KEYS = ("name", "preset", "config", "properties", "set", "expect")
 
 

@@ -105,6 +105,31 @@ def still_shows(model: RocketMQModel, prop: Property, trace: Trace, last_flags: 
     return bool(int(props.transition_check(before, last_flags, last, model.params)) & prop.mask)
 
 
+def recorded_fairness(recorded: dict[str, dict[str, Any]], where: str) -> Any:
+    """The fairness the file's eventually properties were checked under (weak when none says)."""
+    from invariants.base import FAIRNESS_MODES, Fairness
+    for p in recorded.values():
+        f = p.get("fairness")
+        if f is None:
+            continue
+        if not isinstance(f, dict) or f.get("mode") not in FAIRNESS_MODES or \
+                not isinstance(f.get("unfair", []), list) or not all(isinstance(k, str) for k in f.get("unfair", [])):
+            raise BadInput(f"{where}: property {p['name']}: 'fairness' must be {{\"mode\": one of "
+                           f"{', '.join(FAIRNESS_MODES)}, \"unfair\": [action kinds]}}")
+        return Fairness(f["mode"], tuple(f.get("unfair", [])))
+    return Fairness()
+
+
+def lasso_fault_of(model: RocketMQModel, prop: Property, trace: Trace, loop_start: Any, fairness: Any) -> str:
+    """Why a replayed lasso is no counterexample ("" when it is one); see explore.liveness.lasso_fault."""
+    from explore.liveness import lasso_fault
+    from invariants import PROPERTIES
+    if not isinstance(loop_start, int) or isinstance(loop_start, bool):
+        return "its 'loop_start' (the step the lasso repeats from) is missing"
+    return lasso_fault(model, prop, [s.state for s in trace.steps], [s.action_index for s in trace.steps[1:]],
+                       loop_start, fairness, PROPERTIES.eventually_masks)
+
+
 def recorded_properties(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
     """The file's properties by name, each a known property with a verdict word of its kind."""
     from invariants import PROPERTIES
@@ -247,6 +272,7 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     announce_compilation()
     from explore.result import REACHED, S_VIOLATED, UNKNOWN
     from invariants import PROPERTIES
+    from invariants.base import EVENTUALLY
     from model import Config, ConfigError, RocketMQModel
     from reports.console import trace_table
     from reports.json_report import read_result
@@ -270,6 +296,7 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     if not chosen:
         raise BadInput(f"{trace_file}: no property to re-check")
     model = RocketMQModel(cfg)
+    fairness = recorded_fairness(recorded, trace_file)
     replayed = []
     for name in chosen:
         if "trace" in recorded[name]:
@@ -280,8 +307,18 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     out.print(f"[bold]config[/bold]  {cfg.short()}")
     lost = []
     for prop, status, trace, flags in replayed:
+        loop_start = recorded[prop.name].get("loop_start")
         out.print(trace_table(trace, f"{prop.name}: {len(trace)} steps replayed, each allowed by the model "
-                                     "and reaching the recorded state"))
+                                     "and reaching the recorded state", loop_start))
+        if prop.kind == EVENTUALLY and status == S_VIOLATED:
+            fault = lasso_fault_of(model, prop, trace, loop_start, fairness)
+            if fault:
+                out.print(f"[bold red]{prop.name}: recorded violated, but {fault}[/bold red]")
+                lost.append(prop.name)
+            else:
+                out.print(f"[green]{prop.name}: the lasso closes, is fair ({fairness.describe()}) and its goal "
+                          "never holds after its trigger[/green]")
+            continue
         shown = still_shows(model, prop, trace, flags) if status in (S_VIOLATED, REACHED) else None
         if shown is False:
             out.print(f"[bold red]{prop.name}: recorded {status}, but the last state no longer shows it[/bold red]")
@@ -290,7 +327,8 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
             out.print(f"[green]{prop.name}: the last state still shows it {status}[/green]")
 
     with stop_on_signals():
-        result, _ = run_check(CheckJob(cfg, PROPERTIES.select(chosen), lim), "local", quiet=True)
+        result, _ = run_check(CheckJob(cfg, PROPERTIES.select(chosen).with_fairness(fairness), lim), "local",
+                              quiet=True)
     if result.error is not None:
         out.print(f"[bold magenta]model error[/bold magenta] while re-exploring: {result.error.message} "
                   f"(action {result.error.action})")

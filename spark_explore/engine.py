@@ -418,6 +418,9 @@ class SparkExplorer:
             else:
                 results[p.name] = PropertyResult(p.name, p.kind, S_VIOLATED, p.summary,
                                                  self._trace(self.graph_witness[p.name]))
+        for p in self.tracker.eventually:   # the component search is not on Spark yet (docs/liveness.md)
+            results[p.name] = PropertyResult(p.name, p.kind, UNKNOWN, p.summary,
+                                             note="eventually properties are decided by the local engine only")
         ordered = [results[p.name] for p in self.props]
         levels = [li for li in meta.levels if li.size > 0]
         stats = level_stats([li.size for li in levels], meta.transitions, time.perf_counter() - self.t0,

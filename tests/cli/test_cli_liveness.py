@@ -1,0 +1,83 @@
+"""Eventually properties on the command line: --fairness / --unfair, the lasso on the console, in JSON
+(schema), ITF and Markdown, and ``replay`` checking that a lasso closes and is fair."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from cli_driver import TINY, assert_bad_input, invoke
+from reports.result_schema import schema_text
+
+#: a master that may crash (and, with --unfair MasterRestart, stay down): 3,700 states
+CRASHING = ("--set", "messages=1", "--set", "max_master_power_losses=0")
+LIVE = ("--property", "acked_message_eventually_consumed", "--property", "slaves_eventually_catch_up",
+        "--property", "consumption_eventually_completes")
+
+
+@pytest.fixture(scope="module")
+def unfair_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("live")
+    r = invoke("check", *CRASHING, *LIVE, "--unfair", "MasterRestart", "--json", str(out / "r.json"),
+               "--itf", str(out / "itf"), "--report", str(out / "r.md"))
+    return r, out, json.loads((out / "r.json").read_text())
+
+
+def test_bad_fairness_input_is_one_line():
+    assert_bad_input(invoke("check", *TINY, *LIVE, "--unfair", "MasterRestrat"), "--unfair MasterRestrat",
+                     "MasterRestart")
+    assert_bad_input(invoke("check", *TINY, *LIVE, "--fairness", "fair"), "--fairness")
+
+
+def test_fairness_without_an_eventually_property_is_said_once():
+    r = invoke("check", *TINY, "--property", "replicas_agree", "--fairness", "strong", "--quiet")
+    assert r.exit_code == 0
+    assert r.stderr.count("only affect eventually properties") == 1
+
+
+def test_lasso_on_the_console_json_itf_and_markdown(unfair_run):
+    r, out, data = unfair_run
+    assert r.exit_code == 1
+    assert "acked_message_eventually_consumed: violated: a lasso of" in r.stdout
+    assert "the run stays in the state of step" in r.stdout
+    props = {p["name"]: p for p in data["properties"]}
+    acked = props["acked_message_eventually_consumed"]
+    assert acked["kind"] == "eventually" and acked["status"] == "violated"
+    assert acked["fairness"] == {"mode": "weak", "unfair": ["MasterRestart"]}
+    assert acked["trace"][acked["loop_start"]]["state"] == acked["trace"][-1]["state"]
+    assert "message 1" in acked["note"] and acked["explanation"]["summary"]
+    assert props["consumption_eventually_completes"]["status"] == "holds"
+    jsonschema.validate(data, json.loads(schema_text()), cls=jsonschema.Draft202012Validator)
+    broken = copy.deepcopy(data)
+    del next(p for p in broken["properties"] if p["status"] == "violated")["loop_start"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, json.loads(schema_text()), cls=jsonschema.Draft202012Validator)
+    itf = json.loads((out / "itf" / "acked_message_eventually_consumed.itf.json").read_text())
+    assert itf["loop"] == acked["loop_start"] and len(itf["states"]) == len(acked["trace"])
+    assert "↻" in (out / "r.md").read_text()
+
+
+def test_replay_checks_the_lasso(unfair_run, tmp_path):
+    _, out, data = unfair_run
+    r = invoke("replay", str(out / "r.json"))
+    assert r.exit_code == 0, r.output
+    assert "acked_message_eventually_consumed: the lasso closes, is fair" in r.stdout
+    # under weak fairness for every action the master's restart is enabled in the state the run stays in
+    fair = copy.deepcopy(data)
+    for p in fair["properties"]:
+        p.get("fairness", {})["unfair"] = []
+    path = tmp_path / "fair.json"
+    path.write_text(json.dumps(fair))
+    r = invoke("replay", "--property", "acked_message_eventually_consumed", str(path))
+    assert r.exit_code == 1
+    assert "the cycle is not fair: the run stays in a state where MasterRestart() is enabled" in r.stdout
+    # a loop start whose state is not the last one's: the cycle does not close
+    bad = copy.deepcopy(data)
+    p = next(p for p in bad["properties"] if p["name"] == "acked_message_eventually_consumed")
+    p["loop_start"] = 0
+    path.write_text(json.dumps(bad))
+    r = invoke("replay", "--property", "acked_message_eventually_consumed", str(path))
+    assert r.exit_code == 1 and "the cycle does not close" in r.stdout

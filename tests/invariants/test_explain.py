@@ -27,13 +27,19 @@ SMALL = {"messages": 1, "max_master_crashes": 0}
 @functools.lru_cache(maxsize=None)
 def explored(knobs: tuple[tuple[str, object], ...]):
     model = RocketMQModel(Config.from_mapping(dict(knobs)))
-    explorer = LocalExplorer(model, PROPERTIES, Limits())
+    explorer = LocalExplorer(model, PROPERTIES.select(PROPERTIES.names_in_order), Limits())
     result = explorer.run()
     return model, explorer.stored_states().copy(), result
 
 
 def compiled_holds(model: RocketMQModel, state: np.ndarray, name: str) -> bool:
-    """The compiled verdict of ``name`` on one state: an always property holds; the graph goal holds."""
+    """The compiled verdict of ``name`` on one state: an always property holds; the graph goal holds; an
+    eventually property's goal holds for every instance its trigger holds for."""
+    if PROPERTIES.get(name).kind == "eventually":
+        masks = np.zeros(128, np.uint64)
+        PROPERTIES.eventually_masks(np.asarray(state, dtype=np.uint64), model.params, masks)
+        bit = PROPERTIES.get(name).bit
+        return int(masks[2 * bit]) & ~int(masks[2 * bit + 1]) == 0
     bits = int(PROPERTIES.state_check(np.asarray(state, dtype=np.uint64), model.params))
     flagged = bool(bits & PROPERTIES.get(name).mask)
     return flagged if PROPERTIES.get(name).kind == "graph" else not flagged
@@ -80,6 +86,14 @@ def counterexamples():
 def test_each_counterexample_is_explained_by_failed_conditions_of_its_last_state(counterexamples, name):
     model, props = counterexamples
     p = props[name]
+    config = explored(tuple(ALL_VIOLATED.items()))[2].config
+    if name == "consumption_eventually_completes":   # holds there: the seeded bug's lasso (test_liveness_properties)
+        from invariants import Fairness
+        model = RocketMQModel(Config.from_mapping({"messages": 1, "max_master_power_losses": 0}),
+                              mutation="consumer_stops_after_route_change")
+        result = LocalExplorer(model, PROPERTIES.select([name]).with_fairness(Fairness("weak", ("MasterRestart",))),
+                               Limits()).run()
+        p, config = result.properties[0], None
     assert p.status == "violated" and p.trace is not None
     e = explain(name, p.trace, model)
     assert e is not None and e.failed
@@ -92,12 +106,14 @@ def test_each_counterexample_is_explained_by_failed_conditions_of_its_last_state
     for f, step in e.last_changed.items():
         assert step == 0 or f in p.trace.steps[step].changes
         assert all(f not in s.changes for s in p.trace.steps[step + 1:])
-    # one step earlier the property held (a shortest trace), and so did every condition
-    before = conditions(name, model, p.trace.steps[-2].view)
-    assert all(c.holds for c in before)
+    # one step earlier the property held (a shortest trace), and so did every condition; an eventually
+    # property's lasso ends in the state it repeats from, where its goal does not hold
+    if p.kind != "eventually":
+        before = conditions(name, model, p.trace.steps[-2].view)
+        assert all(c.holds for c in before)
     # the explanation reads the same from the result's config dict, as the reports compute it
-    config = explored(tuple(ALL_VIOLATED.items()))[2].config
-    assert explain_result(p, config).to_dict() == e.to_dict()
+    if config is not None:
+        assert explain_result(p, config).to_dict() == e.to_dict()
 
 
 def test_acked_message_lost_names_the_message_and_the_power_loss_that_erased_it(counterexamples):

@@ -56,3 +56,17 @@ def test_holds_then_fails_with_the_seeded_bug(flip):
     assert (broken.loop_start == len(steps) - 1) == flip.stutters
     if flip.loop_start:
         assert broken.loop_start == flip.loop_start
+
+
+def test_same_verdicts_and_lassos_on_every_thread_count():
+    from explore.local import LocalExplorer
+    model = RocketMQModel(Config.from_mapping(dict(messages=1, **CRASH_ONLY)))
+    props = PROPERTIES.select(["acked_message_eventually_consumed", "slaves_eventually_catch_up",
+                               "consumption_eventually_completes"]).with_fairness(Fairness("weak", ("MasterRestart",)))
+    seen = []
+    for threads in (1, 2, 3):
+        r = LocalExplorer(model, props, threads=threads, slice_states=37, parallel_from=8).run()
+        seen.append([(p.name, p.status, p.loop_start, p.note, p.trace.actions if p.trace else None)
+                     for p in r.properties])
+    assert seen[0] == seen[1] == seen[2]
+    assert [s for _, s, *_ in seen[0]] == ["violated", "violated", "holds"]

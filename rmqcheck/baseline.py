@@ -25,7 +25,7 @@ from typing import Any
 
 from explore.result import HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, CheckResult
 from invariants import PROPERTIES
-from invariants.base import ALWAYS, EVENTUALLY, GRAPH, SOMETIMES, UnknownPropertyError
+from invariants.base import ALWAYS, EVENTUALLY, FAIRNESS_MODES, GRAPH, SOMETIMES, Fairness, UnknownPropertyError
 from model import Config, ConfigError, preset
 from model.input_text import InputFileError, parse_bounded, read_input_text
 
@@ -34,7 +34,7 @@ from .setup import BadInput
 #: verdict words a property of each kind can have
 VERDICTS = {ALWAYS: (HOLDS, S_VIOLATED, UNKNOWN), GRAPH: (HOLDS, S_VIOLATED, UNKNOWN),
             SOMETIMES: (REACHED, UNREACHED, UNKNOWN), EVENTUALLY: (HOLDS, S_VIOLATED, UNKNOWN)}
-ENTRY_KEYS = ("name", "preset", "config", "properties", "set", "expect")
+ENTRY_KEYS = ("name", "preset", "config", "properties", "set", "fairness", "unfair", "expect")
 
 
 @dataclass
@@ -48,6 +48,7 @@ class BaselineEntry:
     listed: bool                      # properties given explicitly in the file
     config: Config
     expect: dict[str, str] = field(default_factory=dict)
+    fairness: Fairness = Fairness()   # of its eventually properties (fairness = "...", unfair = [...])
 
 
 def _fail(path: str, entry: str, message: str) -> BadInput:
@@ -112,6 +113,7 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
         props = PROPERTIES.select(names)
     except UnknownPropertyError as exc:
         raise _fail(where, name, str(exc)) from None
+    fairness = _fairness(where, name, table)
     expect = table.get("expect", {})
     if not isinstance(expect, dict):
         raise _fail(where, name, "expect must be a table of property = \"verdict\"")
@@ -130,7 +132,25 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
         if missing:
             raise _fail(where, name, f"no expected verdict for {missing[0]}; run 'rmqcheck gate --baseline "
                                      f"{where} --update' to record verdicts from exploration")
-    return BaselineEntry(name.strip(), preset_name, dict(knobs), tuple(props.names()), listed, config, dict(expect))
+    return BaselineEntry(name.strip(), preset_name, dict(knobs), tuple(props.names()), listed, config, dict(expect),
+                         fairness)
+
+
+def _fairness(where: str, name: str, table: dict[str, Any]) -> Fairness:
+    """An entry's ``fairness = "weak"|"strong"|"none"`` and ``unfair = ["ActionKind", ...]`` (as ``check
+    --fairness`` and ``--unfair`` give them)."""
+    from explore.fairness import unknown_kinds
+    from model.actions import ACTION_TYPES
+    mode = table.get("fairness", "weak")
+    if mode not in FAIRNESS_MODES:
+        raise _fail(where, name, f"fairness = {mode!r}; allowed: {', '.join(FAIRNESS_MODES)}")
+    unfair = table.get("unfair", [])
+    if not isinstance(unfair, list) or not all(isinstance(k, str) for k in unfair):
+        raise _fail(where, name, "unfair must be a list of action kinds, e.g. [\"MasterRestart\"]")
+    bad = unknown_kinds(unfair, [cls.__name__ for cls in ACTION_TYPES])
+    if bad:
+        raise _fail(where, name, f"unfair: {bad[0]!r} is not an action kind")
+    return Fairness(mode, tuple(unfair))
 
 
 def _run_file(where: str, name: str, config: Any) -> tuple[Config, list[str] | None]:

@@ -81,3 +81,25 @@ def test_replay_checks_the_lasso(unfair_run, tmp_path):
     path.write_text(json.dumps(bad))
     r = invoke("replay", "--property", "acked_message_eventually_consumed", str(path))
     assert r.exit_code == 1 and "the cycle does not close" in r.stdout
+
+
+def test_gate_keeps_eventually_verdicts_under_their_fairness(tmp_path):
+    path = tmp_path / "baseline.toml"
+    path.write_text('[[configuration]]\nname = "master-may-stay-down"\npreset = "default"\n'
+                    'set = { messages = 1, max_master_power_losses = 0 }\n'
+                    'properties = ["acked_message_eventually_consumed", "consumption_eventually_completes"]\n'
+                    'unfair = ["MasterRestart"]\n')
+    assert invoke("gate", "--baseline", str(path), "--update", "--quiet").exit_code == 0
+    text = path.read_text()
+    assert 'acked_message_eventually_consumed = "violated"' in text
+    assert 'consumption_eventually_completes = "holds"' in text
+    assert invoke("gate", "--baseline", str(path), "--quiet").exit_code == 0
+    # the master comes back under weak fairness for every restart: the message is consumed after all
+    path.write_text(text.replace('unfair = ["MasterRestart"]\n', ""))
+    junit = tmp_path / "gate.xml"
+    r = invoke("gate", "--baseline", str(path), "--quiet", "--junit", str(junit))
+    assert r.exit_code == 1
+    assert "acked_message_eventually_consumed: expected violated -> got holds" in r.stdout
+    assert "expected violated, got holds" in junit.read_text()
+    path.write_text(text.replace('unfair = ["MasterRestart"]', 'unfair = ["MasterRestarts"]'))
+    assert_bad_input(invoke("gate", "--baseline", str(path)), "'MasterRestarts' is not an action kind")

@@ -33,6 +33,14 @@ KIND_WORDS = {"master_crashes": ("master crash", "master crashes"),
               "ha_disconnects": ("HA disconnect", "HA disconnects")}
 GRAPH_NOTE = ("not monotone in the budgets (a slave that is down counts as caught up), so one verdict per "
               "budget vector")
+#: the kinds with one verdict per budget vector; an eventually property's note
+PER_VECTOR = ("graph", "eventually")
+EVENTUALLY_NOTE = ("liveness is not monotone in the budgets (more failures reach other states, from which the "
+                   "goal may or may not follow), so one verdict per budget vector")
+
+
+def vector_note(rep: Any) -> str:
+    return EVENTUALLY_NOTE if rep.kind == "eventually" else GRAPH_NOTE
 
 
 def combination_text(vector: Sequence[int]) -> str:
@@ -157,7 +165,7 @@ def vectors_table(rep: Any) -> NameTable:
         style = {"holds": "green", "violated": "bold red"}.get(v.status, "yellow")
         rows.append((combination_text(v.vector), Text(v.status, style=style),
                      str(len(v.trace)) if v.trace is not None else ""))
-    return NameTable(GRAPH_NOTE, ("budgets", "verdict", "steps"), rows, justify={2: "right"})
+    return NameTable(vector_note(rep), ("budgets", "verdict", "steps"), rows, justify={2: "right"})
 
 
 SETTING_KNOBS = ("broker_role", "flush_disk_type")
@@ -219,7 +227,7 @@ def render_console(out: Console, report: Any, config_text: str, traces: str) -> 
     for rep in report.properties:
         out.print()
         out.print(_status_line(rep))
-        if rep.kind == "graph":
+        if rep.kind in PER_VECTOR:
             out.print(vectors_table(rep))
             if traces != "none":
                 for v in rep.vectors:
@@ -266,7 +274,7 @@ def explanation_of(report: Any, name: str, trace: Any, grown: dict[str, Any] | N
 def _status_line(rep: Any) -> str:
     """The property's name and status, once, with its minimal combinations."""
     head = f"[bold]{rep.name}[/bold]: {rep.status}"
-    if rep.kind == "graph" or not rep.combinations:
+    if rep.kind in PER_VECTOR or not rep.combinations:
         return f"{head} ({escape_markup(rep.summary)})"
     combos = "; ".join(f"{combination_text(c.vector)} ({len(c.trace)} steps)" for c in rep.combinations)
     return f"{head}; minimal combinations: {combos}"
@@ -327,10 +335,11 @@ def _traced(report: Any, name: str, trace: Any, grown: dict[str, Any] | None = N
 
 
 def _property_dict(report: Any, rep: Any) -> dict[str, Any]:
-    if rep.kind == "graph":
-        return {"name": rep.name, "kind": "graph", "status": rep.status, "note": GRAPH_NOTE,
+    if rep.kind in PER_VECTOR:
+        return {"name": rep.name, "kind": rep.kind, "status": rep.status, "note": vector_note(rep),
                 "vectors": [{"budgets": combination(v.vector), "status": v.status,
-                             **(_traced(report, rep.name, v.trace) if v.trace is not None else {})}
+                             **(_traced(report, rep.name, v.trace) if v.trace is not None else {}),
+                             **({"loop_start": v.loop_start} if getattr(v, "loop_start", None) is not None else {})}
                             for v in rep.vectors]}
     return {"name": rep.name, "kind": "always", "status": rep.status,
             "combinations": [{"combination": combination(c.vector), "length": len(c.trace),

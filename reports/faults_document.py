@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any, Callable
 
-from .faults import (GRAPH_NOTE, HOLDS_WITHIN, bounds_text, cell_text, change_text, closed_text, combination_text,
+from .faults import (HOLDS_WITHIN, PER_VECTOR, bounds_text, cell_text, change_text, closed_text, combination_text,
                      costs_text, explanation_of, grown_text, holds_with_text, next_bound_header, setting_text,
-                     summary_line)
+                     summary_line, vector_note)
 from .json_report import version
 
 
@@ -39,7 +39,7 @@ def property_id(name: str) -> str:
 def trace_items(report: Any, rep: Any) -> list[TraceItem]:
     """Every trace of one property, in the order of the document, each with its id."""
     pid = property_id(rep.name)
-    if rep.kind == "graph":
+    if rep.kind in PER_VECTOR:
         return [TraceItem(f"{pid}-v{i + 1}", f"{rep.name} with budgets {combination_text(v.vector)}", v.trace,
                           rep.name, pid) for i, v in enumerate(rep.vectors) if v.trace is not None]
     out = [TraceItem(f"{pid}-m{i + 1}", f"{rep.name}: {m.kind} with {combination_text(m.vector)}", m.trace,
@@ -142,8 +142,8 @@ def _html_property(report: Any, rep: Any, items: list[TraceItem]) -> list[str]:
     pid = property_id(rep.name)
     out = [f"<section id='{pid}'>", f"<h2>{_code(rep.name)}: <span class='{rep.status}'>{rep.status}</span></h2>",
            f"<p>{escape(rep.summary)}</p>"]
-    if rep.kind == "graph":
-        out.append(f"<p><i>{escape(GRAPH_NOTE)}</i></p>")
+    if rep.kind in PER_VECTOR:
+        out.append(f"<p><i>{escape(vector_note(rep))}</i></p>")
         rows = [[escape(combination_text(v.vector)), f"<span class='{v.status}'>{v.status}</span>",
                  _link(f"{pid}-v{i + 1}", f"{len(v.trace)} steps") if v.trace is not None else ""]
                 for i, v in enumerate(rep.vectors)]
@@ -236,8 +236,8 @@ def render_markdown(report: Any, name: str, config_text: str) -> str:
     for rep in props:
         pid = property_id(rep.name)
         out += ["", f"<a id='{pid}'></a>", "", f"## `{rep.name}`: {rep.status}", "", _cell(rep.summary), ""]
-        if rep.kind == "graph":
-            out += [f"*{GRAPH_NOTE}*", "", "| budgets | verdict | trace |", "|---|---|---|"]
+        if rep.kind in PER_VECTOR:
+            out += [f"*{vector_note(rep)}*", "", "| budgets | verdict | trace |", "|---|---|---|"]
             out += [f"| {combination_text(v.vector)} | **{v.status}** | "
                     f"{link(f'{pid}-v{i + 1}', f'{len(v.trace)} steps') if v.trace is not None else ''} |"
                     for i, v in enumerate(rep.vectors)]

@@ -35,7 +35,7 @@ from explore.run_control import Limits
 from explore.result import ERROR, INCOMPLETE, PASSED, VIOLATED, CheckResult, Trace
 from explore.sweep import SweepPool, Task
 from invariants import PROPERTIES
-from invariants.base import ALWAYS, GRAPH, SOMETIMES, PropertySet
+from invariants.base import ALWAYS, EVENTUALLY, GRAPH, SOMETIMES, Fairness, PropertySet
 from invariants.witnesses import AVAILABILITY
 from model import Config, ConfigError
 from model.rocketmq import RocketMQModel
@@ -136,8 +136,11 @@ def faults_task(cfg: Config, names: tuple[str, ...], limits: Limits, memory: int
     return ConfigFaults(tuple(a.summaries()), r.incomplete_reason, reached=a.reached)
 
 
-def graph_task(cfg: Config, name: str, limits: Limits, memory: int, threads: int = 1) -> CheckResult:
-    return LocalExplorer(RocketMQModel(cfg), PROPERTIES.select([name]), limits, None, memory,
+def graph_task(cfg: Config, name: str, limits: Limits, memory: int, threads: int = 1,
+               fairness: Fairness = Fairness()) -> CheckResult:
+    """One budget vector's exploration for a graph or eventually property (neither is monotone in the
+    budgets); ``fairness``: an eventually property's."""
+    return LocalExplorer(RocketMQModel(cfg), PROPERTIES.select([name]).with_fairness(fairness), limits, None, memory,
                          threads=threads).run()
 
 
@@ -282,7 +285,7 @@ class FaultSearch:
 
     def run(self) -> FaultsReport:
         self.always = [p for p in self.properties if p.kind == ALWAYS]
-        self.graph = [p for p in self.properties if p.kind == GRAPH]
+        self.graph = [p for p in self.properties if p.kind in (GRAPH, EVENTUALLY)]   # one verdict per vector
         self.configurations = 0     # explorations the sweeps ran
         self.closing = 0            # of which for the closing search (bounded by max_configs)
         self.stopped: str | None = None
@@ -435,12 +438,13 @@ class FaultSearch:
     # -- step 2: the graph property per budget vector ----------------------------------------------------
     def _graph_report(self, p: Any) -> GraphReport:
         vectors = self.lattice.vectors()
-        tasks = [Task(graph_task, (self._with_budgets(v), p.name, self.limits, self.memory, self.threads)) for v in vectors]
+        tasks = [Task(graph_task, (self._with_budgets(v), p.name, self.limits, self.memory, self.threads,
+                                   self.properties.fairness)) for v in vectors]
         self._say(f"{p.name}: one exploration per budget vector ({len(tasks)})")
         sweep = self._sweep(tasks, f"step 2: {p.name} per budget vector",
                             [", ".join(f"{k}={c}" for k, c in zip(BUDGET_KNOBS, v) if c) or "no failure"
                              for v in vectors])
-        rep = GraphReport(p.name, p.summary)
+        rep = GraphReport(p.name, p.summary, kind=p.kind)
         for v, r in zip(vectors, sweep.results):
             if r is None or r.outcome in (INCOMPLETE, ERROR):
                 rep.vectors.append(VectorReport(v, "unknown"))

@@ -14,9 +14,9 @@ from reports.files import OutputSet, is_standard_output
 from .compile_notice import announce_compilation
 from .engines import sweep_runner
 from .exit_codes import EXIT_FOR_OUTCOME
-from .options import (config_options, driver_level_limit_option, engine_option, given_options, json_option,
-                      limit_options, partitions_option, property_option, quiet_option, spark_master_option,
-                      spark_options, threads_option, traces_option)
+from .options import (config_options, driver_level_limit_option, engine_option, fairness_options, given_options,
+                      json_option, limit_options, partitions_option, property_option, quiet_option,
+                      spark_master_option, spark_options, threads_option, traces_option, with_fairness)
 from .output import stdout_console
 from .setup import BadInput, check_outputs, config_name, limits, parallelism, resolve_config, select_properties
 
@@ -28,6 +28,7 @@ SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 @click.command()
 @config_options
 @property_option
+@fairness_options
 @limit_options
 @json_option
 @click.option("--report", "report_path", metavar="PATH",
@@ -53,7 +54,8 @@ SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 @driver_level_limit_option
 @quiet_option
 @click.pass_context
-def faults(ctx: click.Context, preset_name, config_file, assignments, property_names, max_states, max_depth,
+def faults(ctx: click.Context, preset_name, config_file, assignments, property_names, fairness, unfair_kinds,
+           max_states, max_depth,
            max_seconds, json_path, report_path, traces, jobs, threads, max_configs, grow, table, engine, spark_master,
            partitions, driver_level_limit, quiet) -> None:
     """Which failure combinations break each property, through which step, and what closes each mode.
@@ -72,11 +74,11 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
     from .fault_search import FaultSearch
 
     cfg = resolve_config(preset_name, config_file, assignments)
-    props = select_properties(property_names)
+    props = with_fairness(ctx, select_properties(property_names), fairness, unfair_kinds)
     sometimes = [p.name for p in props if p.kind == SOMETIMES]
     if property_names and sometimes:
         raise BadInput(f"--property {sometimes[0]}: a sometimes property has no failure modes; "
-                       "faults reports always and graph properties")
+                       "faults reports always, graph and eventually properties")
     props = props.without([SOMETIMES])
     lim = limits(max_states, max_depth, max_seconds)
     spark = spark_options(ctx, engine, SPARK_ONLY)

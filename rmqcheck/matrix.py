@@ -11,9 +11,9 @@ from .compile_notice import announce_compilation
 from .engines import run_check, sweep_runner
 from .exit_codes import EXIT_FOR_OUTCOME, EXIT_INCOMPLETE, worst_outcome
 from .interrupt import stop_on_signals
-from .options import (TRACES, command_line, engine_option, given_options, json_option, limit_options,
-                      property_option, quiet_option, spark_master_option, spark_options, threads_option,
-                      traces_option)
+from .options import (TRACES, command_line, engine_option, fairness_options, given_options, json_option,
+                      limit_options, property_option, quiet_option, spark_master_option, spark_options,
+                      threads_option, traces_option, with_fairness)
 from .output import stdout_console
 from .setup import BadInput, CheckJob, check_outputs, limits, parallelism, resolve_config, select_properties
 
@@ -34,6 +34,7 @@ def default_presets() -> tuple[str, ...]:
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE",
               help="Override one knob in every configuration (repeatable).")
 @property_option
+@fairness_options
 @limit_options
 @json_option
 @click.option("--report", "report_path", metavar="PATH",
@@ -48,7 +49,8 @@ def default_presets() -> tuple[str, ...]:
 @quiet_option
 @traces_option
 @click.pass_context
-def matrix(ctx: click.Context, preset_names, assignments, property_names, max_states, max_depth, max_seconds,
+def matrix(ctx: click.Context, preset_names, assignments, property_names, fairness, unfair_kinds, max_states,
+           max_depth, max_seconds,
            json_path, report_path, jobs, threads, engine, spark_master, quiet, traces) -> None:
     """Check several presets and print one table: each cell a verdict, violations with trace length.
 
@@ -60,7 +62,7 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, max_st
 
     names = list(dict.fromkeys(preset_names)) or list(default_presets())
     configs = [(name, resolve_config(name, None, assignments)) for name in names]
-    props = select_properties(property_names)
+    props = with_fairness(ctx, select_properties(property_names), fairness, unfair_kinds)
     lim = limits(max_states, max_depth, max_seconds)
     spark_options(ctx, engine, ("spark_master",))
     if engine == "spark" and given_options(ctx, ("jobs",)):
@@ -80,7 +82,7 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, max_st
 
     # one sweep task per configuration; in parallel (or in an executor) the workers draw no progress bar
     tasks = [Task(check_configuration, (cfg, tuple(props.names()), lim, quiet or jobs > 1 or engine == "spark",
-                                        f"[{i}/{len(configs)}] {name}", threads))
+                                        f"[{i}/{len(configs)}] {name}", threads, props.fairness))
              for i, (name, cfg) in enumerate(configs, start=1)]
     with stop_on_signals(), sweep_runner(engine, jobs, spark_master) as runner:
         # after Ctrl-C the remaining configurations stop at once, as incomplete
@@ -110,8 +112,10 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, max_st
     sys.exit(EXIT_FOR_OUTCOME[worst_outcome([s.result.outcome for s in sections])])
 
 
-def check_configuration(cfg, property_names, lim, quiet, label="", threads=1):
+def check_configuration(cfg, property_names, lim, quiet, label="", threads=1, fairness=None):
     """One matrix cell's exploration (a sweep task: it may run in a worker process)."""
-    result, _ = run_check(CheckJob(cfg, select_properties(property_names), lim, threads), "local", quiet,
-                          label=label)
+    props = select_properties(property_names)
+    if fairness is not None:
+        props = props.with_fairness(fairness)
+    result, _ = run_check(CheckJob(cfg, props, lim, threads), "local", quiet, label=label)
     return result

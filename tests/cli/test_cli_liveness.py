@@ -103,3 +103,19 @@ def test_gate_keeps_eventually_verdicts_under_their_fairness(tmp_path):
     assert "expected violated, got holds" in junit.read_text()
     path.write_text(text.replace('unfair = ["MasterRestart"]', 'unfair = ["MasterRestarts"]'))
     assert_bad_input(invoke("gate", "--baseline", str(path)), "'MasterRestarts' is not an action kind")
+
+
+def test_matrix_and_faults_take_the_fairness(tmp_path):
+    one = ("--set", "messages=1", "--set", "max_master_power_losses=0", "--property",
+           "acked_message_eventually_consumed", "--quiet")
+    fair = invoke("matrix", "--preset", "default", *one)
+    unfair = invoke("matrix", "--preset", "default", *one, "--unfair", "MasterRestart")
+    assert fair.exit_code == 0 and "holds" in fair.stdout
+    assert unfair.exit_code == 1 and "violated (6)" in unfair.stdout
+    path = tmp_path / "f.json"
+    r = invoke("faults", *one, "--unfair", "MasterRestart", "--jobs", "1", "--json", str(path))
+    assert r.exit_code == 1, r.output
+    (p,) = json.loads(path.read_text())["properties"]
+    assert p["kind"] == "eventually" and p["status"] == "violated"
+    # one verdict per budget vector: without a master crash the message is consumed
+    assert [(v["budgets"]["master_crashes"], v["status"]) for v in p["vectors"]] == [(0, "holds"), (1, "violated")]

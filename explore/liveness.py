@@ -16,7 +16,9 @@ enabled (a terminal state is one), or going round a fair cycle. So, over the sta
 
 The pass uses only the stored graph (state indices, edges in action order) and the action of each edge,
 so it gives the same verdict and the same lasso for every thread count. The action of each edge is
-recomputed here with the model's compiled successors: the k-th edge of a state is its k-th enabled action.
+recomputed here with the model's compiled successors (the k-th edge of a state is its k-th enabled
+action), on every thread of the run: each labels its own range of states. The component searches run on
+one thread.
 
 The canonical lasso (docs/liveness.md): the smallest violated instance (message id); its trigger is the
 smallest state index (BFS level, then key: the stored order) where P holds, Q does not and a fair end is
@@ -49,15 +51,16 @@ MASKS_T = types.FunctionType(EVENTUALLY_MASKS_SIG)
 
 
 # -- the action of every edge, and P / Q of every state ------------------------------------------------
-@nb.njit(types.int64(SUCC_T, MASKS_T, types.int64[::1], types.uint64[:, ::1], types.int64, types.int64[::1],
-                     types.int16[::1], types.int64[::1], types.uint8[:, ::1], types.uint64[:, ::1],
+@nb.njit(types.int64(SUCC_T, MASKS_T, types.int64[::1], types.uint64[:, ::1], types.int64, types.int64,
+                     types.int64[::1], types.int16[::1], types.int64[::1], types.uint8[:, ::1], types.uint64[:, ::1],
                      types.int64[::1], types.uint64[::1]), cache=True, nogil=True)
-def label_states(succ, masks, params, states, count, row_start, act, bits, pq, out, oflags, buf):
-    """Fill ``act[e]`` with the action of every edge (the k-th edge of a state is its k-th enabled action)
-    and ``pq[i, 2k]`` / ``pq[i, 2k + 1]`` with the P / Q masks of the eventually property of bit
+def label_states(succ, masks, params, states, lo, hi, row_start, act, bits, pq, out, oflags, buf):
+    """For the states ``[lo, hi)``: fill ``act[e]`` with the action of every edge (the k-th edge of a state is
+    its k-th enabled action) and ``pq[i, 2k]`` / ``pq[i, 2k + 1]`` with the P / Q masks of the eventually
+    property of bit
     ``bits[k]`` (at most :data:`MAX_INSTANCES` instances: a byte per state each). Returns -1, or the first
     state whose enabled actions do not match its stored edges, or whose masks do not fit a byte."""
-    for i in range(count):
+    for i in range(lo, hi):
         succ(states[i], params, out, oflags)
         e = row_start[i]
         for a in range(len(oflags)):
@@ -503,26 +506,46 @@ def decide(g: Graph, p_masks: np.ndarray, q_masks: np.ndarray) -> LiveVerdict:
     return LiveVerdict()
 
 
-def decide_properties(model: Any, props: list[Property], fairness: Fairness, eventually_masks: Any,
-                      states: np.ndarray, row_start: np.ndarray, edges: np.ndarray,
-                      path_to: Callable[[int], tuple[int, list[int]]], trace_of: Callable[..., Any],
-                      ) -> dict[str, PropertyResult]:
-    """Verdicts of the eventually properties ``props`` over the stored graph (``states``, CSR
-    ``row_start`` / ``edges``): ``path_to(i)`` gives ``(root, actions)`` of state ``i``'s canonical path and
-    ``trace_of(root, actions)`` the replayed trace."""
+def label_graph(model: Any, props: list[Property], eventually_masks: Any, states: np.ndarray,
+                row_start: np.ndarray, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``(act, pq)``: the action of every edge and the P / Q masks of every state (:func:`label_states`),
+    the states cut into ``threads`` ranges labelled at once (each writes only its own states and edges)."""
+    from concurrent.futures import ThreadPoolExecutor
     count = len(states)
     nact = len(model.actions())
     act = np.zeros(int(row_start[count]), np.int16)
     bits = np.array([p.bit for p in props], np.int64)
     pq = np.zeros((count, 2 * len(props)), np.uint8)
-    out = np.zeros((max(nact, 1), states.shape[1]), np.uint64)
-    oflags = np.zeros(max(nact, 1), np.int64)
-    buf = np.zeros(128, np.uint64)
-    mismatch = label_states(model.successors, eventually_masks, model.params, states, count, row_start, act,
-                            bits, pq, out, oflags, buf)
+    threads = max(1, min(threads, count // 4096 or 1))
+
+    def label(t: int) -> int:
+        out = np.zeros((max(nact, 1), states.shape[1]), np.uint64)
+        oflags = np.zeros(max(nact, 1), np.int64)
+        buf = np.zeros(128, np.uint64)
+        return label_states(model.successors, eventually_masks, model.params, states, count * t // threads,
+                            count * (t + 1) // threads, row_start, act, bits, pq, out, oflags, buf)
+
+    if threads == 1:
+        mismatches = [label(0)]
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            mismatches = list(pool.map(label, range(threads)))
+    mismatch = max(mismatches)
     if mismatch >= 0:
         raise RuntimeError(f"state {mismatch}: its enabled actions do not match its stored edges, or an "
                            f"eventually property has more than {MAX_INSTANCES} instances")
+    return act, pq
+
+
+def decide_properties(model: Any, props: list[Property], fairness: Fairness, eventually_masks: Any,
+                      states: np.ndarray, row_start: np.ndarray, edges: np.ndarray,
+                      path_to: Callable[[int], tuple[int, list[int]]], trace_of: Callable[..., Any],
+                      threads: int = 1) -> dict[str, PropertyResult]:
+    """Verdicts of the eventually properties ``props`` over the stored graph (``states``, CSR
+    ``row_start`` / ``edges``): ``path_to(i)`` gives ``(root, actions)`` of state ``i``'s canonical path and
+    ``trace_of(root, actions)`` the replayed trace; the edges are labelled on ``threads`` threads."""
+    count = len(states)
+    act, pq = label_graph(model, props, eventually_masks, states, row_start, threads)
     g = Graph(row_start[:count + 1], edges[:int(row_start[count])], act, fair_actions(model.actions(), fairness),
               strong=fairness.mode == STRONG)
     results = {}
@@ -566,7 +589,7 @@ def decide_on_explorer(explorer: Any) -> dict[str, PropertyResult]:
     states = store.states[:store.count]
     return decide_properties(explorer.model, props, explorer.props.fairness, explorer.props.eventually_masks,
                              states, store.row_start, store.edges, explorer.path,
-                             lambda root, actions: replay(explorer.model, states[root], actions))
+                             lambda root, actions: replay(explorer.model, states[root], actions), explorer.threads)
 
 
 def lasso_fault(model: Any, prop: Property, states: list[tuple[int, ...]], actions: list[int], loop_start: int,

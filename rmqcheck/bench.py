@@ -12,7 +12,9 @@ explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
   benchmark swings by a third from the next, a one-second one and a forty-second one alike.
 - ``bench``: the RocketMQ ``bench`` preset, explored exhaustively without property checks (the engine's
   throughput and memory per state); ``bench-check``: the same preset under ``rmqcheck check``'s default
-  property selection (checks, edges for the graph property and the backward reachability included).
+  property selection (checks, edges for the graph property and the backward reachability included);
+  ``bench-live``: the same with the eventually properties too (their edge labelling and component
+  searches included: docs/liveness.md, Cost, compares it with ``bench-check``).
 - ``spark-bench``: the ``bench`` preset on a Spark standalone cluster started on 127.0.0.1 with one, then
   two workers: total time, time per level, throughput, and the fixed overhead per level - the median time
   of a cluster level of under a thousand states, measured first with a small configuration on the same
@@ -116,6 +118,8 @@ def workload(spec: dict[str, Any]) -> tuple[Any, Any]:
     else:
         model = RocketMQModel(preset(spec["preset"]).with_overrides(spec.get("set", [])))
         props = PROPERTIES if spec.get("check") else dataclasses.replace(PROPERTIES, properties=())
+        if spec.get("live"):   # the default selection and the eventually properties (weak fairness)
+            props = PROPERTIES.select(PROPERTIES.names_in_order)
         warm = RocketMQModel(preset("default").with_overrides(["messages=1"]))
         LocalExplorer(warm, PROPERTIES, threads=threads, parallel_from=1).run()
     return model, props
@@ -226,6 +230,9 @@ def plan(quick: bool, spark: bool, workers: tuple[int, ...], threads: tuple[int,
         {"name": ("bench" if not quick else "default") + "-check", "kind": "rocketmq", "preset": sizes["preset"],
          "check": True},
     ]
+    if not quick:   # not in the CI smoke test (--quick): its cost is measured, not smoke-tested
+        local.append({"name": "bench-live", "kind": "rocketmq", "preset": sizes["preset"], "check": True,
+                      "live": True})
     specs = [dict(spec, threads=n) for spec in local for n in threads]   # thread counts side by side
     if spark:
         for n in workers:

@@ -232,7 +232,8 @@ def render_console(out: Console, report: Any, config_text: str, traces: str) -> 
             if traces != "none":
                 for v in rep.vectors:
                     if v.trace is not None:
-                        _print_trace(out, report, rep.name, v.trace, f"{rep.name} with budgets {combination_text(v.vector)}")
+                        _print_trace(out, report, rep.name, v.trace, f"{rep.name} with budgets {combination_text(v.vector)}",
+                                     getattr(v, "loop_start", None))
             continue
         if rep.modes:
             out.print(modes_table(rep))
@@ -252,9 +253,10 @@ def render_console(out: Console, report: Any, config_text: str, traces: str) -> 
     out.print(summary_line(report))
 
 
-def _print_trace(out: Console, report: Any, name: str, trace: Any, title: str) -> None:
-    """A trace as ``check`` prints it: the steps, then why its last state breaks the property."""
-    out.print(trace_table(trace, f"{title} ({len(trace)} steps)"))
+def _print_trace(out: Console, report: Any, name: str, trace: Any, title: str, loop_start: int | None = None) -> None:
+    """A trace as ``check`` prints it: the steps (an eventually property's lasso marked from ``loop_start``),
+    then why its last state breaks the property."""
+    out.print(trace_table(trace, f"{title} ({len(trace)} steps)", loop_start))
     e = explanation_of(report, name, trace)
     if e is not None:
         out.print(explanation_table(e))

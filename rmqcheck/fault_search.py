@@ -203,6 +203,7 @@ class VectorReport:
     vector: Vector
     status: str
     trace: Trace | None = None
+    loop_start: int | None = None   # an eventually property's lasso: the step its cycle repeats from
 
 
 @dataclass
@@ -450,7 +451,7 @@ class FaultSearch:
                 rep.vectors.append(VectorReport(v, "unknown"))
                 continue
             pr = r.property(p.name)
-            rep.vectors.append(VectorReport(v, pr.status, pr.trace))
+            rep.vectors.append(VectorReport(v, pr.status, pr.trace, pr.loop_start))
         return rep
 
     def _with_budgets(self, vector: Vector) -> Config:

@@ -119,3 +119,5 @@ def test_matrix_and_faults_take_the_fairness(tmp_path):
     assert p["kind"] == "eventually" and p["status"] == "violated"
     # one verdict per budget vector: without a master crash the message is consumed
     assert [(v["budgets"]["master_crashes"], v["status"]) for v in p["vectors"]] == [(0, "holds"), (1, "violated")]
+    lasso = p["vectors"][1]
+    assert lasso["trace"][lasso["loop_start"]]["state"] == lasso["trace"][-1]["state"]

@@ -125,3 +125,19 @@ def test_pass_agrees_with_reference(mode):
                                         and reference(rows, [x == s for x in range(n)], q, fair, strong))
     # both verdicts well represented
     assert CASES // 5 < violated < CASES * 4 // 5
+
+
+def test_a_trigger_that_never_occurs_holds_vacuously_and_says_so():
+    from explore.liveness import LiveVerdict, decide, result_of
+    from invariants import PROPERTIES, Fairness
+    rows, row_start, edges, act, nact = random_graph(np.random.Generator(np.random.PCG64(7)))
+    g = Graph(row_start, edges, act, np.ones(nact, np.uint8))
+    n = len(rows)
+    verdict = decide(g, np.zeros(n, np.uint8), np.zeros(n, np.uint8))
+    assert verdict == LiveVerdict(vacuous=True)
+    prop = PROPERTIES.get("acked_message_eventually_consumed")
+    r = result_of(prop, verdict, Fairness(), None, None, None)
+    assert r.status == "holds" and "vacuously" in r.note
+    # a trigger that occurs where the goal holds too is no vacuous verdict
+    verdict = decide(g, np.ones(n, np.uint8), np.ones(n, np.uint8))
+    assert verdict == LiveVerdict() and result_of(prop, verdict, Fairness(), None, None, None).note == ""

@@ -39,7 +39,8 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from invariants.base import EVENTUALLY, EVENTUALLY_MASKS_SIG, STRONG, Fairness, Property
+from invariants.base import EVENTUALLY, STRONG, Fairness, Property
+from model.packed import EVENTUALLY_MASKS_SIG
 
 from .fairness import fair_actions
 from .result import HOLDS, S_VIOLATED, PropertyResult

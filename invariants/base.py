@@ -15,11 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
-from numba import types
-
-#: ``eventually_masks(state, params, out)``: the P and Q instance masks of every eventually property
-EVENTUALLY_MASKS_SIG = types.void(types.uint64[::1], types.int64[::1], types.uint64[::1])
-
 ALWAYS = "always"
 SOMETIMES = "sometimes"
 GRAPH = "graph"

@@ -12,9 +12,7 @@ from model.events import (EV_MASTER_RECOVERED, EV_OFFSET_COMMITTED_TO_SLAVE, EV_
 from model.fields import NFIELDS
 from model.layout import unpack
 from model.native import scratch
-from model.packed import STATE_CHECK_SIG, TRANSITION_CHECK_SIG
-
-from .base import EVENTUALLY_MASKS_SIG
+from model.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG
 
 from . import durability, offsets, replication, witnesses
 

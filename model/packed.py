@@ -25,6 +25,9 @@ SUCCESSORS_SIG = types.int64(types.uint64[::1], types.int64[::1], types.uint64[:
 STATE_CHECK_SIG = types.uint64(types.uint64[::1], types.int64[::1])
 #: ``transition_check(source, flags, target, params) -> bits``: sometimes properties a transition witnesses.
 TRANSITION_CHECK_SIG = types.uint64(types.uint64[::1], types.int64, types.uint64[::1], types.int64[::1])
+#: ``eventually_masks(state, params, out)``: the P and Q instance masks of every eventually property
+#: (``out[2 * bit]``, ``out[2 * bit + 1]``: :mod:`invariants.base`)
+EVENTUALLY_MASKS_SIG = types.void(types.uint64[::1], types.int64[::1], types.uint64[::1])
 
 
 class PackedModel:

@@ -344,7 +344,8 @@ class Graph:
     act: np.ndarray
     fair: np.ndarray
     strong: bool = False
-    stutter: np.ndarray = field(init=False)
+    n: int = field(init=False)                  # states
+    stutter: np.ndarray = field(init=False)     # per state: a run may stay there for ever (may_stutter)
 
     def __post_init__(self) -> None:
         self.n = len(self.row_start) - 1

@@ -76,7 +76,7 @@ class Fairness:
 
     def describe(self) -> str:
         unfair = f", unfair: {', '.join(self.unfair)}" if self.unfair else ""
-        return f"{self.mode} fairness{unfair}"
+        return ("no fairness" if self.mode == NO_FAIRNESS else f"{self.mode} fairness") + unfair
 
 
 @dataclass(frozen=True)

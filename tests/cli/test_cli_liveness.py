@@ -115,7 +115,9 @@ def test_matrix_and_faults_take_the_fairness(tmp_path):
     path = tmp_path / "f.json"
     r = invoke("faults", *one, "--unfair", "MasterRestart", "--jobs", "1", "--json", str(path))
     assert r.exit_code == 1, r.output
-    (p,) = json.loads(path.read_text())["properties"]
+    data = json.loads(path.read_text())
+    jsonschema.validate(data, json.loads(schema_text()), cls=jsonschema.Draft202012Validator)
+    (p,) = data["properties"]
     assert p["kind"] == "eventually" and p["status"] == "violated"
     # one verdict per budget vector: without a master crash the message is consumed
     assert [(v["budgets"]["master_crashes"], v["status"]) for v in p["vectors"]] == [(0, "holds"), (1, "violated")]

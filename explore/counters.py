@@ -29,6 +29,7 @@ RUN = np.dtype([(name, np.int64) for name in STEP_FIELDS + (
     "max_states",    # the user's state limit
     "edge_cap",      # room in the edge list
     "graph",         # 1: record edges and goal bits
+    "labels",        # 1: record each edge's action too (the eventually properties' fairness reads them)
     "leaves",        # 1: states violating every watched always property are not expanded
     "nleaf",         # states left unexpanded by that rule
     "fill_max",      # states filed in the fullest table region

@@ -48,15 +48,17 @@ SCHECK_T = types.FunctionType(STATE_CHECK_SIG)
 
 #: the visited set and what is kept per state, passed to the kernels as one value (a tuple: no reference
 #: counting, no jitclass); ``table`` is replaced when it grows, so the tuple is built again for each call
-Visited = namedtuple("Visited", "states parent via table noexp goal edges row_start fill regions")
+Visited = namedtuple("Visited", "states parent via table noexp goal edges edge_act row_start fill regions")
 #: witness candidates per property bit: a state index, or a transition (source index, action)
 Witnesses = namedtuple("Witnesses", "state src act")
 #: where the one-thread insert policy files states: the visited set, what checks a new state and where its
-#: witness candidates go, the edge list (``visited.edges``), whether edges and leaves are kept
-FirstFinder = namedtuple("FirstFinder", "scheck params visited masks wit_state edges graph leaves")
+#: witness candidates go, the edge list (``visited.edges``) and each edge's action (``visited.edge_act``),
+#: whether edges, their actions and leaves are kept
+FirstFinder = namedtuple("FirstFinder", "scheck params visited masks wit_state edges edge_act graph labels leaves")
 
 VISITED_T = types.NamedTuple((U64_2D, types.int32[::1], types.int16[::1], types.uint64[::1], types.uint8[::1],
-                              types.uint8[::1], types.int32[::1], I64_1D, I64_1D, types.UniTuple(types.int64, 2)),
+                              types.uint8[::1], types.int32[::1], types.int16[::1], I64_1D, I64_1D,
+                              types.UniTuple(types.int64, 2)),
                              Visited)
 WITNESSES_T = types.NamedUniTuple(I64_1D, 3, Witnesses)
 RUN_COUNTERS_T = types.Array(RUN_T, 1, "C")    # the run's counters (explore.counters.RUN), one record
@@ -289,10 +291,13 @@ def visited_home(place, row):
 
 
 @kernel(inline=True)
-def record_edge(place, c, j):
-    """The next edge of the state being expanded goes to ``j`` (``c.edges``: edges written so far)."""
+def record_edge(place, c, j, a):
+    """The next edge of the state being expanded goes to ``j`` by action ``a`` (``c.edges``: edges written
+    so far; the action is kept when ``place.labels``: the eventually properties' fairness reads it)."""
     if place.graph:
         place.edges[c.edges] = j
+        if place.labels:
+            place.edge_act[c.edges] = a
         c.edges += 1
 
 
@@ -310,7 +315,7 @@ def insert_first_found(place, io, states, src, a, row, slot, tag):
             if io.count >= io.max_states:
                 return False
             j = _store_new(place, io, row, slot, tag, src, a)
-    record_edge(place, io, j)
+    record_edge(place, io, j, a)
     return True
 
 
@@ -334,7 +339,8 @@ SEED_SIG = types.int64(SCHECK_T, I64_1D, VISITED_T, RUN_COUNTERS_T, MASKS_ARG_T,
 def seed(scheck, params, visited, counters, masks, wit_state, initial):
     """Store and check the initial states (level 0); returns how many were new."""
     io = counters[0]
-    place = FirstFinder(scheck, params, visited, masks[0], wit_state, visited.edges, io.graph != 0, io.leaves != 0)
+    place = FirstFinder(scheck, params, visited, masks[0], wit_state, visited.edges, visited.edge_act, io.graph != 0,
+                        io.labels != 0, io.leaves != 0)
     added = 0
     for i in range(initial.shape[0]):
         j, slot, tag = _find(visited.states, visited.table, visited.regions, initial[i])
@@ -356,7 +362,8 @@ def expand(succ, scheck, tcheck, params, visited, counters, masks, witnesses, ro
     (:func:`explore.step.expand_state`) with the one-thread policy (:func:`insert_first_found`)."""
     io = counters[0]
     mask = masks[0]
-    place = FirstFinder(scheck, params, visited, mask, witnesses.state, visited.edges, io.graph != 0, io.leaves != 0)
+    place = FirstFinder(scheck, params, visited, mask, witnesses.state, visited.edges, visited.edge_act, io.graph != 0,
+                        io.labels != 0, io.leaves != 0)
     gen = Generator(succ, tcheck, params, mask.trans_watch, witnesses.src, witnesses.act)
     nact = len(rows.oflags)
     hi = io.hi

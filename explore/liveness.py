@@ -15,10 +15,11 @@ enabled (a terminal state is one), or going round a fair cycle. So, over the sta
 3. the property fails iff a state where P holds is among them.
 
 The pass uses only the stored graph (state indices, edges in action order) and the action of each edge,
-so it gives the same verdict and the same lasso for every thread count. The action of each edge is
-recomputed here with the model's compiled successors (the k-th edge of a state is its k-th enabled
-action), on every thread of the run: each labels its own range of states. The component searches run on
-one thread.
+so it gives the same verdict and the same lasso for every thread count. The local engine stores the action
+of each edge while it explores when an eventually property is selected (two bytes an edge); a graph
+stored without them has them recomputed with the model's compiled successors (the k-th edge of a state is
+its k-th enabled action). The P / Q masks of every state are computed on every thread of the run, each
+its own range of states. The component searches run on one thread.
 
 The canonical lasso (docs/liveness.md): the smallest violated instance (message id); its trigger is the
 smallest state index (BFS level, then key: the stored order) where P holds, Q does not and a fair end is
@@ -52,15 +53,12 @@ MASKS_T = types.FunctionType(EVENTUALLY_MASKS_SIG)
 
 
 # -- the action of every edge, and P / Q of every state ------------------------------------------------
-@nb.njit(types.int64(SUCC_T, MASKS_T, types.int64[::1], types.uint64[:, ::1], types.int64, types.int64,
-                     types.int64[::1], types.int16[::1], types.int64[::1], types.uint8[:, ::1], types.uint64[:, ::1],
-                     types.int64[::1], types.uint64[::1]), cache=True, nogil=True)
-def label_states(succ, masks, params, states, lo, hi, row_start, act, bits, pq, out, oflags, buf):
-    """For the states ``[lo, hi)``: fill ``act[e]`` with the action of every edge (the k-th edge of a state is
-    its k-th enabled action) and ``pq[i, 2k]`` / ``pq[i, 2k + 1]`` with the P / Q masks of the eventually
-    property of bit
-    ``bits[k]`` (at most :data:`MAX_INSTANCES` instances: a byte per state each). Returns -1, or the first
-    state whose enabled actions do not match its stored edges, or whose masks do not fit a byte."""
+@nb.njit(types.int64(SUCC_T, types.int64[::1], types.uint64[:, ::1], types.int64, types.int64, types.int64[::1],
+                     types.int16[::1], types.uint64[:, ::1], types.int64[::1]), cache=True, nogil=True)
+def label_edges(succ, params, states, lo, hi, row_start, act, out, oflags):
+    """For the states ``[lo, hi)`` of a graph stored without its edges' actions (the Spark engine's, a
+    test's): fill ``act[e]`` with the action of every edge (the k-th edge of a state is its k-th enabled
+    action). Returns -1, or the first state whose enabled actions do not match its stored edges."""
     for i in range(lo, hi):
         succ(states[i], params, out, oflags)
         e = row_start[i]
@@ -72,6 +70,16 @@ def label_states(succ, masks, params, states, lo, hi, row_start, act, bits, pq, 
                 e += 1
         if e != row_start[i + 1]:
             return i
+    return -1
+
+
+@nb.njit(types.int64(MASKS_T, types.int64[::1], types.uint64[:, ::1], types.int64, types.int64, types.int64[::1],
+                     types.uint8[:, ::1], types.uint64[::1]), cache=True, nogil=True)
+def label_states(masks, params, states, lo, hi, bits, pq, buf):
+    """For the states ``[lo, hi)``: ``pq[i, 2k]`` / ``pq[i, 2k + 1]``, the P / Q masks of the eventually
+    property of bit ``bits[k]`` (at most :data:`MAX_INSTANCES` instances: a byte per state each). Returns -1,
+    or the first state whose masks do not fit a byte."""
+    for i in range(lo, hi):
         if len(bits):
             masks(states[i], params, buf)
             for k in range(len(bits)):
@@ -509,45 +517,53 @@ def decide(g: Graph, p_masks: np.ndarray, q_masks: np.ndarray) -> LiveVerdict:
 
 
 def label_graph(model: Any, props: list[Property], eventually_masks: Any, states: np.ndarray,
-                row_start: np.ndarray, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """``(act, pq)``: the action of every edge and the P / Q masks of every state (:func:`label_states`),
-    the states cut into ``threads`` ranges labelled at once (each writes only its own states and edges)."""
+                row_start: np.ndarray, threads: int = 1,
+                act: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(act, pq)``: the action of every edge (``act`` when the engine stored them, else recomputed by
+    :func:`label_edges`) and the P / Q masks of every state (:func:`label_states`), the states cut into
+    ``threads`` ranges labelled at once (each writes only its own states and edges)."""
     from concurrent.futures import ThreadPoolExecutor
     count = len(states)
     nact = len(model.actions())
-    act = np.zeros(int(row_start[count]), np.int16)
+    known = act is not None
+    act = act[:int(row_start[count])] if known else np.zeros(int(row_start[count]), np.int16)
     bits = np.array([p.bit for p in props], np.int64)
     pq = np.zeros((count, 2 * len(props)), np.uint8)
     threads = max(1, min(threads, count // 4096 or 1))
 
-    def label(t: int) -> int:
-        out = np.zeros((max(nact, 1), states.shape[1]), np.uint64)
-        oflags = np.zeros(max(nact, 1), np.int64)
-        buf = np.zeros(128, np.uint64)
-        return label_states(model.successors, eventually_masks, model.params, states, count * t // threads,
-                            count * (t + 1) // threads, row_start, act, bits, pq, out, oflags, buf)
+    def label(t: int) -> tuple[int, int]:
+        lo, hi = count * t // threads, count * (t + 1) // threads
+        unmatched = -1
+        if not known:
+            out = np.zeros((max(nact, 1), states.shape[1]), np.uint64)
+            oflags = np.zeros(max(nact, 1), np.int64)
+            unmatched = label_edges(model.successors, model.params, states, lo, hi, row_start, act, out, oflags)
+        return unmatched, label_states(eventually_masks, model.params, states, lo, hi, bits, pq,
+                                       np.zeros(128, np.uint64))
 
     if threads == 1:
-        mismatches = [label(0)]
+        found = [label(0)]
     else:
         with ThreadPoolExecutor(threads) as pool:
-            mismatches = list(pool.map(label, range(threads)))
-    mismatch = max(mismatches)
-    if mismatch >= 0:
-        raise RuntimeError(f"state {mismatch}: its enabled actions do not match its stored edges, or an "
-                           f"eventually property has more than {MAX_INSTANCES} instances")
+            found = list(pool.map(label, range(threads)))
+    unmatched, wide = max(u for u, _ in found), max(w for _, w in found)
+    if unmatched >= 0:
+        raise RuntimeError(f"state {unmatched}: its enabled actions do not match its stored edges")
+    if wide >= 0:
+        raise RuntimeError(f"state {wide}: an eventually property has more than {MAX_INSTANCES} instances")
     return act, pq
 
 
 def decide_properties(model: Any, props: list[Property], fairness: Fairness, eventually_masks: Any,
                       states: np.ndarray, row_start: np.ndarray, edges: np.ndarray,
                       path_to: Callable[[int], tuple[int, list[int]]], trace_of: Callable[..., Any],
-                      threads: int = 1) -> dict[str, PropertyResult]:
+                      threads: int = 1, edge_act: np.ndarray | None = None) -> dict[str, PropertyResult]:
     """Verdicts of the eventually properties ``props`` over the stored graph (``states``, CSR
-    ``row_start`` / ``edges``): ``path_to(i)`` gives ``(root, actions)`` of state ``i``'s canonical path and
-    ``trace_of(root, actions)`` the replayed trace; the edges are labelled on ``threads`` threads."""
+    ``row_start`` / ``edges``, and the action of each edge when stored: ``edge_act``): ``path_to(i)`` gives
+    ``(root, actions)`` of state ``i``'s canonical path and ``trace_of(root, actions)`` the replayed trace;
+    the states are labelled on ``threads`` threads."""
     count = len(states)
-    act, pq = label_graph(model, props, eventually_masks, states, row_start, threads)
+    act, pq = label_graph(model, props, eventually_masks, states, row_start, threads, edge_act)
     g = Graph(row_start[:count + 1], edges[:int(row_start[count])], act, fair_actions(model.actions(), fairness),
               strong=fairness.mode == STRONG)
     results = {}
@@ -591,7 +607,8 @@ def decide_on_explorer(explorer: Any) -> dict[str, PropertyResult]:
     states = store.states[:store.count]
     return decide_properties(explorer.model, props, explorer.props.fairness, explorer.props.eventually_masks,
                              states, store.row_start, store.edges, explorer.path,
-                             lambda root, actions: replay(explorer.model, states[root], actions), explorer.threads)
+                             lambda root, actions: replay(explorer.model, states[root], actions), explorer.threads,
+                             store.edge_act if store.labels else None)
 
 
 def lasso_fault(model: Any, prop: Property, states: list[tuple[int, ...]], actions: list[int], loop_start: int,

@@ -77,11 +77,12 @@ class LocalExplorer:
 
     # -- setup ------------------------------------------------------------------------------------------
     def _capacity(self) -> int:
-        per_state = bytes_per_state(self.words, self.graph, self.leaves)
+        per_state = bytes_per_state(self.words, self.graph, self.leaves, self.labels)
         budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
         self.memory_limit = budget
         if self.threads > 1:   # the rounds' buffers and the threads come first
-            cost = LevelRounds.team_bytes(self.threads, self.nact, self.words, self.graph, self.slice_states)
+            cost = LevelRounds.team_bytes(self.threads, self.nact, self.words, self.graph, self.slice_states,
+                                          self.labels)
             if cost > budget // 4:   # memory too tight for threads to pay: one thread, the same results
                 self.threads = self.owners = 1
             else:
@@ -98,7 +99,7 @@ class LocalExplorer:
         while True:
             try:
                 self.store = VisitedStore(cap, self.words, self.owners, self.graph, self.leaves,
-                                          self.limits.max_states)
+                                          self.limits.max_states, self.labels)
                 break
             except MemoryError:
                 self.store = None
@@ -126,6 +127,7 @@ class LocalExplorer:
         self.graph = self.tracker.graph
         self.leaves = self.tracker.leaves
         self.graph_props = self.tracker.graph_props
+        self.labels = bool(self.tracker.eventually)   # fairness reads each edge's action
         if self.exhaustive:   # every state expanded, every transition kept (explore.faults reads them)
             self.leaves = False
             self.graph = True

@@ -59,6 +59,7 @@ class LevelRounds:
         self.level_slots = np.empty(0, dtype=np.int64)
         self.filed: tuple[int, int, int] = (-1, 0, -1)
         self.edges_t = np.empty(n if explorer.graph else 1, dtype=np.int64)
+        self.edge_act_t = np.empty(n if explorer.labels else 1, dtype=np.int16)   # each edge's action
         # each slice's hot counters on cache lines of their own (a shared line costs more than the work)
         self.slices = counters.new(counters.SLICE, self.S)
         self.wit_src = np.full((self.S, 64), -1, dtype=np.int64)
@@ -77,10 +78,11 @@ class LevelRounds:
                                               explorer.props.state_check)
 
     @staticmethod
-    def team_bytes(threads: int, nact: int, words: int, graph: bool, slice_states: int = SLICE_STATES) -> int:
+    def team_bytes(threads: int, nact: int, words: int, graph: bool, slice_states: int = SLICE_STATES,
+                   labels: bool = False) -> int:
         """What :class:`LevelRounds` allocates, and the address space each worker thread reserves (its
         stack, its malloc arena), for the explorer's memory budget."""
-        per_successor = 16 + (8 if graph else 0)
+        per_successor = 16 + (8 if graph else 0) + (2 if labels else 0)
         slices = SLICES_PER_THREAD * threads
         return ((slices * slice_states * max(nact, 1) + threads * P.BLOCK) * per_successor
                 + threads * (THREAD_ADDRESS_SPACE + 16 * P.BLOCK))
@@ -139,8 +141,8 @@ class LevelRounds:
         fits = count + (bounds[-1] - bounds[0]) * max(ex.nact, 1) + self.T * P.BLOCK <= ex.store.cap
         self.blocks["size"] = P.BLOCK if fits else 1
         round_ = tuple(P.Round(np.array(bounds, dtype=np.int64), self.C, self.wit_src, self.wit_act, self.tallies,
-                               self.tally.shape[1], self.edges_t, self.best, self.slots, count, self.shared,
-                               int(ex.graph), int(ex.leaves)))
+                               self.tally.shape[1], self.edges_t, self.edge_act_t, self.best, self.slots, count,
+                               self.shared, int(ex.graph), int(ex.labels), int(ex.leaves)))
         status = self._expand_slices(ex.store.kernel_view(), round_)
         new = int(self.shared[0])
         store = ex.store
@@ -215,8 +217,9 @@ class LevelRounds:
         at = int(ex.store.io["edges"]) + np.concatenate(([0], np.cumsum(counts[:-1])))
         bounds_a = np.array(bounds, dtype=np.int64)
         store = ex.store
-        self.team.run(lambda t: P.place_edges(store.edges, self.edges_t, store.row_start, bounds_a, at, self.slices,
-                                              self.C, t, self.T))
+        self.team.run(lambda t: P.place_edges((store.edges, store.edge_act), (self.edges_t, self.edge_act_t),
+                                              store.row_start, bounds_a, at, self.slices, self.C, int(ex.labels), t,
+                                              self.T))
         ex.store.io["edges"] = int(at[-1] + counts[-1])
 
     def _fold_counters(self) -> None:

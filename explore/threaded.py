@@ -146,8 +146,8 @@ def _lower_best(best, k, via_src):
 #: where the threads' insert policy files states: the one-thread policy's fields (explore.kernel.FirstFinder,
 #: ``edges`` the slice's own), then what the round shares (``best``, ``slots``, ``round_lo``, ``shared``) and
 #: what is this thread's (``fill``, ``block``)
-Shared = namedtuple("Shared", "scheck params visited masks wit_state edges graph leaves best slots round_lo shared "
-                              "fill block")
+Shared = namedtuple("Shared", "scheck params visited masks wit_state edges edge_act graph labels leaves best slots "
+                              "round_lo shared fill block")
 
 
 @kernel(inline=True)
@@ -165,16 +165,22 @@ def insert_shared(place, c, states, src, a, row, slot, tag):
             check_new(place, j)
         elif j >= place.round_lo:   # filed in this round, perhaps from a later source
             _lower_best(place.best, j - place.round_lo, via_src)
-    K.record_edge(place, c, j)
+    K.record_edge(place, c, j, a)
     return True
 
 
 #: what a round shares among its threads: the slices (``bounds``), each slice's edge room (``capacity``),
-#: transition witnesses, tally and edges (from ``s * capacity``), and the filing state (``best``,
-#: ``slots``, ``round_lo``: the first index filed this round, ``shared``: the next index), whether edges and
-#: leaves are kept
-Round = namedtuple("Round", "bounds capacity wit_src wit_act tallies tally_size edges best slots round_lo shared "
-                            "graph leaves")
+#: transition witnesses, tally, edges and their actions (from ``s * capacity``), and the filing state
+#: (``best``, ``slots``, ``round_lo``: the first index filed this round, ``shared``: the next index), whether
+#: edges, their actions and leaves are kept
+Round = namedtuple("Round", "bounds capacity wit_src wit_act tallies tally_size edges edge_act best slots round_lo "
+                            "shared graph labels leaves")
+@kernel(inline=True)
+def _round(r):
+    """The :class:`Round` of its fields (as the entry points take it: a plain tuple)."""
+    return Round(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14])
+
+
 #: a thread's own: its successor rows (explore.step.Rows), state witness candidates, region fills, and which
 #: thread it is (its block)
 Thread = namedtuple("Thread", "rows wit_state fill index")
@@ -186,9 +192,11 @@ def _expand_slice(gen, visited, masks, rnd, thread, blocks, s, c):
     counters ``c`` (its edges into its own part of ``rnd.edges``, ``row_start`` relative to its first
     edge); returns a status."""
     graph = rnd.graph != 0
+    labels = rnd.labels != 0
     place = Shared(gen.scheck, gen.params, visited, masks, thread.wit_state,
-                   rnd.edges[s * rnd.capacity:] if graph else rnd.edges, graph, rnd.leaves != 0, rnd.best,
-                   rnd.slots, rnd.round_lo, rnd.shared, thread.fill, blocks[thread.index])
+                   rnd.edges[s * rnd.capacity:] if graph else rnd.edges,
+                   rnd.edge_act[s * rnd.capacity:] if labels else rnd.edge_act, graph, labels, rnd.leaves != 0,
+                   rnd.best, rnd.slots, rnd.round_lo, rnd.shared, thread.fill, blocks[thread.index])
     step = Generator(gen.succ, gen.tcheck, gen.params, masks.trans_watch, rnd.wit_src[s], rnd.wit_act[s])
     tally = rnd.tallies[s, :rnd.tally_size]
     for src in range(rnd.bounds[s], rnd.bounds[s + 1]):
@@ -207,7 +215,8 @@ ThreadGen = namedtuple("ThreadGen", "succ tcheck scheck params")
 # tuple is typed in Python, field by field: a millisecond a round); the kernel names them again
 VISITED_FIELDS_T = types.Tuple((*K.VISITED_T.types[:-1], types.int64, types.int64))
 ROUND_T = types.Tuple((I64_1D, types.int64, types.int64[:, ::1], types.int64[:, ::1], types.int64[:, ::1],
-                       types.int64, I64_1D, I64_1D, I64_1D, types.int64, I64_1D, types.int64, types.int64))
+                       types.int64, I64_1D, types.int16[::1], I64_1D, I64_1D, types.int64, I64_1D, types.int64,
+                       types.int64, types.int64))
 THREAD_T = types.Tuple((*ROWS_T.types, I64_1D, I64_1D, types.int64))
 EXPAND_SLICES_SIG = types.void(I64_1D, I64_1D, VISITED_FIELDS_T, K.MASKS_ARG_T, ROUND_T, SLICES_T, THREAD_T,
                                BLOCKS_T, I64_1D)
@@ -240,9 +249,8 @@ def expand_slices(functions, params, visited_t, masks, round_t, slices, thread_t
     gen = ThreadGen(_succ_at(functions, 0), _tcheck_at(functions, ADDRESSES), _scheck_at(functions, 2 * ADDRESSES),
                     params)
     v = visited_t
-    visited = K.Visited(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], (v[9], v[10]))
-    r = round_t
-    rnd = Round(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12])
+    visited = K.Visited(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], (v[10], v[11]))
+    rnd = _round(round_t)
     t = thread_t
     thread = Thread(Rows(t[0], t[1], t[2], t[3]), t[4], t[5], t[6])
     while True:
@@ -318,8 +326,7 @@ def close_blocks(stored, round_t, slices, blocks, top, moves, wit_thread):
     candidates, the round's edges). Returns the state count (``top - holes``). The level's sort puts every
     state in its place afterwards, so where a state goes here changes no result."""
     states, table, goal, noexp = stored
-    r = round_t
-    rnd = Round(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12])
+    rnd = _round(round_t)
     best = rnd.best
     slots = rnd.slots
     count = rnd.round_lo
@@ -381,16 +388,25 @@ def touch_pages(table, counter):
             table[i] = 0
 
 
-@nb.njit(types.void(types.int32[::1], I64_1D, I64_1D, I64_1D, I64_1D, SLICES_T, types.int64, types.int64,
-                    types.int64), cache=True, nogil=True, _nrt=False)
-def place_edges(edges, edges_t, row_start, bounds, at, slices, capacity, first, step):
+EDGE_LISTS_T = types.Tuple((types.int32[::1], types.int16[::1]))   # the stored edges and their actions
+ROUND_EDGES_T = types.Tuple((I64_1D, types.int16[::1]))           # a round's, per slice
+
+
+@nb.njit(types.void(EDGE_LISTS_T, ROUND_EDGES_T, I64_1D, I64_1D, I64_1D, SLICES_T, types.int64, types.int64,
+                    types.int64, types.int64), cache=True, nogil=True, _nrt=False)
+def place_edges(stored, round_edges, row_start, bounds, at, slices, capacity, labels, first, step):
     """The round's slices ``first, first + step, ...``: each one's edges (``slices[s].edges`` of them, from
-    ``edges_t[s * capacity]``) to ``edges[at[s]:]``, and its states' ``row_start`` (relative to the
-    slice's first edge) made absolute."""
+    ``s * capacity`` of ``round_edges`` = (edges, actions)) to ``stored`` = (edges, actions) from ``at[s]``
+    (the actions only when ``labels``), and its states' ``row_start`` (relative to the slice's first edge)
+    made absolute."""
+    edges, edge_act = stored
+    edges_t, edge_act_t = round_edges
     for s in range(first, len(at), step):
         n = slices[s].edges
         for k in range(n):
             edges[at[s] + k] = np.int32(edges_t[s * capacity + k])
+            if labels:
+                edge_act[at[s] + k] = edge_act_t[s * capacity + k]
         for i in range(bounds[s], bounds[s + 1]):
             row_start[i] += at[s]
 

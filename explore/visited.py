@@ -26,19 +26,32 @@ def _region_start(owners: int) -> int:
     return max(TABLE_START // (1 << max(owners - 1, 0).bit_length()), 1 << 10)
 
 
-def bytes_per_state(words: int, graph: bool, leaves: bool) -> int:
+EDGES_PER_STATE = 6   # about, on the RocketMQ presets: what each edge's action costs a state when kept
+
+
+def bytes_per_state(words: int, graph: bool, leaves: bool, labels: bool = False) -> int:
     """What one stored state costs, with the hash table just after a doubling (the memory budget's unit)."""
     table = (16 if words == 1 else 8) / K.MAX_LOAD * 2
-    return int(8 * words + 4 + 2 + table + (10 if graph else 0) + (1 if leaves else 0))
+    return int(8 * words + 4 + 2 + table + (10 if graph else 0) + (1 if leaves else 0)
+               + (2 * EDGES_PER_STATE if labels else 0))
+
+
+def _copied(array: np.ndarray, size: int) -> np.ndarray:
+    """A copy of ``array`` grown to ``size`` items (when numpy refuses to resize it in place)."""
+    grown = np.empty(size, dtype=array.dtype)
+    grown[: len(array)] = array
+    return grown
 
 
 class VisitedStore:
     """Room for ``cap`` states of ``words`` packed words, a hash table cut into ``owners`` regions (one per
-    thread), per-state goal and leaf marks and an edge list when ``graph`` / ``leaves`` ask for them.
-    Raises MemoryError when the arrays cannot be had."""
+    thread), per-state goal and leaf marks and an edge list when ``graph`` / ``leaves`` ask for them, and
+    each edge's action when ``labels`` does. Raises MemoryError when the arrays cannot be had."""
 
-    def __init__(self, cap: int, words: int, owners: int, graph: bool, leaves: bool, max_states: int | None) -> None:
+    def __init__(self, cap: int, words: int, owners: int, graph: bool, leaves: bool, max_states: int | None,
+                 labels: bool = False) -> None:
         self.cap, self.words, self.owners, self.graph, self.leaves = cap, words, owners, graph, leaves
+        self.labels = labels
         self.states = np.empty((cap, words), dtype=np.uint64)
         self.parent = np.empty(cap, dtype=np.int32)
         self.via = np.empty(cap, dtype=np.int16)
@@ -46,6 +59,7 @@ class VisitedStore:
         self.goal = np.empty(cap if graph else 1, dtype=np.uint8)
         self.row_start = np.empty(cap + 1 if graph else 1, dtype=np.int64)
         self.edges = np.empty(EDGES_START if graph else 1, dtype=np.int32)
+        self.edge_act = np.empty(EDGES_START if labels else 1, dtype=np.int16)   # the action of each edge
         self.region_slots = _region_start(owners)
         self.table = K.new_table(self.region_slots, owners, words)
         self.table_growths = 0   # how many times the table grew (the threads' level sort asks)
@@ -58,6 +72,7 @@ class VisitedStore:
         io["max_states"] = max_states if max_states is not None else cap
         io["edge_cap"] = len(self.edges)
         io["graph"] = int(graph)
+        io["labels"] = int(labels)
         io["leaves"] = int(leaves)
 
     @property
@@ -68,7 +83,7 @@ class VisitedStore:
     def kernel_view(self) -> Any:
         """The store as the kernels take it (built anew each time: the table and the edges grow)."""
         return K.Visited(self.states, self.parent, self.via, self.table, self.noexp, self.goal, self.edges,
-                         self.row_start, self.fill, (self.owners, self.region_slots))
+                         self.edge_act, self.row_start, self.fill, (self.owners, self.region_slots))
 
     def level_arrays(self) -> list[np.ndarray]:
         """The per-state arrays a level's reordering permutes."""
@@ -105,12 +120,16 @@ class VisitedStore:
         if n_edges <= len(self.edges):
             return
         size = max(2 * len(self.edges), n_edges)
+        # resized through the attribute itself: any other reference (a local name too) makes numpy refuse
         try:
             self.edges.resize(size)   # the new part zeroed
         except ValueError:            # another reference to the list: numpy refuses to move it
-            edges = np.empty(size, dtype=np.int32)
-            edges[: len(self.edges)] = self.edges
-            self.edges = edges
+            self.edges = _copied(self.edges, size)
+        if self.labels:
+            try:
+                self.edge_act.resize(size)
+            except ValueError:
+                self.edge_act = _copied(self.edge_act, size)
         self.io["edge_cap"] = len(self.edges)
 
     #: the counters a level changes, which :meth:`rollback` restores

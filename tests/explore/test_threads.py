@@ -39,6 +39,8 @@ def visited(ex) -> list[np.ndarray]:
     out = [ex.store.states[:n].copy(), ex.store.parent[:n].copy(), ex.store.via[:n].copy()]
     if ex.graph:
         out += [ex.store.edges[:int(ex.store.io["edges"])].copy(), ex.store.goal[:n].copy()]
+        if ex.labels:
+            out.append(ex.store.edge_act[:int(ex.store.io["edges"])].copy())
         if not ex.incomplete and ex.error is None:   # a stopped level's rows are not kept
             out.append(ex.store.row_start[:n + 1].copy())
     return out
@@ -151,6 +153,37 @@ def test_exhaustive_runs_keep_the_same_edges_and_fault_analysis():
         assert all(np.array_equal(x, y) for x, y in zip(arrays, ref_arrays))
 
 
+@pytest.mark.parametrize("viewed", [False, True])
+def test_edge_actions_are_stored_alike_on_every_thread_count_and_match_the_model(monkeypatch, viewed):
+    """With an eventually property selected the kernels keep each edge's action (through every growth of the
+    edge list, in place or copied): the same on 1-3 threads, and what the model's successors say the k-th
+    enabled action of each state is (explore.liveness.label_edges recomputes it from the model)."""
+    from explore import visited as V
+    from explore.liveness import label_edges
+    monkeypatch.setattr(V, "EDGES_START", 16)
+    real = V.VisitedStore.grow_edges
+    views = []
+
+    def grow_edges(self, n_edges):
+        if viewed:
+            views.append((self.edges[:1], self.edge_act[:1]))
+        real(self, n_edges)
+
+    monkeypatch.setattr(V.VisitedStore, "grow_edges", grow_edges)
+    model = rocketmq(messages=1)
+    props = PROPERTIES.select(["acked_message_eventually_consumed", "committed_offset_never_regresses"])
+    ex, _ = run(model, props, 1)
+    assert ex.labels
+    same_for_every_thread_count(model, props)
+    n, e = ex.store.count, int(ex.store.io["edges"])
+    recomputed = np.full(e, -1, dtype=np.int16)
+    nact = len(model.actions())
+    out, oflags = np.zeros((nact, model.words), dtype=np.uint64), np.zeros(nact, dtype=np.int64)
+    assert label_edges(model.successors, model.params, ex.store.states[:n], 0, n, ex.store.row_start, recomputed,
+                       out, oflags) == -1
+    assert np.array_equal(ex.store.edge_act[:e], recomputed) and e > 16 << 8
+
+
 def test_one_state_per_level_and_empty_slices():
     # 1 state per level, 3 threads: two slices of every round are empty
     same_for_every_thread_count(Counter(40, k=100), COUNTER_PROPERTIES, parallel_from=1)
@@ -254,8 +287,9 @@ def test_closing_blocks_moves_the_states_after_the_holes_into_them(words):
     edges_t[capacity:capacity + 2], slices[1]["edges"] = (16, 17), 2
     moves = np.empty((2, 2 * 64), dtype=np.int64)
 
-    round_ = (np.zeros(2, dtype=np.int64), capacity, wit_thread, wit_thread, wit_thread, 0, edges_t, best, slots, count,
-              np.zeros(1, dtype=np.int64), 1, 1)   # only edges, best, slots, round_lo, graph and leaves are read
+    round_ = tuple(P.Round(np.zeros(2, dtype=np.int64), capacity, wit_thread, wit_thread, wit_thread, 0, edges_t,
+                           np.zeros(1, dtype=np.int16), best, slots, count, np.zeros(1, dtype=np.int64), 1, 0, 1))
+    # (only edges, best, slots, round_lo, graph and leaves are read)
     new = P.close_blocks((states, table, goal, noexp), round_, slices, blocks, top, moves, wit_thread)
 
     assert new == 17

@@ -333,11 +333,12 @@ def load_toml(path: "str | Path", base: Config | None = None) -> Config:
         raise ConfigError(str(exc)) from None
     data.pop("run", None)   # the run table (properties, limits, engine) is the command line's: rmqcheck/run_file.py
     if "config" in data and isinstance(data["config"], dict):
-        extra = sorted(set(data) - {"config", "preset"})
+        extra = sorted(set(data) - {"config", "preset", "mode"})
         if extra:
             raise ConfigError(f"config file {str(path)!r}: unexpected top-level key '{extra[0]}' "
                               "beside [config]; allowed: preset, [config], [run]")
         values = dict(data["config"])
+        values.pop("mode", None)   # the model mode (model/modes.py), resolved before this loader runs
         inner = values.pop("preset", None)
         name = data.get("preset", inner)
         if inner is not None and "preset" in data and inner != data["preset"]:
@@ -345,6 +346,7 @@ def load_toml(path: "str | Path", base: Config | None = None) -> Config:
                               f"and {inner!r} in [config]; keep one")
     else:
         values = dict(data)
+        values.pop("mode", None)   # the model mode (model/modes.py), resolved before this loader runs
         name = values.pop("preset", None)
     if name is not None:
         if not isinstance(name, str):

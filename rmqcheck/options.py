@@ -70,6 +70,9 @@ def config_options(f: Callable) -> Callable:
                           "given win).")(f)
     f = click.option("--preset", "preset_name", metavar="NAME", shell_complete=_complete(_preset_names),
                      help="Start from a named preset (default: default); 'rmqcheck list' shows them all.")(f)
+    f = click.option("--mode", metavar="4.4|controller", expose_value=False, callback=_remember("mode"),
+                     help="The model: 4.4 master/slave (default) or the 5.3.3 controller mode "
+                          "(also: mode = \"...\" in the TOML file, or a controller preset).")(f)
     return f
 
 

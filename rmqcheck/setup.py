@@ -27,17 +27,27 @@ class BadInput(ValueError):
     """Any user input error; the CLI prints its message as one line and exits with code 2."""
 
 
-def resolve_config(preset_name: str | None, config_file: str | None, assignments: Sequence[str]) -> Config:
+#: the model modes every command reads (model/modes.py); a command that reads more names them
+ONLY_44 = ("4.4",)
+
+
+def resolve_config(preset_name: str | None, config_file: str | None, assignments: Sequence[str],
+                   modes: Sequence[str] = ONLY_44) -> Config:
     """``--preset`` / ``--config`` (exclusive), then the ``--broker-conf`` / ``--group-config`` files the
-    command line gave (kept in click's context by rmqcheck/options.py), then ``--set key=value``."""
+    command line gave (kept in click's context by rmqcheck/options.py), then ``--set key=value``; in the
+    model mode that ``--mode``, the config file's ``mode`` or the preset names (4.4 unless one does).
+    ``modes``: the modes the command can run."""
     from model import ConfigError, load_toml, preset
 
     if preset_name and config_file:
         raise BadInput("--preset and --config cannot be used together; give one of them")
     if config_file:
         check_input_file(config_file, "config file")
+    if _mode_given(preset_name, config_file):
+        return _resolve_mode_config(preset_name, config_file, assignments, modes)
     settings = broker_settings()
     try:
+        _no_other_mode_knob(assignments)
         if config_file:
             cfg = load_toml(config_file)
         else:
@@ -45,6 +55,55 @@ def resolve_config(preset_name: str | None, config_file: str | None, assignments
         if settings is not None:
             cfg = cfg.from_mapping(settings.values, base=cfg)
         return cfg.with_overrides(list(assignments))
+    except ConfigError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _mode_given(preset_name: str | None, config_file: str | None) -> bool:
+    """Whether anything names a model mode (else the 4.4 path above runs exactly as before modes)."""
+    import click
+
+    from model.modes import file_mode, mode_of_preset
+
+    ctx = click.get_current_context(silent=True)
+    try:
+        return bool((ctx is not None and ctx.meta.get("mode") is not None)
+                    or (preset_name and mode_of_preset(preset_name) not in (None, "4.4"))
+                    or (config_file and file_mode(config_file) is not None))
+    except ValueError:   # an unreadable config file: the 4.4 loader says what is wrong
+        return False
+
+
+def _no_other_mode_knob(assignments: Sequence[str]) -> None:
+    """A knob of another mode (``--set all_ack_in_sync_state_set=true`` in 4.4) names the knob and both
+    modes (model/modes.py); any other key is left to the 4.4 parser."""
+    from model.modes import DEFAULT_MODE, check_knobs, get_mode
+
+    check_knobs(get_mode(DEFAULT_MODE), [item.partition("=")[0].strip() for item in assignments])
+
+
+def _resolve_mode_config(preset_name, config_file, assignments, modes) -> Any:
+    import click
+
+    from model import ConfigError, load_toml
+    from model.modes import DEFAULT_MODE, check_knobs, resolve_config as mode_config, resolve_mode
+
+    ctx = click.get_current_context(silent=True)
+    try:
+        mode = resolve_mode(ctx.meta.get("mode") if ctx is not None else None, preset_name, config_file)
+        if mode.name not in modes:
+            raise BadInput(f"--mode {mode.name}: this command does not run mode {mode.name} yet; "
+                           f"it runs: {', '.join(modes)}")
+        check_knobs(mode, [item.partition("=")[0].strip() for item in assignments])
+        if mode.name == DEFAULT_MODE:
+            settings = broker_settings()
+            cfg = load_toml(config_file) if config_file else mode.preset(preset_name or "default")
+            if settings is not None:
+                cfg = cfg.from_mapping(settings.values, base=cfg)
+            return cfg.with_overrides(list(assignments))
+        if ctx is not None and (ctx.meta.get("broker_confs") or ctx.meta.get("group_config")):
+            raise BadInput(f"--broker-conf / --group-config: read for mode 4.4 only, not for mode {mode.name}")
+        return mode_config(mode, preset_name, config_file, assignments)
     except ConfigError as exc:
         raise BadInput(str(exc)) from None
 
@@ -183,9 +242,14 @@ def check_itf_dir(path: str, inputs: Mapping[str, str | None] | None = None) -> 
         remove_stale_temps(p / "x", any_name=r"[^/]+\.itf\.json")
 
 
-def select_properties(names: Sequence[str]) -> PropertySet:
-    from invariants import PROPERTIES
+def select_properties(names: Sequence[str], config: Any = None) -> PropertySet:
+    """The properties named (all when none), of ``config``'s model mode (4.4 when None)."""
+    from model.modes import mode_of
 
+    if config is None or mode_of(config).name == "4.4":
+        from invariants import PROPERTIES
+    else:
+        PROPERTIES = mode_of(config).properties()
     try:
         return PROPERTIES.select(list(names))
     except ValueError as exc:
@@ -253,6 +317,10 @@ class CheckJob:
     threads: int = 1
 
     def model(self) -> RocketMQModel:
+        from model.modes import mode_of
+
+        if mode_of(self.config).name != "4.4":
+            return mode_of(self.config).model(self.config)
         from model.rocketmq import RocketMQModel
         return RocketMQModel(self.config)
 

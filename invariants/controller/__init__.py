@@ -1,0 +1,184 @@
+"""The controller mode's properties (``--mode controller``): the claims of the mechanisms page's §9.5,
+each a compiled predicate over the field vector of :mod:`model.controller.fields`.
+
+A property observes the cluster as a RocketMQ user would: the controller's current master, the brokers
+that accept writes, the messages the producer was told SEND_OK and the message the consumer was given at
+each queue offset. It reads fields only, never the model's routing code, so a bug in an action cannot
+make a property agree with it.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from model.controller import fields as F
+from model.controller.fields import NFIELDS
+from model.controller.params import P_ALL_ACK, P_BROKERS, P_MESSAGES
+from model.native import kernel, scratch
+from model.packed import STATE_CHECK_SIG, TRANSITION_CHECK_SIG
+
+from ..base import ALWAYS, SOMETIMES, Property, PropertySet
+
+
+@kernel(inline=True)
+def _g(v, b, off):
+    return v[F.BROKER_BASE + b * F.STRIDE + off]
+
+
+@kernel(inline=True)
+def _writer(v, b):
+    return _g(v, b, F.B_UP) == 1 and _g(v, b, F.B_FENCED) == 0 and _g(v, b, F.B_MASTER) == 1
+
+
+@kernel
+def _current_master(v):
+    """The controller's master once it has taken the role (running, master, at the controller's epoch),
+    else -1."""
+    b = v[F.CTL_MASTER] - 1
+    if b >= 0 and _writer(v, b) and _g(v, b, F.B_EPOCH) == v[F.CTL_EPOCH]:
+        return b
+    return -1
+
+
+@kernel
+def acked_message_on_every_later_master(v, p):
+    """Every message the producer was told SEND_OK is in the commitlog of the master the controller has
+    now (once that broker has taken the role). With allAckInSyncStateSet=true a put answers SEND_OK only
+    when every SyncStateSet member has it and only members can be elected; with the 5.3.3 default (false)
+    SEND_OK follows the master's local append, so a failover can lose it."""
+    b = _current_master(v)
+    if b < 0:
+        return True
+    for m in range(p[P_MESSAGES]):
+        if v[F.ACKED] >> m & 1:
+            found = False
+            for i in range(_g(v, b, F.B_LEN)):
+                if _g(v, b, F.B_LOG_MSG + i) == m + 1:
+                    found = True
+            if not found:
+                return False
+    return True
+
+
+@kernel
+def queue_offset_names_one_message(v, p):
+    """No broker that serves pulls (a running master) offers, at a queue offset where the consumer was
+    already given a message, a different message: a (queue, queueOffset) pair names one message for
+    every consumer, whichever master it pulls from and whenever. Readable means dispatched: below the
+    broker's confirmOffset (``CommitLog#getConfirmOffset``), as ``ReputMessageService`` dispatches."""
+    for b in range(p[P_BROKERS]):
+        if not _writer(v, b):
+            continue
+        readable = _g(v, b, F.B_LEN)
+        if p[P_ALL_ACK] == 1 and _g(v, b, F.B_SSS) & (_g(v, b, F.B_SSS) - 1) != 0 \
+                and _g(v, b, F.B_CONFIRM) < readable:
+            readable = _g(v, b, F.B_CONFIRM)   # allAck with more than one member; else the max
+        for i in range(readable):
+            d = v[F.DELIVERED + i]
+            if d != 0 and _g(v, b, F.B_LOG_MSG + i) != d:
+                return False
+    return True
+
+
+@kernel
+def delivered_message_stays_on_master(v, p):
+    """Every message the consumer was given is still, at its queue offset, in the commitlog of the
+    controller's current master: a delivered message never disappears from the master's log."""
+    b = _current_master(v)
+    if b < 0:
+        return True
+    for i in range(p[P_MESSAGES]):
+        d = v[F.DELIVERED + i]
+        if d != 0 and (i >= _g(v, b, F.B_LEN) or _g(v, b, F.B_LOG_MSG + i) != d):
+            return False
+    return True
+
+
+@kernel
+def one_master_per_epoch(v, p):
+    """At most one broker per master epoch accepts writes: no two running, unfenced brokers in the
+    master role hold the same master epoch (a deposed master with an older epoch may still accept
+    writes: controller mode has no write lease, §1.8)."""
+    for b in range(p[P_BROKERS]):
+        for c in range(b + 1, p[P_BROKERS]):
+            if _writer(v, b) and _writer(v, c) and _g(v, b, F.B_EPOCH) == _g(v, c, F.B_EPOCH):
+                return False
+    return True
+
+
+@kernel
+def epoch_file_agrees_with_log(v, p):
+    """Every running broker's epoch file agrees with its commitlog: the epoch entry that covers each
+    message's offset (``EpochFileCache#findEpochEntryByOffset``) names the epoch the message was written
+    in."""
+    for b in range(p[P_BROKERS]):
+        if _g(v, b, F.B_UP) == 0:
+            continue
+        n = _g(v, b, F.B_EF_N)
+        for i in range(_g(v, b, F.B_LEN)):
+            k = -1
+            for j in range(n):
+                if _g(v, b, F.B_EF_START + j) <= i:
+                    k = j
+            if k < 0 or _g(v, b, F.B_EF_EP + k) != _g(v, b, F.B_LOG_EP + i):
+                return False
+    return True
+
+
+@kernel
+def _unpack(state, v):
+    for f in range(F.NFIELDS):
+        mask = (np.uint64(1) << np.uint64(F.WIDTH[f])) - np.uint64(1)
+        v[f] = np.int64((state[F.WORD[f]] >> np.uint64(F.SHIFT[f])) & mask)
+
+
+@nb.njit(STATE_CHECK_SIG, cache=True, nogil=True, _nrt=False)
+def state_check(state, params):
+    """Bits 0-4: an always property violated; bit 5: a new master was elected after a failover."""
+    v = scratch(NFIELDS)
+    _unpack(state, v)
+    bits = np.uint64(0)
+    if not acked_message_on_every_later_master(v, params):
+        bits |= np.uint64(1)
+    if not queue_offset_names_one_message(v, params):
+        bits |= np.uint64(2)
+    if not delivered_message_stays_on_master(v, params):
+        bits |= np.uint64(4)
+    if not one_master_per_epoch(v, params):
+        bits |= np.uint64(8)
+    if not epoch_file_agrees_with_log(v, params):
+        bits |= np.uint64(16)
+    if v[F.CTL_EPOCH] >= 2 and v[F.CTL_MASTER] != 0:
+        bits |= np.uint64(32)
+    return bits
+
+
+@nb.njit(TRANSITION_CHECK_SIG, cache=True, nogil=True, _nrt=False)
+def transition_check(source, flags, target, params):
+    return np.uint64(0)
+
+
+def _doc(fn) -> str:
+    return " ".join((fn.__doc__ or "").split())
+
+
+_ALWAYS = (
+    ("acked_message_on_every_later_master", acked_message_on_every_later_master,
+     "every SEND_OK message is in the commitlog of the controller's current master"),
+    ("queue_offset_names_one_message", queue_offset_names_one_message,
+     "no master offers a different message at a queue offset already delivered"),
+    ("delivered_message_stays_on_master", delivered_message_stays_on_master,
+     "every delivered message stays at its offset in the current master's commitlog"),
+    ("one_master_per_epoch", one_master_per_epoch,
+     "at most one broker per master epoch accepts writes"),
+    ("epoch_file_agrees_with_log", epoch_file_agrees_with_log,
+     "each running broker's epoch file names the epoch of every message in its commitlog"),
+)
+
+PROPERTIES = PropertySet(
+    tuple(Property(name, ALWAYS, bit, summary, _doc(fn)) for bit, (name, fn, summary) in enumerate(_ALWAYS))
+    + (Property("new_master_elected", SOMETIMES, 5,
+                "the controller elects a master after a failover (masterEpoch >= 2)",
+                "A witness that failover happens in the explored space: some state has a master at master "
+                "epoch 2 or more."),),
+    state_check, transition_check)

@@ -1,0 +1,93 @@
+"""The fields of a controller-mode state and their fixed bit layout.
+
+The kernel works on an ``int64`` field vector (one slot per field, indices below); the packed state is
+that vector in a few ``uint64`` words, each field a bit range inside one word. The layout is fixed for the
+largest configuration (3 brokers, 3 messages): a smaller configuration leaves the fields it does not use
+at 0. Brokers ``b`` are 0-based (controller id ``b + 1``); message ids are 1-based (0 = none); log
+positions stand for commitlog offsets, one message each (§9.2 of the mechanisms page: bytes -> messages).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+MAX_BROKERS = 3
+MAX_MESSAGES = 3
+MAX_EPOCH_ENTRIES = 4
+
+_FIELDS: list[tuple[str, int]] = []
+
+
+def _field(name: str, width: int) -> int:
+    _FIELDS.append((name, width))
+    return len(_FIELDS) - 1
+
+
+def _family(name: str, count: int, width: int) -> int:
+    base = len(_FIELDS)
+    for i in range(count):
+        _field(f"{name}[{i}]", width)
+    return base
+
+
+# -- controller (ReplicasInfoManager's SyncStateInfo of the one group, plus availability) ------------------
+CTL_UP = _field("controller.up", 1)
+CTL_MASTER = _field("controller.masterBrokerId", 2)        # 0 = none, else controller id
+CTL_EPOCH = _field("controller.masterEpoch", 3)
+CTL_SSS = _field("controller.syncStateSet", 3)             # bit b = controller id b + 1
+CTL_SSS_EPOCH = _field("controller.syncStateSetEpoch", 4)
+# -- producer and consumer --------------------------------------------------------------------------------
+P_NEXT = _field("producer.next", 2)            # index of the message being sent (0-based)
+P_WAIT = _field("producer.waiting", 1)         # a put waits in GroupTransferService
+P_WAIT_BROKER = _field("producer.waitBroker", 2)
+P_WAIT_END = _field("producer.waitEnd", 2)     # the put's end offset
+ACKED = _field("producer.sendOk", 3)           # message ids answered SEND_OK, bit m - 1
+C_NEXT = _field("consumer.nextOffset", 2)
+DELIVERED = _family("consumer.delivered", MAX_MESSAGES, 2)   # per queue offset, the message delivered there
+# -- failure budgets used ---------------------------------------------------------------------------------
+USED_CRASH = _field("budget.crashes", 2)
+USED_POWER = _field("budget.powerLosses", 2)
+USED_OUTAGE = _field("budget.controllerOutages", 2)
+USED_LINK = _field("budget.linkLosses", 2)
+USED_HA = _field("budget.haDisconnects", 2)
+GLOBAL_FIELDS = len(_FIELDS)
+
+# -- per broker: offsets within a broker's block ----------------------------------------------------------
+_BROKER: list[tuple[str, int]] = [
+    ("up", 1), ("fenced", 1), ("master", 1), ("masterEpoch", 3),
+    ("syncStateSet", 3), ("syncStateSetEpoch", 4), ("synchronizing", 1), ("remoteSyncStateSet", 3),
+    ("alterPending", 1), ("maxOffset", 2), ("flushed", 2), ("confirmOffset", 2),
+    ("haMaster", 2), ("slaveAckOffset", 3), ("ctlAlive", 1), ("ctlLinkDown", 1), ("epochEntries", 3),
+] + [(f"commitlog.msg[{i}]", 2) for i in range(MAX_MESSAGES)] \
+  + [(f"commitlog.epoch[{i}]", 3) for i in range(MAX_MESSAGES)] \
+  + [(f"epochFile.epoch[{i}]", 3) for i in range(MAX_EPOCH_ENTRIES)] \
+  + [(f"epochFile.start[{i}]", 2) for i in range(MAX_EPOCH_ENTRIES)]
+B_UP, B_FENCED, B_MASTER, B_EPOCH, B_SSS, B_SSS_EPOCH, B_SYNCING, B_REMOTE, B_PENDING, B_LEN, B_FLUSHED, \
+    B_CONFIRM, B_CONN, B_ACK, B_ALIVE, B_LINK_DOWN, B_EF_N = range(17)
+B_LOG_MSG = 17
+B_LOG_EP = B_LOG_MSG + MAX_MESSAGES
+B_EF_EP = B_LOG_EP + MAX_MESSAGES
+B_EF_START = B_EF_EP + MAX_EPOCH_ENTRIES
+STRIDE = len(_BROKER)
+BROKER_BASE = GLOBAL_FIELDS
+for _b in range(MAX_BROKERS):
+    for _name, _width in _BROKER:
+        _field(f"broker{_b + 1}.{_name}", _width)
+NFIELDS = len(_FIELDS)
+NAMES = tuple(name for name, _ in _FIELDS)
+
+
+def _layout() -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    word, used = 0, 0
+    words, shifts, widths = [], [], []
+    for _, width in _FIELDS:
+        if used + width > 64:
+            word, used = word + 1, 0
+        words.append(word)
+        shifts.append(used)
+        widths.append(width)
+        used += width
+    return (np.array(words, dtype=np.int64), np.array(shifts, dtype=np.int64),
+            np.array(widths, dtype=np.int64), word + 1)
+
+
+WORD, SHIFT, WIDTH, WORDS = _layout()

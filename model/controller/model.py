@@ -1,0 +1,132 @@
+"""The RocketMQ 5.3.3 controller-mode model of one configuration, as the engines see it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..packed import PackedModel, State
+from . import fields as F
+from .config import ControllerConfig
+from .kernel import KIND, pack, successors, unpack
+from .params import MUTANTS, build_params
+
+
+@dataclass(frozen=True)
+class ControllerAction:
+    """One action of the table: its kind and 0-based arguments; ``str`` is its trace label."""
+
+    name: str
+    args: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def code(self) -> tuple[int, int, int]:
+        values = [v - 1 for _, v in self.args] + [0, 0]
+        return KIND[self.name], values[0], values[1]
+
+    def __str__(self) -> str:
+        return f"{self.name}(" + ", ".join(f"{k}={v}" for k, v in self.args) + ")"
+
+
+def action_table(cfg: ControllerConfig) -> tuple[ControllerAction, ...]:
+    """Every action of ``cfg`` in the kernel's fixed order (brokers by controller id)."""
+    ids = range(1, cfg.brokers + 1)
+    acts: list[ControllerAction] = []
+    if cfg.max_controller_outages:
+        acts += [ControllerAction("ControllerDown"), ControllerAction("ControllerUp")]
+    acts += [ControllerAction("SendMessage", (("broker", b),)) for b in ids]
+    if cfg.all_ack_in_sync_state_set:
+        acts += [ControllerAction("AckWaitDone"), ControllerAction("AckWaitTimeout")]
+    acts += [ControllerAction("PullMessage", (("broker", b),)) for b in ids]
+    for b in ids:
+        one = (("broker", b),)
+        if cfg.max_broker_crashes:
+            acts.append(ControllerAction("BrokerCrash", one))
+        if cfg.max_broker_power_losses:
+            acts += [ControllerAction("BrokerPowerLoss", one), ControllerAction("FlushCommitLog", one)]
+        if cfg.max_broker_crashes or cfg.max_broker_power_losses:
+            acts.append(ControllerAction("BrokerRestart", one))
+        acts.append(ControllerAction("RegisterBroker", one))
+        acts += [ControllerAction("BrokerElect", (("broker", b), ("elected", c))) for c in ids]
+        acts += [ControllerAction("ControllerDeclareDead", one), ControllerAction("BrokerHeartbeat", one),
+                 ControllerAction("SyncBrokerMetadata", one)]
+        if cfg.max_link_losses:
+            acts += [ControllerAction("ControllerLinkLoss", one), ControllerAction("ControllerLinkHeal", one)]
+        acts += [ControllerAction("AlterSyncStateSet", one), ControllerAction("AlterSyncStateSetReplyLost", one),
+                 ControllerAction("CheckSyncStateSet", one)]
+        acts += [ControllerAction("HAConnect", (("slave", b), ("master", m))) for m in ids if m != b]
+        acts += [ControllerAction(name, (("slave", b),)) for name in ("SlaveReportOffset", "PushData", "PushHeartbeat")]
+        if cfg.max_ha_disconnects:
+            acts.append(ControllerAction("HADisconnect", (("slave", b),)))
+    acts += [ControllerAction("ControllerElect", (("elected", c),)) for c in ids]
+    acts.append(ControllerAction("ControllerElectNone"))
+    return tuple(acts)
+
+
+class ControllerModel(PackedModel):
+    """One controller, one broker group, a producer, a push consumer and failures, under one config."""
+
+    name = "rocketmq-5.3.3-controller"
+    words = F.WORDS
+
+    def __init__(self, config: ControllerConfig | None = None, mutation: str | None = None) -> None:
+        self.config = config if config is not None else ControllerConfig()
+        if (mutation or "") not in MUTANTS:
+            raise ValueError(f"unknown mutation '{mutation}'; known: {', '.join(m for m in MUTANTS if m)}")
+        self._actions = action_table(self.config)
+        self.params = build_params(self.config, [a.code for a in self._actions], mutation or "")
+        self.successors = successors
+
+    def actions(self):
+        return self._actions
+
+    def initial_states(self) -> np.ndarray:
+        """Every broker just started (fenced, §2.1), the controller up with an unknown group (masterEpoch
+        0), nothing sent."""
+        v = np.zeros(F.NFIELDS, dtype=np.int64)
+        v[F.CTL_UP] = 1
+        for b in range(self.config.brokers):
+            v[F.BROKER_BASE + b * F.STRIDE + F.B_UP] = 1
+            v[F.BROKER_BASE + b * F.STRIDE + F.B_FENCED] = 1
+        out = np.zeros((1, F.WORDS), dtype=np.uint64)
+        assert pack(v, out[0])
+        return out
+
+    def vector(self, state: State) -> np.ndarray:
+        v = np.zeros(F.NFIELDS, dtype=np.int64)
+        unpack(np.asarray(state, dtype=np.uint64), v)
+        return v
+
+    def view(self, state: State) -> dict[str, Any]:
+        v = self.vector(state)
+        ids = lambda mask: [b + 1 for b in range(self.config.brokers) if mask >> b & 1]  # noqa: E731
+        out: dict[str, Any] = {
+            "controller.up": bool(v[F.CTL_UP]), "controller.masterBrokerId": int(v[F.CTL_MASTER]) or None,
+            "controller.masterEpoch": int(v[F.CTL_EPOCH]), "controller.syncStateSet": ids(v[F.CTL_SSS]),
+            "controller.syncStateSetEpoch": int(v[F.CTL_SSS_EPOCH]),
+            "producer.next": int(v[F.P_NEXT]) + 1, "producer.waiting": bool(v[F.P_WAIT]),
+            "producer.sendOk": [m + 1 for m in range(self.config.messages) if v[F.ACKED] >> m & 1],
+            "consumer.nextOffset": int(v[F.C_NEXT]),
+            "consumer.delivered": [int(v[F.DELIVERED + i]) for i in range(self.config.messages)],
+        }
+        if v[F.P_WAIT]:
+            out["producer.waitBroker"] = int(v[F.P_WAIT_BROKER]) + 1
+            out["producer.waitEnd"] = int(v[F.P_WAIT_END])
+        for b in range(self.config.brokers):
+            g = lambda off: int(v[F.BROKER_BASE + b * F.STRIDE + off])  # noqa: E731
+            p = f"broker{b + 1}."
+            n, k = g(F.B_LEN), g(F.B_EF_N)
+            out.update({
+                p + "up": bool(g(F.B_UP)), p + "fenced": bool(g(F.B_FENCED)),
+                p + "role": "MASTER" if g(F.B_MASTER) else "SLAVE", p + "masterEpoch": g(F.B_EPOCH),
+                p + "commitlog": [f"{g(F.B_LOG_MSG + i)}@e{g(F.B_LOG_EP + i)}" for i in range(n)],
+                p + "flushed": g(F.B_FLUSHED), p + "confirmOffset": g(F.B_CONFIRM),
+                p + "epochFile": [(g(F.B_EF_EP + i), g(F.B_EF_START + i)) for i in range(k)],
+                p + "syncStateSet": ids(g(F.B_SSS)), p + "syncStateSetEpoch": g(F.B_SSS_EPOCH),
+                p + "synchronizing": bool(g(F.B_SYNCING)), p + "remoteSyncStateSet": ids(g(F.B_REMOTE)),
+                p + "alterPending": bool(g(F.B_PENDING)), p + "haMaster": g(F.B_CONN) or None,
+                p + "slaveAckOffset": g(F.B_ACK) - 1, p + "controllerAlive": bool(g(F.B_ALIVE)),
+                p + "controllerLinkDown": bool(g(F.B_LINK_DOWN)),
+            })
+        return out

@@ -1,0 +1,241 @@
+"""Reading and writing a controller-mode field vector, and the epoch-file and SyncStateSet helpers the
+actions share (each names the 5.3.3 method it follows)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..native import kernel
+from . import fields as F
+from .params import P_ALL_ACK, P_BROKERS
+
+MAX_OFFSET = 1 << 20   # EpochEntry's Long.MAX_VALUE end
+
+
+@kernel(inline=True)
+def bg(w, b, off):
+    """Field ``off`` of broker ``b``."""
+    return w[F.BROKER_BASE + b * F.STRIDE + off]
+
+
+@kernel(inline=True)
+def bs(w, b, off, value):
+    w[F.BROKER_BASE + b * F.STRIDE + off] = value
+
+
+@kernel(inline=True)
+def bit(b):
+    return np.int64(1) << b
+
+
+@kernel(inline=True)
+def popcount(mask):
+    n = 0
+    while mask:
+        n += mask & 1
+        mask >>= 1
+    return n
+
+
+@kernel(inline=True)
+def accepts_writes(w, b):
+    """A running, unfenced broker in the master role: ``HookUtils#checkBeforePutMessage`` lets puts in."""
+    return bg(w, b, F.B_UP) == 1 and bg(w, b, F.B_FENCED) == 0 and bg(w, b, F.B_MASTER) == 1
+
+
+@kernel(inline=True)
+def union_set(w, b):
+    """``AutoSwitchHAService#getSyncStateSet``: local ∪ remote while synchronizing, else local."""
+    if bg(w, b, F.B_SYNCING):
+        return bg(w, b, F.B_SSS) | bg(w, b, F.B_REMOTE)
+    return bg(w, b, F.B_SSS)
+
+
+@kernel(inline=True)
+def in_sync_replicas(w, b):
+    """``AutoSwitchHAService#inSyncReplicasNums``: max(|local|, |remote|) while synchronizing."""
+    n = popcount(bg(w, b, F.B_SSS))
+    if bg(w, b, F.B_SYNCING):
+        r = popcount(bg(w, b, F.B_REMOTE))
+        if r > n:
+            n = r
+    return n
+
+
+@kernel(inline=True)
+def connected_to(w, s, m):
+    """Slave ``s`` has a live HA connection to master ``m`` (both processes running)."""
+    return bg(w, s, F.B_UP) == 1 and bg(w, s, F.B_CONN) == m + 1 and bg(w, m, F.B_UP) == 1
+
+
+@kernel
+def confirm_offset(w, b, params):
+    """``CommitLog#getConfirmOffset``: a master with a one-member local set, or with
+    allAckInSyncStateSet=false, answers its max offset; otherwise (and on a slave or a fenced broker) the
+    stored field."""
+    if bg(w, b, F.B_MASTER) == 1 and bg(w, b, F.B_FENCED) == 0:
+        if popcount(bg(w, b, F.B_SSS)) == 1 or params[P_ALL_ACK] == 0:
+            return bg(w, b, F.B_LEN)
+    return bg(w, b, F.B_CONFIRM)
+
+
+@kernel
+def compute_confirm_offset(w, m, params):
+    """``AutoSwitchHAService#computeConfirmOffset``: over the union set, ``getConfirmOffsetDirectly`` when
+    a member other than the master has no connection, else the least of the master's max and every
+    connected member's ack above 0."""
+    members = union_set(w, m)
+    low = bg(w, m, F.B_LEN)
+    for s in range(params[P_BROKERS]):
+        if s == m or not members & bit(s):
+            continue
+        if not connected_to(w, s, m):   # getConfirmOffsetDirectly: unchanged (the max with one member)
+            if bg(w, m, F.B_MASTER) == 1 and bg(w, m, F.B_FENCED) == 0 and popcount(bg(w, m, F.B_SSS)) == 1:
+                return bg(w, m, F.B_LEN)
+            return bg(w, m, F.B_CONFIRM)
+        ack = bg(w, s, F.B_ACK) - 1
+        if ack > 0 and ack < low:
+            low = ack
+    return low
+
+
+@kernel
+def set_sync_state_set(w, b, members, epoch, params):
+    """``ReplicasManager#changeSyncStateSet`` -> ``AutoSwitchHAService#setSyncStateSet``: applied only for
+    a greater SyncStateSet epoch; clears the synchronizing flag and recomputes confirmOffset."""
+    if epoch <= bg(w, b, F.B_SSS_EPOCH):
+        return
+    bs(w, b, F.B_SSS, members)
+    bs(w, b, F.B_SSS_EPOCH, epoch)
+    bs(w, b, F.B_SYNCING, 0)
+    bs(w, b, F.B_REMOTE, 0)
+    bs(w, b, F.B_CONFIRM, compute_confirm_offset(w, b, params))
+
+
+@kernel
+def propose_sync_state_set(w, m, members):
+    """``AutoSwitchHAService#markSynchronizingSyncStateSet`` then ``notifySyncStateSetChanged``: remote :=
+    the proposal, synchronizing, and an AlterSyncStateSet request on its way to the controller."""
+    bs(w, m, F.B_SYNCING, 1)
+    bs(w, m, F.B_REMOTE, members)
+    bs(w, m, F.B_PENDING, 1)
+
+
+@kernel
+def drop_connection(w, s):
+    """The HA connection of slave ``s`` closes; on the master ``AutoSwitchHAService#removeConnection``
+    proposes the local set without ``s`` at once when ``s`` is in it."""
+    m = bg(w, s, F.B_CONN) - 1
+    bs(w, s, F.B_CONN, 0)
+    bs(w, s, F.B_ACK, 0)
+    if m < 0:
+        return
+    if bg(w, m, F.B_UP) == 1 and bg(w, m, F.B_MASTER) == 1 and bg(w, m, F.B_SSS) & bit(s):
+        propose_sync_state_set(w, m, bg(w, m, F.B_SSS) & ~bit(s))
+
+
+@kernel
+def destroy_connections(w, m, params):
+    """``AutoSwitchHAService#destroyConnections``: every slave connected to ``m`` loses its connection."""
+    for s in range(params[P_BROKERS]):
+        if s != m and bg(w, s, F.B_CONN) == m + 1:
+            bs(w, s, F.B_CONN, 0)
+            bs(w, s, F.B_ACK, 0)
+
+
+# -- EpochFileCache ---------------------------------------------------------------------------------------
+@kernel(inline=True)
+def last_epoch(w, b):
+    n = bg(w, b, F.B_EF_N)
+    return bg(w, b, F.B_EF_EP + n - 1) if n > 0 else 0
+
+
+@kernel
+def epoch_append(w, b, epoch, start):
+    """``EpochFileCache#appendEntry``: only with both epoch and start strictly greater than the last
+    entry's (the result is ignored by every caller). Returns False when the model's bound of entries is
+    exceeded (a model error)."""
+    n = bg(w, b, F.B_EF_N)
+    if n > 0 and (epoch <= bg(w, b, F.B_EF_EP + n - 1) or start <= bg(w, b, F.B_EF_START + n - 1)):
+        return True
+    if n >= F.MAX_EPOCH_ENTRIES:
+        return False
+    bs(w, b, F.B_EF_EP + n, epoch)
+    bs(w, b, F.B_EF_START + n, start)
+    bs(w, b, F.B_EF_N, n + 1)
+    return True
+
+
+@kernel
+def epoch_truncate_by_epoch(w, b, epoch):
+    """``EpochFileCache#truncateSuffixByEpoch``: remove entries with epoch >= ``epoch``."""
+    n = bg(w, b, F.B_EF_N)
+    while n > 0 and bg(w, b, F.B_EF_EP + n - 1) >= epoch:
+        n -= 1
+        bs(w, b, F.B_EF_EP + n, 0)
+        bs(w, b, F.B_EF_START + n, 0)
+    bs(w, b, F.B_EF_N, n)
+
+
+@kernel
+def epoch_truncate_by_offset(w, b, offset):
+    """``EpochFileCache#truncateSuffixByOffset``: remove entries with startOffset >= ``offset``."""
+    n = bg(w, b, F.B_EF_N)
+    while n > 0 and bg(w, b, F.B_EF_START + n - 1) >= offset:
+        n -= 1
+        bs(w, b, F.B_EF_EP + n, 0)
+        bs(w, b, F.B_EF_START + n, 0)
+    bs(w, b, F.B_EF_N, n)
+
+
+@kernel
+def epoch_entry_at(w, b, offset):
+    """``EpochFileCache#findEpochEntryByOffset``: the index of the entry with start <= offset < end (the
+    next entry's start, the last entry unbounded), or -1."""
+    n = bg(w, b, F.B_EF_N)
+    for i in range(n - 1, -1, -1):
+        if bg(w, b, F.B_EF_START + i) <= offset:
+            return i
+    return -1
+
+
+@kernel
+def entry_end(w, b, i):
+    """An entry's end: the next entry's start; for the last entry the max offset when start <= max
+    (``setLastEpochEntryEndOffset``), else unbounded."""
+    n = bg(w, b, F.B_EF_N)
+    if i + 1 < n:
+        return bg(w, b, F.B_EF_START + i + 1)
+    if bg(w, b, F.B_EF_START + i) <= bg(w, b, F.B_LEN):
+        return bg(w, b, F.B_LEN)
+    return MAX_OFFSET
+
+
+@kernel
+def consistent_point(w, s, m):
+    """``EpochFileCache#findConsistentPoint``: walk the slave's epochs from the highest down to the first
+    one the master has with the same start offset; min of both ends; -1 when none."""
+    for i in range(bg(w, s, F.B_EF_N) - 1, -1, -1):
+        epoch = bg(w, s, F.B_EF_EP + i)
+        start = bg(w, s, F.B_EF_START + i)
+        for j in range(bg(w, m, F.B_EF_N)):
+            if bg(w, m, F.B_EF_EP + j) == epoch and bg(w, m, F.B_EF_START + j) == start:
+                a = entry_end(w, s, i)
+                c = entry_end(w, m, j)
+                return a if a < c else c
+    return -1
+
+
+@kernel
+def truncate_log(w, b, offset):
+    """``DefaultMessageStore#truncateFiles`` -> ``truncateDirtyFiles``: nothing when offset >= max; else the
+    commitlog ends at ``offset`` (flushed position and confirmOffset lowered to it)."""
+    if offset >= bg(w, b, F.B_LEN):
+        return
+    for i in range(offset, bg(w, b, F.B_LEN)):
+        bs(w, b, F.B_LOG_MSG + i, 0)
+        bs(w, b, F.B_LOG_EP + i, 0)
+    bs(w, b, F.B_LEN, offset)
+    if bg(w, b, F.B_FLUSHED) > offset:
+        bs(w, b, F.B_FLUSHED, offset)
+    if bg(w, b, F.B_CONFIRM) > offset:
+        bs(w, b, F.B_CONFIRM, offset)

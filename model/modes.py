@@ -1,0 +1,167 @@
+"""Model modes: one name -> one package behind one interface (knob table, presets, configuration,
+model class, property set), so the commands read any mode the same way.
+
+``4.4`` is the RocketMQ 4.4 master/slave model of this package (the default; nothing about it depends on
+this registry); ``controller`` is the RocketMQ 5.3.3 controller mode of :mod:`model.controller`. The
+property set of a mode is named by its module path and imported on first use: the model package does
+not import invariants (dependencies flow model -> invariants).
+"""
+from __future__ import annotations
+
+import importlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from .config import ConfigError
+
+DEFAULT_MODE = "4.4"
+
+
+@dataclass(frozen=True)
+class Mode:
+    """Everything a command needs of one model mode."""
+
+    name: str
+    description: str
+    config_module: str       # defines KNOBS, PRESETS, PRESET_DESCRIPTIONS, preset(name)
+    config_class: str        # the configuration class in it (from_mapping, with_overrides, short, as_dict)
+    model_path: str          # "module:Class", built as Class(config, mutation=...)
+    properties_path: str     # "module:NAME" of its PropertySet
+
+    def _config(self) -> Any:
+        return importlib.import_module(self.config_module)
+
+    @property
+    def knobs(self) -> tuple:
+        return self._config().KNOBS
+
+    @property
+    def presets(self) -> Mapping[str, Any]:
+        return self._config().PRESETS
+
+    @property
+    def preset_descriptions(self) -> Mapping[str, str]:
+        return self._config().PRESET_DESCRIPTIONS
+
+    def preset(self, name: str) -> Any:
+        return self._config().preset(name)
+
+    def from_mapping(self, values: Mapping[str, Any], base: Any = None) -> Any:
+        return getattr(self._config(), self.config_class).from_mapping(values, base=base)
+
+    def model(self, config: Any, mutation: str | None = None) -> Any:
+        module, _, name = self.model_path.partition(":")
+        return getattr(importlib.import_module(module), name)(config, mutation=mutation)
+
+    def properties(self) -> Any:
+        module, _, name = self.properties_path.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+MODES: dict[str, Mode] = {
+    "4.4": Mode("4.4", "RocketMQ 4.4 master/slave replication (a slave never takes over)",
+                "model.config", "Config", "model.rocketmq:RocketMQModel", "invariants.rocketmq:PROPERTIES"),
+    "controller": Mode("controller", "RocketMQ 5.3.3 controller mode: the controller elects a master from "
+                       "the SyncStateSet", "model.controller.config", "ControllerConfig",
+                       "model.controller.model:ControllerModel", "invariants.controller:PROPERTIES"),
+}
+
+
+def get_mode(name: str) -> Mode:
+    mode = MODES.get(name)
+    if mode is None:
+        raise ConfigError(f"unknown mode '{name}'; known modes: {', '.join(MODES)}")
+    return mode
+
+
+def mode_of(config: Any) -> Mode:
+    """The mode a configuration belongs to (a 4.4 :class:`model.config.Config` has no ``mode``)."""
+    return MODES[getattr(config, "mode", DEFAULT_MODE)]
+
+
+def mode_of_preset(name: str) -> str | None:
+    for mode in MODES.values():
+        if name in mode.presets:
+            return mode.name
+    return None
+
+
+def check_knobs(mode: Mode, keys: Sequence[str]) -> None:
+    """A knob of another mode is bad input naming the knob and both modes; an unknown one is left to the
+    mode's own parser (which lists its knobs)."""
+    own = {k.key for k in mode.knobs}
+    for key in keys:
+        if key in own:
+            continue
+        for other in MODES.values():
+            if other is not mode and key in {k.key for k in other.knobs}:
+                raise ConfigError(f"knob '{key}' belongs to mode {other.name}, not to mode {mode.name}; "
+                                  f"--mode {mode.name} knobs: {', '.join(sorted(own))}")
+
+
+def file_mode(path: str | Path) -> str | None:
+    """The ``mode = "..."`` a TOML config file names (top level or in ``[config]``), or None."""
+    from .input_text import InputFileError, parse_bounded, read_input_text
+
+    try:
+        data = parse_bounded(tomllib.loads, read_input_text(Path(path), "config file"), "TOML",
+                             f"config file {str(path)!r}")
+    except InputFileError as exc:
+        raise ConfigError(str(exc)) from None
+    name = data.get("mode")
+    if name is None and isinstance(data.get("config"), dict):
+        name = data["config"].get("mode")
+    if name is not None and not isinstance(name, str):
+        raise ConfigError(f"config file {str(path)!r}: mode {name!r} is not a mode name; known modes: "
+                          f"{', '.join(MODES)}")
+    return name
+
+
+def resolve_mode(given: str | None, preset_name: str | None, config_file: str | None) -> Mode:
+    """The mode of one command: ``--mode``, else the config file's ``mode``, else the preset's, else
+    4.4; any two that disagree are bad input."""
+    named: list[tuple[str, str]] = []
+    if given is not None:
+        named.append(("--mode", get_mode(given).name))
+    if config_file:
+        in_file = file_mode(config_file)
+        if in_file is not None:
+            named.append((f"config file {config_file!r}", get_mode(in_file).name))
+    if preset_name:
+        owner = mode_of_preset(preset_name)
+        if owner is not None:
+            named.append((f"preset '{preset_name}'", owner))
+    for (where, name), (where2, name2) in zip(named, named[1:]):
+        if name != name2:
+            raise ConfigError(f"{where2} is mode {name2}, but {where} says mode {name}; give one mode")
+    return get_mode(named[0][1] if named else DEFAULT_MODE)
+
+
+def resolve_config(mode: Mode, preset_name: str | None, config_file: str | None,
+                   assignments: Sequence[str]) -> Any:
+    """``--preset`` or ``--config`` then ``--set`` overrides, in a mode other than 4.4 (whose loader is
+    model.config's own)."""
+    check_knobs(mode, [item.partition("=")[0].strip() for item in assignments])
+    if config_file:
+        cfg = _load_mode_toml(mode, config_file)
+    else:
+        cfg = mode.preset(preset_name or mode.name)
+    return cfg.with_overrides(list(assignments))
+
+
+def _load_mode_toml(mode: Mode, path: str) -> Any:
+    from .input_text import InputFileError, parse_bounded, read_input_text
+
+    try:
+        data = parse_bounded(tomllib.loads, read_input_text(Path(path), "config file"), "TOML",
+                             f"config file {str(path)!r}")
+    except InputFileError as exc:
+        raise ConfigError(str(exc)) from None
+    values = dict(data["config"]) if isinstance(data.get("config"), dict) else dict(data)
+    values.pop("mode", None)
+    name = values.pop("preset", data.get("preset"))
+    base = mode.preset(name if isinstance(name, str) else mode.name)
+    check_knobs(mode, list(values))
+    return mode.from_mapping(values, base=base)

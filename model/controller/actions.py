@@ -33,7 +33,8 @@ def change_to_master(w, b, epoch, params):
     is master (``changeToMasterWhenLastRoleIsMaster``: epoch entries >= the new epoch replaced by
     (epoch, max), connections kept), ``AutoSwitchHAService#changeToMaster``: skipped when the new epoch is
     below the epoch file's last; else connections destroyed, confirmOffset recomputed, entries >= the new
-    epoch removed and (epoch, max) appended. Then the master role, unfenced. Returns False on a model bound."""
+    epoch removed and (epoch, max) appended (the seeded bug ``epoch_entry_past_max``: (epoch, max + 1)).
+    Then the master role, unfenced. Returns False on a model bound."""
     set_sync_state_set(w, b, w[F.CTL_SSS], w[F.CTL_SSS_EPOCH], params)
     same = bg(w, b, F.B_MASTER) == 1 and bg(w, b, F.B_FENCED) == 0
     ok = True
@@ -46,7 +47,8 @@ def change_to_master(w, b, epoch, params):
         bs(w, b, F.B_CONFIRM, compute_confirm_offset(w, b, params))
         if last_epoch(w, b) >= epoch:
             epoch_truncate_by_epoch(w, b, epoch)
-        ok = epoch_append(w, b, epoch, bg(w, b, F.B_LEN))
+        past = 1 if params[P_MUTANT] == 5 else 0   # the seeded bug epoch_entry_past_max
+        ok = epoch_append(w, b, epoch, bg(w, b, F.B_LEN) + past)
     bs(w, b, F.B_MASTER, 1)
     bs(w, b, F.B_EPOCH, epoch)
     bs(w, b, F.B_FENCED, 0)
@@ -142,7 +144,8 @@ def send_message(w, b, y, params):
     """``CommitLog#asyncPutMessage`` on broker ``b`` (the producer's route may still name a deposed
     master: any broker that accepts writes): refused before the append while ``inSyncReplicasNums <
     minInSyncReplicas`` (the producer retries: no change); else the message is appended with the broker's
-    master epoch; ``#handleHA``: with allAckInSyncStateSet and a union set of more than one member the put
+    master epoch (the seeded bug ``queue_offset_reused`` writes over the last message instead);
+    ``#handleHA``: with allAckInSyncStateSet and a union set of more than one member the put
     waits (``GroupTransferService``), otherwise SEND_OK at once."""
     m = w[F.P_NEXT]
     if w[F.P_WAIT] == 1 or m >= params[P_MESSAGES] or not accepts_writes(w, b):
@@ -150,6 +153,8 @@ def send_message(w, b, y, params):
     if in_sync_replicas(w, b) < params[P_MIN_ISR]:
         return 0
     n = bg(w, b, F.B_LEN)
+    if params[P_MUTANT] == 4 and n > 0:
+        n -= 1   # the seeded bug queue_offset_reused
     if n >= F.MAX_MESSAGES:
         return ERROR
     bs(w, b, F.B_LOG_MSG + n, m + 1)
@@ -538,7 +543,8 @@ def push_data(w, s, y, params):
     """``AutoSwitchHAConnection.WriteSocketService#transferToSlave`` then the slave's
     ``HAClientReader#processReadResult``: one message from the slave's max (after its first report); the
     header's epoch entry (``findEpochEntryByOffset``) appended to the slave's epoch file before the data
-    (``appendEntry``: ignored unless greater), then ``confirmOffset := min(header's, own max)``."""
+    (``appendEntry``: ignored unless greater), then
+    ``confirmOffset := min(header's, own max)``."""
     m = bg(w, s, F.B_CONN) - 1
     if m < 0 or not connected_to(w, s, m) or bg(w, s, F.B_ACK) == 0:
         return 0

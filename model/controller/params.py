@@ -13,6 +13,8 @@ MUTANTS = {
     "elect_outside_sync_state_set": 1,   # the controller elects any live broker, SyncStateSet ignored
     "election_keeps_epoch": 2,           # an election does not bump masterEpoch
     "read_uncommitted": 3,               # consumers read past confirmOffset (readUnCommitted=true)
+    "queue_offset_reused": 4,            # a put takes the queue offset of the last message (overwrites it)
+    "epoch_entry_past_max": 5,           # a new master's epoch entry starts one past its max offset
 }
 
 

@@ -1,0 +1,63 @@
+"""``--mode``: check runs either mode through one interface; mixing the modes' knobs, an unknown mode,
+and a command that does not run the controller mode yet are bad input (exit 2, one line)."""
+from __future__ import annotations
+
+import json
+
+from cli_driver import assert_bad_input, invoke
+
+ALWAYS = ("acked_message_on_every_later_master", "queue_offset_names_one_message",
+          "delivered_message_stays_on_master", "one_master_per_epoch", "epoch_file_agrees_with_log")
+#: one message, no failure (244 states): every always property holds
+TINY = ("--set", "messages=1", "--set", "max_broker_crashes=0") + tuple(a for p in ALWAYS for a in ("--property", p))
+
+
+def test_check_runs_the_controller_mode():
+    r = invoke("check", "--mode", "controller", *TINY, "--json", "-", "--quiet", "--traces", "none")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["stats"]["distinct_states"] == 244
+    assert doc["config"]["mode"] == "controller"
+    assert {p["name"]: p["status"] for p in doc["properties"]} == dict.fromkeys(ALWAYS, "holds")
+
+
+def test_a_controller_preset_and_a_toml_mode_choose_the_mode(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('mode = "controller"\nmessages = 1\nmax_broker_crashes = 0\n')
+    by_file = invoke("check", "--config", str(path), *TINY[4:], "--json", "-", "--quiet", "--traces", "none")
+    by_preset = invoke("check", "--preset", "controller", *TINY, "--json", "-", "--quiet", "--traces", "none")
+    assert by_file.exit_code == by_preset.exit_code == 0, by_file.stderr + by_preset.stderr
+    counts = [{k: json.loads(r.stdout)["stats"][k] for k in ("distinct_states", "transitions", "depth")}
+              for r in (by_file, by_preset)]
+    assert counts[0] == counts[1]
+
+
+def test_a_4_4_knob_in_controller_mode_is_bad_input(no_exploration):
+    assert_bad_input(invoke("check", "--mode", "controller", "--set", "slaves=2"), "'slaves'", "mode controller")
+
+
+def test_a_controller_knob_in_4_4_mode_is_bad_input(no_exploration):
+    assert_bad_input(invoke("check", "--set", "all_ack_in_sync_state_set=true"),
+                     "'all_ack_in_sync_state_set'", "mode 4.4")
+
+
+def test_an_unknown_mode_is_bad_input(no_exploration):
+    assert_bad_input(invoke("check", "--mode", "5.0"), "unknown mode '5.0'", "controller")
+
+
+def test_modes_that_disagree_are_bad_input(no_exploration):
+    assert_bad_input(invoke("check", "--mode", "4.4", "--preset", "controller"), "preset 'controller'",
+                     "mode 4.4")
+
+
+def test_a_command_without_the_controller_mode_refuses_it(no_exploration):
+    assert_bad_input(invoke("faults", "--mode", "controller"), "mode controller")
+
+
+def test_the_4_4_default_ignores_a_mode_line(tmp_path):
+    path = tmp_path / "d.toml"
+    path.write_text('mode = "4.4"\nmessages = 1\nmax_master_crashes = 0\nmax_master_power_losses = 0\n')
+    r = invoke("check", "--config", str(path), "--property", "acked_message_never_lost", "--json", "-", "--quiet",
+               "--traces", "none")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["stats"]["distinct_states"] == 351   # the golden one-message-no-failures

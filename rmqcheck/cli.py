@@ -148,12 +148,24 @@ def cli() -> None:
 
 
 @cli.command("list")
-def list_cmd() -> None:
+@click.option("--mode", "mode_name", metavar="4.4|controller",
+              help="List the names of this model mode (default: 4.4).")
+def list_cmd(mode_name: str | None) -> None:
     """List presets, knobs (allowed values, defaults) and properties."""
     announce_compilation(explorer=False)
     from invariants import PROPERTIES
     from model import KNOBS, PRESET_DESCRIPTIONS, PRESETS
     from reports.console import names_table
+
+    if mode_name is not None and mode_name != "4.4":
+        from model import ConfigError
+        from model.modes import get_mode
+        try:
+            mode = get_mode(mode_name)
+        except ConfigError as exc:
+            raise BadInput(str(exc)) from None
+        KNOBS, PRESETS, PRESET_DESCRIPTIONS = mode.knobs, mode.presets, mode.preset_descriptions
+        PROPERTIES = mode.properties()
 
     out = stdout_console()
     out.print(names_table("presets (--preset NAME)", ("preset", "what it sets"),

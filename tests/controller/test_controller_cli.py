@@ -61,3 +61,14 @@ def test_the_4_4_default_ignores_a_mode_line(tmp_path):
                "--traces", "none")
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout)["stats"]["distinct_states"] == 351   # the golden one-message-no-failures
+
+
+def test_every_controller_name_is_on_the_interface_page():
+    from pathlib import Path
+
+    from invariants.controller import PROPERTIES
+    from model.controller import KNOBS, PRESETS
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "interface.md").read_text()
+    names = [k.key for k in KNOBS] + list(PRESETS) + PROPERTIES.names()
+    assert [n for n in names if f"`{n}`" not in page] == []

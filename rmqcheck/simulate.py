@@ -15,7 +15,7 @@ from .exit_codes import EXIT_FOR_OUTCOME
 from .options import config_options, json_option, property_option, quiet_option
 from .interrupt import stop_on_signals
 from .output import print_result, stdout_console
-from .setup import MAX_COUNT, MAX_SECONDS, bounded, check_outputs, config_name, resolve_config, select_properties
+from .setup import MAX_COUNT, MAX_SECONDS, CheckJob, bounded, check_outputs, config_name, resolve_config, select_properties
 
 MAX_WALK_DEPTH = 100_000   # a walk keeps its path in memory
 
@@ -47,15 +47,15 @@ def simulate(preset_name, config_file, assignments, property_names, walks, depth
 
     from .engines import progress_listener
 
-    cfg = resolve_config(preset_name, config_file, assignments)
-    props = select_properties(property_names)
+    cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
+    props = select_properties(property_names, cfg)
     bounded("--walks", walks, MAX_COUNT)
     bounded("--depth", depth, MAX_WALK_DEPTH)
     bounded("--seed", seed, 2 ** 63 - 1, positive=False)
     if max_seconds is not None:
         bounded("--max-seconds", max_seconds, MAX_SECONDS)
     check_outputs({"--json": json_path}, {"--config": config_file})
-    model = RocketMQModel(cfg)
+    model = RocketMQModel(cfg) if getattr(cfg, "mode", "4.4") == "4.4" else CheckJob(cfg, props, None).model()
     deadline = time.monotonic() + max_seconds if max_seconds is not None else None
     with stop_on_signals():
         with progress_listener(quiet, label="random walks", unit="walks") as listener:

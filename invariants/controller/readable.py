@@ -1,0 +1,70 @@
+"""The controller properties read in plain Python over a state's view (``ControllerModel.view``): a second,
+independent reading that the random-walk test compares with the compiled checks on every state."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def _messages(view: dict[str, Any], b: int) -> list[tuple[int, int]]:
+    """Broker ``b``'s commitlog as (message id, epoch) pairs ("2@e1" in the view)."""
+    return [(int(m), int(e)) for m, _, e in (x.partition("@e") for x in view[f"broker{b}.commitlog"])]
+
+
+def _writers(view: dict[str, Any], brokers: int) -> list[int]:
+    return [b for b in range(1, brokers + 1) if view[f"broker{b}.up"] and not view[f"broker{b}.fenced"]
+            and view[f"broker{b}.role"] == "MASTER"]
+
+
+def _current_master(view: dict[str, Any], brokers: int) -> int | None:
+    b = view["controller.masterBrokerId"]
+    if b and b in _writers(view, brokers) and view[f"broker{b}.masterEpoch"] == view["controller.masterEpoch"]:
+        return b
+    return None
+
+
+def acked_message_on_every_later_master(view, cfg) -> bool:
+    b = _current_master(view, cfg.brokers)
+    return b is None or all(m in [x for x, _ in _messages(view, b)] for m in view["producer.sendOk"])
+
+
+def queue_offset_names_one_message(view, cfg) -> bool:
+    for b in _writers(view, cfg.brokers):
+        log = _messages(view, b)
+        readable = len(log)
+        if cfg.all_ack_in_sync_state_set and len(view[f"broker{b}.syncStateSet"]) > 1:
+            readable = min(readable, view[f"broker{b}.confirmOffset"])
+        for i, d in enumerate(view["consumer.delivered"][:readable]):
+            if d and log[i][0] != d:
+                return False
+    return True
+
+
+def delivered_message_stays_on_master(view, cfg) -> bool:
+    b = _current_master(view, cfg.brokers)
+    if b is None:
+        return True
+    log = _messages(view, b)
+    return all(not d or (i < len(log) and log[i][0] == d) for i, d in enumerate(view["consumer.delivered"]))
+
+
+def one_master_per_epoch(view, cfg) -> bool:
+    epochs = [view[f"broker{b}.masterEpoch"] for b in _writers(view, cfg.brokers)]
+    return len(epochs) == len(set(epochs))
+
+
+def epoch_file_agrees_with_log(view, cfg) -> bool:
+    for b in range(1, cfg.brokers + 1):
+        if not view[f"broker{b}.up"]:
+            continue
+        entries = view[f"broker{b}.epochFile"]
+        for i, (_, epoch) in enumerate(_messages(view, b)):
+            for j, (e, start) in enumerate(entries):
+                end = entries[j + 1][1] if j + 1 < len(entries) else float("inf")
+                if e == epoch and not start <= i < end:
+                    return False
+    return True
+
+
+ALWAYS = {f.__name__: f for f in (acked_message_on_every_later_master, queue_offset_names_one_message,
+                                  delivered_message_stays_on_master, one_master_per_epoch,
+                                  epoch_file_agrees_with_log)}

@@ -279,6 +279,9 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
 
     check_input_file(trace_file, "trace file")
     data = read_result(trace_file)
+    mode = data["config"].get("mode", "4.4") if isinstance(data.get("config"), dict) else "4.4"
+    if mode != "4.4":
+        raise BadInput(f"{trace_file}: a trace of mode {mode}; replay does not run mode {mode} yet; it runs: 4.4")
     try:
         cfg = Config.from_mapping(data["config"])
     except ConfigError as exc:

@@ -81,3 +81,10 @@ def test_simulate_runs_the_controller_mode():
     doc = json.loads(r.stdout)
     assert doc["config"]["mode"] == "controller"
     assert [p["status"] for p in doc["properties"]] != ["violated"]
+
+
+def test_replay_of_a_controller_trace_names_the_mode(tmp_path):
+    path = tmp_path / "c.json"
+    r = invoke("check", "--mode", "controller", *TINY, "--json", str(path), "--quiet", "--traces", "none")
+    assert r.exit_code == 0, r.stderr
+    assert_bad_input(invoke("replay", str(path)), "mode controller")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..native import kernel
 from . import fields as F
-from .params import (P_ALL_ACK, P_BROKERS, P_MAX_CRASH, P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES,
+from .params import (P_ALL_ACK, P_BROKERS, P_ISR, P_MAX_CRASH, P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES,
                      P_MIN_ISR, P_MUTANT, P_UNCLEAN)
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
@@ -145,8 +145,8 @@ def send_message(w, b, y, params):
     master: any broker that accepts writes): refused before the append while ``inSyncReplicasNums <
     minInSyncReplicas`` (the producer retries: no change); else the message is appended with the broker's
     master epoch (the seeded bug ``queue_offset_reused`` writes over the last message instead);
-    ``#handleHA``: with allAckInSyncStateSet and a union set of more than one member the put
-    waits (``GroupTransferService``), otherwise SEND_OK at once."""
+    ``#handleHA``: with allAckInSyncStateSet and a union set of more than one member, or without allAck
+    and inSyncReplicas >= 2, the put waits (``GroupTransferService``), otherwise SEND_OK at once."""
     m = w[F.P_NEXT]
     if w[F.P_WAIT] == 1 or m >= params[P_MESSAGES] or not accepts_writes(w, b):
         return 0
@@ -160,7 +160,7 @@ def send_message(w, b, y, params):
     bs(w, b, F.B_LOG_MSG + n, m + 1)
     bs(w, b, F.B_LOG_EP + n, bg(w, b, F.B_EPOCH))
     bs(w, b, F.B_LEN, n + 1)
-    if params[P_ALL_ACK] == 1 and popcount(union_set(w, b)) > 1:
+    if (params[P_ALL_ACK] == 1 and popcount(union_set(w, b)) > 1) or (params[P_ALL_ACK] == 0 and params[P_ISR] > 1):
         w[F.P_WAIT] = 1
         w[F.P_WAIT_BROKER] = b
         w[F.P_WAIT_END] = n + 1
@@ -172,13 +172,29 @@ def send_message(w, b, y, params):
 
 @kernel
 def ack_wait_done(w, x, y, params):
-    """``GroupTransferService#doWaitTransfer`` with needAckNums = -1: the union set re-read; OK when the
-    master and every member connected with ``slaveAckOffset >= end`` make up the whole set -> SEND_OK."""
+    """``GroupTransferService#doWaitTransfer``: with needAckNums = -1 (allAck) the union set re-read, OK
+    when the master and every member connected with ``slaveAckOffset >= end`` make up the whole set; with
+    needAckNums = inSyncReplicas >= 2, OK when the master and any connected slaves (in the set or not)
+    with ``slaveAckOffset >= end`` number that many -> SEND_OK."""
     if w[F.P_WAIT] == 0:
         return 0
     b = w[F.P_WAIT_BROKER]
     if bg(w, b, F.B_UP) == 0:
         return 0
+    if params[P_ALL_ACK] == 0:
+        acks = 1
+        for s in range(params[P_BROKERS]):
+            if s != b and connected_to(w, s, b) and bg(w, s, F.B_ACK) - 1 >= w[F.P_WAIT_END]:
+                acks += 1
+        if acks < params[P_ISR]:
+            return 0
+        m = w[F.P_NEXT]
+        w[F.ACKED] |= bit(m)
+        w[F.P_NEXT] = m + 1
+        w[F.P_WAIT] = 0
+        w[F.P_WAIT_BROKER] = 0
+        w[F.P_WAIT_END] = 0
+        return OK
     members = union_set(w, b)
     count = 1
     for s in range(params[P_BROKERS]):

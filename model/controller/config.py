@@ -19,6 +19,9 @@ KNOBS: tuple[Knob, ...] = (
     Knob("all_ack_in_sync_state_set", "bool", False, (), "MessageStoreConfig.allAckInSyncStateSet",
          "A put waits for every SyncStateSet member's ack, and confirmOffset is the set's smallest ack "
          "(AutoSwitchHAService#computeConfirmOffset); false: SEND_OK after the local append."),
+    Knob("in_sync_replicas", "int", 1, (1, 3), "MessageStoreConfig.inSyncReplicas",
+         "needAckNums of a put without allAck: 2 or more makes it wait until that many brokers (the master "
+         "and any connected slaves, in the set or not) have it (GroupTransferService#doWaitTransfer)."),
     Knob("min_in_sync_replicas", "int", 1, (1, 3), "MessageStoreConfig.minInSyncReplicas",
          "A put is refused (IN_SYNC_REPLICAS_NOT_ENOUGH) before the append while the master's in-sync "
          "replica count is below this (CommitLog#asyncPutMessage)."),
@@ -49,6 +52,7 @@ class ControllerConfig:
     """A resolved, validated controller-mode configuration."""
 
     all_ack_in_sync_state_set: bool = False
+    in_sync_replicas: int = 1
     min_in_sync_replicas: int = 1
     enable_elect_unclean_master: bool = False
     brokers: int = 2
@@ -67,6 +71,9 @@ class ControllerConfig:
             parsed = knob.parse(value)
             if parsed != value or type(parsed) is not type(value):
                 object.__setattr__(self, knob.key, parsed)
+        if self.in_sync_replicas > self.brokers:
+            raise ConfigError(f"knob 'in_sync_replicas': value {self.in_sync_replicas} exceeds "
+                              f"brokers={self.brokers}; allowed: 1..{self.brokers}")
         if self.min_in_sync_replicas > self.brokers:
             raise ConfigError(f"knob 'min_in_sync_replicas': value {self.min_in_sync_replicas} exceeds "
                               f"brokers={self.brokers}; allowed: 1..{self.brokers}")

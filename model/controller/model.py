@@ -36,7 +36,7 @@ def action_table(cfg: ControllerConfig) -> tuple[ControllerAction, ...]:
     if cfg.max_controller_outages:
         acts += [ControllerAction("ControllerDown"), ControllerAction("ControllerUp")]
     acts += [ControllerAction("SendMessage", (("broker", b),)) for b in ids]
-    if cfg.all_ack_in_sync_state_set:
+    if cfg.all_ack_in_sync_state_set or cfg.in_sync_replicas > 1:
         acts += [ControllerAction("AckWaitDone"), ControllerAction("AckWaitTimeout")]
     acts += [ControllerAction("PullMessage", (("broker", b),)) for b in ids]
     for b in ids:

@@ -64,8 +64,9 @@ def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) 
     last_flags = 0
     for i in range(1, len(steps)):
         label = steps[i]["action"]
-        try:
-            action = parse_action(label, model.config)
+        try:   # a model mode other than 4.4 parses its own labels
+            own = getattr(model, "parse_action", None)
+            action = own(label) if own is not None else parse_action(label, model.config)
         except (ValueError, TypeError, OverflowError) as exc:
             raise ReplayError(f"{where}, step {i}: {exc}") from None
         a = actions.index(action)
@@ -85,9 +86,10 @@ def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) 
     return Trace(out_steps), last_flags
 
 
-def still_shows(model: RocketMQModel, prop: Property, trace: Trace, last_flags: int) -> bool | None:
+def still_shows(model: RocketMQModel, prop: Property, trace: Trace, last_flags: int,
+                properties: Any = None) -> bool | None:
     """Does the trace's last step still violate (always) or reach (sometimes) ``prop``? None for graph
-    properties, which need the whole reachable graph."""
+    properties, which need the whole reachable graph. ``properties``: the model mode's (4.4 by default)."""
     import numpy as np
 
     from invariants import PROPERTIES
@@ -95,7 +97,7 @@ def still_shows(model: RocketMQModel, prop: Property, trace: Trace, last_flags: 
 
     if prop.kind == GRAPH:
         return None
-    props = PROPERTIES
+    props = properties if properties is not None else PROPERTIES
     last = np.asarray(trace.steps[-1].state, dtype=np.uint64)
     if prop.kind == ALWAYS or not prop.on_transitions:
         return bool(int(props.state_check(last, model.params)) & prop.mask)
@@ -130,11 +132,14 @@ def lasso_fault_of(model: RocketMQModel, prop: Property, trace: Trace, loop_star
                        loop_start, fairness, PROPERTIES.eventually_masks)
 
 
-def recorded_properties(data: dict[str, Any], where: str) -> dict[str, dict[str, Any]]:
-    """The file's properties by name, each a known property with a verdict word of its kind."""
+def recorded_properties(data: dict[str, Any], where: str, properties: Any = None) -> dict[str, dict[str, Any]]:
+    """The file's properties by name, each a known property (of ``properties``, the model mode's; 4.4 by
+    default) with a verdict word of its kind."""
     from invariants import PROPERTIES
 
     from .baseline import VERDICTS
+
+    PROPERTIES = properties if properties is not None else PROPERTIES
 
     recorded: dict[str, dict[str, Any]] = {}
     for p in data["properties"]:
@@ -280,16 +285,22 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     check_input_file(trace_file, "trace file")
     data = read_result(trace_file)
     mode = data["config"].get("mode", "4.4") if isinstance(data.get("config"), dict) else "4.4"
-    if mode != "4.4":
-        raise BadInput(f"{trace_file}: a trace of mode {mode}; replay does not run mode {mode} yet; it runs: 4.4")
     try:
-        cfg = Config.from_mapping(data["config"])
+        if mode != "4.4":   # a trace of another model mode (model/modes.py): its config, model, properties
+            from model.modes import get_mode
+            knobs = {k: v for k, v in data["config"].items() if k != "mode"}
+            cfg = get_mode(mode).from_mapping(knobs)
+            PROPERTIES = get_mode(mode).properties()
+        else:
+            cfg = Config.from_mapping(data["config"])
     except ConfigError as exc:
         raise BadInput(f"{trace_file}: its config does not fit this model: {exc}") from None
     lim = limits(max_states, max_depth, max_seconds)
     if data.get("command") == "faults":
+        if mode != "4.4":
+            raise BadInput(f"{trace_file}: a faults result of mode {mode}; faults runs mode 4.4 only")
         sys.exit(replay_faults(data, trace_file, cfg, property_names))
-    recorded = recorded_properties(data, trace_file)
+    recorded = recorded_properties(data, trace_file, PROPERTIES)
     for name in property_names:
         PROPERTIES.get(name)
         if name not in recorded:
@@ -298,7 +309,7 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     chosen = list(dict.fromkeys(property_names)) or list(recorded)
     if not chosen:
         raise BadInput(f"{trace_file}: no property to re-check")
-    model = RocketMQModel(cfg)
+    model = RocketMQModel(cfg) if mode == "4.4" else CheckJob(cfg, PROPERTIES, lim).model()
     fairness = recorded_fairness(recorded, trace_file)
     replayed = []
     for name in chosen:
@@ -322,7 +333,7 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
                 out.print(f"[green]{prop.name}: the lasso closes, is fair ({fairness.describe()}) and its goal "
                           "never holds after its trigger[/green]")
             continue
-        shown = still_shows(model, prop, trace, flags) if status in (S_VIOLATED, REACHED) else None
+        shown = still_shows(model, prop, trace, flags, PROPERTIES) if status in (S_VIOLATED, REACHED) else None
         if shown is False:
             out.print(f"[bold red]{prop.name}: recorded {status}, but the last state no longer shows it[/bold red]")
             lost.append(prop.name)

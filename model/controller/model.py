@@ -98,6 +98,58 @@ class ControllerModel(PackedModel):
         unpack(np.asarray(state, dtype=np.uint64), v)
         return v
 
+    def parse_action(self, label: str) -> ControllerAction:
+        """The action whose trace label is ``label`` (ValueError naming the known kinds otherwise)."""
+        for action in self._actions:
+            if str(action) == label:
+                return action
+        raise ValueError(f"action {label!r} is not in this configuration's table; kinds: "
+                         f"{', '.join(dict.fromkeys(a.name for a in self._actions))}")
+
+    def encode(self, view: dict[str, Any]) -> State:
+        """The packed state of a readable view (the inverse of :meth:`view`)."""
+        v = np.zeros(F.NFIELDS, dtype=np.int64)
+        mask = lambda ids: sum(1 << (b - 1) for b in ids)  # noqa: E731
+        v[F.CTL_UP] = int(view["controller.up"])
+        v[F.CTL_MASTER] = view["controller.masterBrokerId"] or 0
+        v[F.CTL_EPOCH] = view["controller.masterEpoch"]
+        v[F.CTL_SSS] = mask(view["controller.syncStateSet"])
+        v[F.CTL_SSS_EPOCH] = view["controller.syncStateSetEpoch"]
+        v[F.P_NEXT] = view["producer.next"] - 1
+        v[F.P_WAIT] = int(view["producer.waiting"])
+        if view["producer.waiting"]:
+            v[F.P_WAIT_BROKER] = view["producer.waitBroker"] - 1
+            v[F.P_WAIT_END] = view["producer.waitEnd"]
+        v[F.ACKED] = mask(view["producer.sendOk"])
+        v[F.C_NEXT] = view["consumer.nextOffset"]
+        for i, d in enumerate(view["consumer.delivered"]):
+            v[F.DELIVERED + i] = d
+        for key, field in (("budget.crashes", F.USED_CRASH), ("budget.powerLosses", F.USED_POWER),
+                           ("budget.controllerOutages", F.USED_OUTAGE), ("budget.linkLosses", F.USED_LINK),
+                           ("budget.haDisconnects", F.USED_HA)):
+            v[field] = view[key]
+        for b in range(self.config.brokers):
+            p, base = f"broker{b + 1}.", F.BROKER_BASE + b * F.STRIDE
+            log = [(int(m), int(e)) for m, _, e in (x.partition("@e") for x in view[p + "commitlog"])]
+            flat = {F.B_UP: int(view[p + "up"]), F.B_FENCED: int(view[p + "fenced"]),
+                    F.B_MASTER: int(view[p + "role"] == "MASTER"), F.B_EPOCH: view[p + "masterEpoch"],
+                    F.B_LEN: len(log), F.B_FLUSHED: view[p + "flushed"], F.B_CONFIRM: view[p + "confirmOffset"],
+                    F.B_EF_N: len(view[p + "epochFile"]), F.B_SSS: mask(view[p + "syncStateSet"]),
+                    F.B_SSS_EPOCH: view[p + "syncStateSetEpoch"], F.B_SYNCING: int(view[p + "synchronizing"]),
+                    F.B_REMOTE: mask(view[p + "remoteSyncStateSet"]), F.B_PENDING: int(view[p + "alterPending"]),
+                    F.B_CONN: view[p + "haMaster"] or 0, F.B_ACK: view[p + "slaveAckOffset"] + 1,
+                    F.B_ALIVE: int(view[p + "controllerAlive"]), F.B_LINK_DOWN: int(view[p + "controllerLinkDown"])}
+            for off, value in flat.items():
+                v[base + off] = value
+            for i, (m, e) in enumerate(log):
+                v[base + F.B_LOG_MSG + i], v[base + F.B_LOG_EP + i] = m, e
+            for i, (e, start) in enumerate(view[p + "epochFile"]):
+                v[base + F.B_EF_EP + i], v[base + F.B_EF_START + i] = e, start
+        out = np.zeros(F.WORDS, dtype=np.uint64)
+        if not pack(v, out):
+            raise ValueError("a field of the view does not fit its bit width")
+        return tuple(int(x) for x in out)
+
     def view(self, state: State) -> dict[str, Any]:
         v = self.vector(state)
         ids = lambda mask: [b + 1 for b in range(self.config.brokers) if mask >> b & 1]  # noqa: E731
@@ -110,6 +162,9 @@ class ControllerModel(PackedModel):
             "consumer.nextOffset": int(v[F.C_NEXT]),
             "consumer.delivered": [int(v[F.DELIVERED + i]) for i in range(self.config.messages)],
         }
+        out.update({"budget.crashes": int(v[F.USED_CRASH]), "budget.powerLosses": int(v[F.USED_POWER]),
+                    "budget.controllerOutages": int(v[F.USED_OUTAGE]), "budget.linkLosses": int(v[F.USED_LINK]),
+                    "budget.haDisconnects": int(v[F.USED_HA])})
         if v[F.P_WAIT]:
             out["producer.waitBroker"] = int(v[F.P_WAIT_BROKER]) + 1
             out["producer.waitEnd"] = int(v[F.P_WAIT_END])

@@ -83,8 +83,12 @@ def test_simulate_runs_the_controller_mode():
     assert [p["status"] for p in doc["properties"]] != ["violated"]
 
 
-def test_replay_of_a_controller_trace_names_the_mode(tmp_path):
+def test_replay_replays_a_controller_trace_and_re_explores_it(tmp_path):
     path = tmp_path / "c.json"
-    r = invoke("check", "--mode", "controller", *TINY, "--json", str(path), "--quiet", "--traces", "none")
-    assert r.exit_code == 0, r.stderr
-    assert_bad_input(invoke("replay", str(path)), "mode controller")
+    r = invoke("check", "--preset", "controller", "--set", "messages=1", "--json", str(path), "--quiet",
+               "--traces", "none")
+    assert r.exit_code == 1, r.stderr   # acked_message_on_every_later_master is violated
+    again = invoke("replay", str(path))
+    assert again.exit_code == 0, again.stderr
+    assert "acked_message_on_every_later_master: the last state still shows it violated" in again.stdout
+    assert "acked_message_on_every_later_master: recorded violated; exploration agrees" in again.stdout

@@ -61,8 +61,11 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, fairne
     from reports.document import ReportSection, report_format
 
     names = list(dict.fromkeys(preset_names)) or list(default_presets())
-    configs = [(name, resolve_config(name, None, assignments)) for name in names]
-    props = with_fairness(ctx, select_properties(property_names), fairness, unfair_kinds)
+    configs = [(name, resolve_config(name, None, assignments, modes=("4.4", "controller"))) for name in names]
+    modes = list(dict.fromkeys(getattr(cfg, "mode", "4.4") for _, cfg in configs))
+    if len(modes) > 1:   # one table has one set of property columns
+        raise BadInput(f"--preset: presets of modes {' and '.join(modes)}; give the presets of one mode")
+    props = with_fairness(ctx, select_properties(property_names, configs[0][1]), fairness, unfair_kinds)
     lim = limits(max_states, max_depth, max_seconds)
     spark_options(ctx, engine, ("spark_master",))
     if engine == "spark" and given_options(ctx, ("jobs",)):
@@ -114,7 +117,7 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, fairne
 
 def check_configuration(cfg, property_names, lim, quiet, label="", threads=1, fairness=None):
     """One matrix cell's exploration (a sweep task: it may run in a worker process)."""
-    props = select_properties(property_names)
+    props = select_properties(property_names, cfg)
     if fairness is not None:
         props = props.with_fairness(fairness)
     result, _ = run_check(CheckJob(cfg, props, lim, threads), "local", quiet, label=label)

@@ -92,3 +92,14 @@ def test_replay_replays_a_controller_trace_and_re_explores_it(tmp_path):
     assert again.exit_code == 0, again.stderr
     assert "acked_message_on_every_later_master: the last state still shows it violated" in again.stdout
     assert "acked_message_on_every_later_master: recorded violated; exploration agrees" in again.stdout
+
+
+def test_matrix_runs_presets_of_one_mode():
+    r = invoke("matrix", "--preset", "controller", "--preset", "controller-allack", "--set", "messages=1",
+               "--property", "acked_message_on_every_later_master", "--json", "-", "--quiet")
+    assert r.exit_code == 1, r.stderr
+    assert '"controller-allack"' in r.stdout and '"holds"' in r.stdout and '"violated"' in r.stdout
+
+
+def test_matrix_of_two_modes_is_bad_input(no_exploration):
+    assert_bad_input(invoke("matrix", "--preset", "controller", "--preset", "default"), "modes controller and 4.4")

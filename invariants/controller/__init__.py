@@ -13,7 +13,7 @@ import numpy as np
 
 from model.controller import fields as F
 from model.controller.fields import NFIELDS
-from model.controller.params import P_ALL_ACK, P_BROKERS, P_MESSAGES
+from model.controller.params import P_BROKERS, P_MESSAGES
 from model.native import kernel, scratch
 from model.packed import STATE_CHECK_SIG, TRANSITION_CHECK_SIG
 
@@ -64,16 +64,12 @@ def acked_message_on_every_later_master(v, p):
 def queue_offset_names_one_message(v, p):
     """No broker that serves pulls (a running master) offers, at a queue offset where the consumer was
     already given a message, a different message: a (queue, queueOffset) pair names one message for
-    every consumer, whichever master it pulls from and whenever. Readable means dispatched: below the
-    broker's confirmOffset (``CommitLog#getConfirmOffset``), as ``ReputMessageService`` dispatches."""
+    every consumer, whichever master it pulls from and whenever. Readable means dispatched to the consume
+    queue (``ReputMessageService``, which stops at ``CommitLog#getConfirmOffset``)."""
     for b in range(p[P_BROKERS]):
         if not _writer(v, b):
             continue
-        readable = _g(v, b, F.B_LEN)
-        if p[P_ALL_ACK] == 1 and _g(v, b, F.B_SSS) & (_g(v, b, F.B_SSS) - 1) != 0 \
-                and _g(v, b, F.B_CONFIRM) < readable:
-            readable = _g(v, b, F.B_CONFIRM)   # allAck with more than one member; else the max
-        for i in range(readable):
+        for i in range(_g(v, b, F.B_REPUT)):
             d = v[F.DELIVERED + i]
             if d != 0 and _g(v, b, F.B_LOG_MSG + i) != d:
                 return False

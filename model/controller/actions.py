@@ -230,14 +230,11 @@ def ack_wait_timeout(w, x, y, params):
 def pull_message(w, b, y, params):
     """``PullMessageProcessor`` / ``DefaultMessageStore#getMessage`` on a broker in the master role (a
     slave rejects pulls with slaveReadEnable=false): the consume queue holds the commitlog prefix
-    ``ReputMessageService`` dispatched, up to confirmOffset (the seeded bug ``read_uncommitted`` dispatches
-    to the max); the message at the consumer's offset is delivered, or an offset past the queue's max is
-    corrected to it (``#nextOffsetCorrection``)."""
+    :func:`reput_message` dispatched; the message at the consumer's offset is delivered, or an offset past
+    the queue's max is corrected to it (``#nextOffsetCorrection``)."""
     if bg(w, b, F.B_UP) == 0 or bg(w, b, F.B_MASTER) == 0 or bg(w, b, F.B_FENCED) == 1:
         return 0
-    readable = confirm_offset(w, b, params)
-    if params[P_MUTANT] == 3 or readable > bg(w, b, F.B_LEN):
-        readable = bg(w, b, F.B_LEN)
+    readable = bg(w, b, F.B_REPUT)
     o = w[F.C_NEXT]
     if o > readable:
         w[F.C_NEXT] = readable
@@ -247,6 +244,23 @@ def pull_message(w, b, y, params):
     if w[F.DELIVERED + o] == 0:
         w[F.DELIVERED + o] = bg(w, b, F.B_LOG_MSG + o)
     w[F.C_NEXT] = o + 1
+    return OK
+
+
+@kernel
+def reput_message(w, b, y, params):
+    """``ReputMessageService#doReput``: dispatch the commitlog to the consume queue up to
+    ``getReputEndOffset()`` = ``CommitLog#getConfirmOffset`` (the max on a master with a one-member local set
+    or allAck off; the seeded bug ``read_uncommitted`` dispatches to the max, as readUnCommitted=true).
+    What is dispatched stays dispatched until a truncation."""
+    if bg(w, b, F.B_UP) == 0:
+        return 0
+    end = confirm_offset(w, b, params)
+    if params[P_MUTANT] == 3 or end > bg(w, b, F.B_LEN):
+        end = bg(w, b, F.B_LEN)
+    if end <= bg(w, b, F.B_REPUT):
+        return 0
+    bs(w, b, F.B_REPUT, end)
     return OK
 
 
@@ -296,13 +310,16 @@ def broker_power_loss(w, b, y, params):
 def broker_restart(w, b, y, params):
     """``BrokerController#recoverAndInitService``: fenced before load (``ReplicasManager#setFenced``), then
     recovery (``CommitLog#recoverAbnormally``: confirmOffset clamped to the recovered max) and the master
-    epoch 0 of a new process; the role comes from the controller (:func:`register_broker`)."""
+    epoch 0 of a new process; the role comes from the controller (:func:`register_broker`). The consume
+    queue is taken as rebuilt up to confirmOffset (abnormal recovery re-dispatches only what ends at or
+    below it; ``#start`` sets ``reputFromOffset`` to it): the simplest reading."""
     if bg(w, b, F.B_UP) == 1:
         return 0
     bs(w, b, F.B_UP, 1)
     bs(w, b, F.B_FENCED, 1)
     if bg(w, b, F.B_CONFIRM) > bg(w, b, F.B_LEN):
         bs(w, b, F.B_CONFIRM, bg(w, b, F.B_LEN))
+    bs(w, b, F.B_REPUT, bg(w, b, F.B_CONFIRM))
     return OK
 
 

@@ -57,13 +57,14 @@ _BROKER: list[tuple[str, int]] = [
     ("syncStateSet", 3), ("syncStateSetEpoch", 4), ("synchronizing", 1), ("remoteSyncStateSet", 3),
     ("alterPending", 1), ("maxOffset", 2), ("flushed", 2), ("confirmOffset", 2),
     ("haMaster", 2), ("slaveAckOffset", 3), ("ctlAlive", 1), ("ctlLinkDown", 1), ("epochEntries", 3),
+    ("dispatched", 2),
 ] + [(f"commitlog.msg[{i}]", 2) for i in range(MAX_MESSAGES)] \
   + [(f"commitlog.epoch[{i}]", 3) for i in range(MAX_MESSAGES)] \
   + [(f"epochFile.epoch[{i}]", 3) for i in range(MAX_EPOCH_ENTRIES)] \
   + [(f"epochFile.start[{i}]", 2) for i in range(MAX_EPOCH_ENTRIES)]
 B_UP, B_FENCED, B_MASTER, B_EPOCH, B_SSS, B_SSS_EPOCH, B_SYNCING, B_REMOTE, B_PENDING, B_LEN, B_FLUSHED, \
-    B_CONFIRM, B_CONN, B_ACK, B_ALIVE, B_LINK_DOWN, B_EF_N = range(17)
-B_LOG_MSG = 17
+    B_CONFIRM, B_CONN, B_ACK, B_ALIVE, B_LINK_DOWN, B_EF_N, B_REPUT = range(18)
+B_LOG_MSG = 18
 B_LOG_EP = B_LOG_MSG + MAX_MESSAGES
 B_EF_EP = B_LOG_EP + MAX_MESSAGES
 B_EF_START = B_EF_EP + MAX_EPOCH_ENTRIES

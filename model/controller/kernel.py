@@ -22,7 +22,7 @@ KINDS = (
     "ControllerElect", "ControllerElectNone", "ControllerDeclareDead", "BrokerHeartbeat",
     "SyncBrokerMetadata", "ControllerLinkLoss", "ControllerLinkHeal", "AlterSyncStateSet",
     "AlterSyncStateSetReplyLost", "CheckSyncStateSet", "HAConnect", "SlaveReportOffset", "PushData",
-    "PushHeartbeat", "HADisconnect",
+    "PushHeartbeat", "HADisconnect", "ReputMessage",
 )
 KIND = {name: i for i, name in enumerate(KINDS)}
 
@@ -83,6 +83,8 @@ def apply(kind, x, y, w, params):
         return A.push_heartbeat(w, x, y, params)
     if kind == 26:
         return A.ha_disconnect(w, x, y, params)
+    if kind == 27:
+        return A.reput_message(w, x, y, params)
     return 0
 
 

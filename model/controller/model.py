@@ -47,7 +47,7 @@ def action_table(cfg: ControllerConfig) -> tuple[ControllerAction, ...]:
             acts += [ControllerAction("BrokerPowerLoss", one), ControllerAction("FlushCommitLog", one)]
         if cfg.max_broker_crashes or cfg.max_broker_power_losses:
             acts.append(ControllerAction("BrokerRestart", one))
-        acts.append(ControllerAction("RegisterBroker", one))
+        acts += [ControllerAction("ReputMessage", one), ControllerAction("RegisterBroker", one)]
         acts += [ControllerAction("BrokerElect", (("broker", b), ("elected", c))) for c in ids]
         acts += [ControllerAction("ControllerDeclareDead", one), ControllerAction("BrokerHeartbeat", one),
                  ControllerAction("SyncBrokerMetadata", one)]
@@ -134,6 +134,7 @@ class ControllerModel(PackedModel):
             flat = {F.B_UP: int(view[p + "up"]), F.B_FENCED: int(view[p + "fenced"]),
                     F.B_MASTER: int(view[p + "role"] == "MASTER"), F.B_EPOCH: view[p + "masterEpoch"],
                     F.B_LEN: len(log), F.B_FLUSHED: view[p + "flushed"], F.B_CONFIRM: view[p + "confirmOffset"],
+                    F.B_REPUT: view[p + "dispatched"],
                     F.B_EF_N: len(view[p + "epochFile"]), F.B_SSS: mask(view[p + "syncStateSet"]),
                     F.B_SSS_EPOCH: view[p + "syncStateSetEpoch"], F.B_SYNCING: int(view[p + "synchronizing"]),
                     F.B_REMOTE: mask(view[p + "remoteSyncStateSet"]), F.B_PENDING: int(view[p + "alterPending"]),
@@ -177,6 +178,7 @@ class ControllerModel(PackedModel):
                 p + "role": "MASTER" if g(F.B_MASTER) else "SLAVE", p + "masterEpoch": g(F.B_EPOCH),
                 p + "commitlog": [f"{g(F.B_LOG_MSG + i)}@e{g(F.B_LOG_EP + i)}" for i in range(n)],
                 p + "flushed": g(F.B_FLUSHED), p + "confirmOffset": g(F.B_CONFIRM),
+                p + "dispatched": g(F.B_REPUT),
                 p + "epochFile": [(g(F.B_EF_EP + i), g(F.B_EF_START + i)) for i in range(k)],
                 p + "syncStateSet": ids(g(F.B_SSS)), p + "syncStateSetEpoch": g(F.B_SSS_EPOCH),
                 p + "synchronizing": bool(g(F.B_SYNCING)), p + "remoteSyncStateSet": ids(g(F.B_REMOTE)),

@@ -228,13 +228,15 @@ def consistent_point(w, s, m):
 @kernel
 def truncate_log(w, b, offset):
     """``DefaultMessageStore#truncateFiles`` -> ``truncateDirtyFiles``: nothing when offset >= max; else the
-    commitlog ends at ``offset`` (flushed position and confirmOffset lowered to it)."""
+    commitlog and the consume queue end at ``offset`` (flushed position and confirmOffset lowered to it)."""
     if offset >= bg(w, b, F.B_LEN):
         return
     for i in range(offset, bg(w, b, F.B_LEN)):
         bs(w, b, F.B_LOG_MSG + i, 0)
         bs(w, b, F.B_LOG_EP + i, 0)
     bs(w, b, F.B_LEN, offset)
+    if bg(w, b, F.B_REPUT) > offset:   # consume queues truncated too; reput restarts at min(old, offset)
+        bs(w, b, F.B_REPUT, offset)
     if bg(w, b, F.B_FLUSHED) > offset:
         bs(w, b, F.B_FLUSHED, offset)
     if bg(w, b, F.B_CONFIRM) > offset:

@@ -10,11 +10,11 @@ from spark_explore.engine import explore_on_spark
 from spark_compare import MASTER, assert_same_exploration
 
 
-def test_controller_preset_agrees_with_the_local_engine():
-    """The five levels above 1,750 states go to the cluster (mapInArrow expansion, dedup, anti-join)."""
-    model = ControllerModel(preset("controller"))
+def test_controller_preset_with_one_message_agrees_with_the_local_engine():
+    """The three levels above 850 states go to the cluster (mapInArrow expansion, dedup, anti-join)."""
+    model = ControllerModel(preset("controller").with_overrides(["messages=1"]))
     local = explore(model, PROPERTIES)
-    spark = explore_on_spark(model, PROPERTIES, master=MASTER, partitions=2, driver_threshold=1750)
+    spark = explore_on_spark(model, PROPERTIES, master=MASTER, partitions=2, driver_threshold=850)
     assert "cluster" in spark.stats.level_engines
-    assert (spark.stats.distinct_states, spark.stats.transitions, spark.stats.depth) == (25310, 76186, 34)
+    assert (spark.stats.distinct_states, spark.stats.transitions, spark.stats.depth) == (12106, 38212, 31)
     assert_same_exploration(local, spark)

@@ -12,7 +12,7 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 __all__ = [
     "Config",
@@ -237,13 +237,7 @@ class Config:
 
     def with_overrides(self, assignments: "list[str] | tuple[str, ...]") -> "Config":
         """Apply ``key=value`` strings (the ``--set`` option) on top of this config."""
-        values: dict[str, str] = {}
-        for item in assignments:
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip():
-                raise ConfigError(f"--set {item!r}: expected key=value, e.g. --set slaves=2")
-            values[key.strip()] = value
-        return Config.from_mapping(values, base=self)
+        return Config.from_mapping(set_assignments(assignments, "slaves=2"), base=self)
 
     # -- views ----------------------------------------------------------------------------------------
     def as_dict(self) -> dict[str, Any]:
@@ -267,6 +261,17 @@ class Config:
         default = Config()
         diffs = [f"{k}={_text(v)}" for k, v in self.as_dict().items() if getattr(default, k) != v]
         return ", ".join(diffs) if diffs else "4.4 defaults"
+
+
+def set_assignments(assignments: "Iterable[str]", example: str) -> dict[str, str]:
+    """The ``--set key=value`` strings as a mapping (bad input names the item and shows ``example``)."""
+    values: dict[str, str] = {}
+    for item in assignments:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set {item!r}: expected key=value, e.g. --set {example}")
+        values[key.strip()] = value
+    return values
 
 
 def _text(value: Any) -> str:

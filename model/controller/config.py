@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..config import ConfigError, Knob
+from ..config import ConfigError, Knob, set_assignments
 
 MODE = "controller"
 
@@ -90,13 +90,8 @@ class ControllerConfig:
         return cls(**fields)
 
     def with_overrides(self, assignments: "list[str] | tuple[str, ...]") -> "ControllerConfig":
-        values: dict[str, str] = {}
-        for item in assignments:
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip():
-                raise ConfigError(f"--set {item!r}: expected key=value, e.g. --set brokers=3")
-            values[key.strip()] = value
-        return ControllerConfig.from_mapping(values, base=self)
+        """Apply ``key=value`` strings (the ``--set`` option) on top of this config."""
+        return ControllerConfig.from_mapping(set_assignments(assignments, "brokers=3"), base=self)
 
     def as_dict(self) -> dict[str, Any]:
         return {"mode": MODE, **dataclasses.asdict(self)}

@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..config import ConfigError, Knob, set_assignments
+from ..config import ConfigError, Knob, _text, set_assignments
 
 MODE = "controller"
 
@@ -100,12 +100,6 @@ class ControllerConfig:
         default = ControllerConfig()
         diffs = [f"{k}={_text(v)}" for k, v in dataclasses.asdict(self).items() if getattr(default, k) != v]
         return "controller mode, " + (", ".join(diffs) if diffs else "5.3.3 defaults")
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 PRESET_DESCRIPTIONS: dict[str, str] = {

@@ -322,20 +322,26 @@ def preset(name: str) -> Config:
     return Config.from_mapping(values)
 
 
+def read_config_toml(path: "str | Path") -> dict:
+    """The TOML document of config file ``path``, read within model.input_text's bounds (every mode's
+    loader starts here); :class:`ConfigError` with one line naming the file otherwise."""
+    from .input_text import InputFileError, parse_bounded, read_input_text
+
+    try:
+        return parse_bounded(tomllib.loads, read_input_text(Path(path), "config file"), "TOML",
+                             f"config file {str(path)!r}")
+    except InputFileError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def load_toml(path: "str | Path", base: Config | None = None) -> Config:
     """Read a TOML config file: top-level ``key = value`` pairs, or a ``[config]`` table of them.
 
     An optional top-level ``preset = "name"`` starts from that preset instead of the defaults; a ``[run]``
     table is left to the command line.
     """
-    from .input_text import InputFileError, parse_bounded, read_input_text
-
     path = Path(path)
-    try:
-        data = parse_bounded(tomllib.loads, read_input_text(path, "config file"), "TOML",
-                             f"config file {str(path)!r}")
-    except InputFileError as exc:
-        raise ConfigError(str(exc)) from None
+    data = read_config_toml(path)
     data.pop("run", None)   # the run table (properties, limits, engine) is the command line's: rmqcheck/run_file.py
     if "config" in data and isinstance(data["config"], dict):
         extra = sorted(set(data) - {"config", "preset", "mode"})

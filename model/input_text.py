@@ -17,17 +17,25 @@ class InputFileError(ValueError):
     """A file that cannot be read or parsed; the message is one line naming the file."""
 
 
-def read_input_text(path: str | Path, what: str, max_bytes: int = MAX_INPUT_BYTES) -> str:
-    """The UTF-8 text of ``path`` (a ``what``, e.g. "config file"), refusing more than ``max_bytes``
-    (it reads at most one byte more)."""
+def read_bounded_bytes(path: str | Path, what: str, max_bytes: int = MAX_INPUT_BYTES,
+                       error: type[Exception] = InputFileError,
+                       refusal: str = "not a file rmqcheck reads") -> bytes:
+    """The bytes of ``path`` (a ``what``, e.g. "config file"), refusing more than ``max_bytes`` (it reads at
+    most one byte more, so a device that never ends stops there); ``error`` with a one-line reason
+    naming the file otherwise, ending in ``refusal`` for a file too large."""
     try:
         with open(path, "rb") as f:
             data = f.read(max_bytes + 1)
     except OSError as exc:
-        raise InputFileError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+        raise error(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
-        raise InputFileError(f"{what} {str(path)!r} is larger than {max_bytes:,} bytes; not a file rmqcheck "
-                             "reads")
+        raise error(f"{what} {str(path)!r} is larger than {max_bytes:,} bytes; {refusal}")
+    return data
+
+
+def read_input_text(path: str | Path, what: str, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """The UTF-8 text of ``path`` (a ``what``, e.g. "config file"), refusing more than ``max_bytes``."""
+    data = read_bounded_bytes(path, what, max_bytes)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -9,12 +9,11 @@ not import invariants (dependencies flow model -> invariants).
 from __future__ import annotations
 
 import importlib
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .config import ConfigError
+from .config import ConfigError, read_config_toml
 
 DEFAULT_MODE = "4.4"
 
@@ -103,13 +102,7 @@ def check_knobs(mode: Mode, keys: Sequence[str]) -> None:
 
 def file_mode(path: str | Path) -> str | None:
     """The ``mode = "..."`` a TOML config file names (top level or in ``[config]``), or None."""
-    from .input_text import InputFileError, parse_bounded, read_input_text
-
-    try:
-        data = parse_bounded(tomllib.loads, read_input_text(Path(path), "config file"), "TOML",
-                             f"config file {str(path)!r}")
-    except InputFileError as exc:
-        raise ConfigError(str(exc)) from None
+    data = read_config_toml(path)
     name = data.get("mode")
     if name is None and isinstance(data.get("config"), dict):
         name = data["config"].get("mode")
@@ -152,13 +145,7 @@ def resolve_config(mode: Mode, preset_name: str | None, config_file: str | None,
 
 
 def _load_mode_toml(mode: Mode, path: str) -> Any:
-    from .input_text import InputFileError, parse_bounded, read_input_text
-
-    try:
-        data = parse_bounded(tomllib.loads, read_input_text(Path(path), "config file"), "TOML",
-                             f"config file {str(path)!r}")
-    except InputFileError as exc:
-        raise ConfigError(str(exc)) from None
+    data = read_config_toml(path)
     values = dict(data["config"]) if isinstance(data.get("config"), dict) else dict(data)
     values.pop("mode", None)
     name = values.pop("preset", data.get("preset"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.input_text import MAX_INPUT_BYTES
+from model.input_text import read_bounded_bytes
 
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 _WHITE = " \t\f"
@@ -39,16 +39,8 @@ class Properties:
 
 def read_text(path: str | Path, what: str) -> str:
     """The text of ``path`` as ``Properties#load(InputStream)`` reads it (ISO-8859-1: every byte is a
-    character), at most :data:`MAX_INPUT_BYTES`; :class:`PropertiesError` naming the file otherwise."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_INPUT_BYTES + 1)
-    except OSError as exc:
-        raise PropertiesError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise PropertiesError(f"{what} {str(path)!r} is larger than {MAX_INPUT_BYTES:,} bytes; not a "
-                              "properties file")
-    return data.decode("latin-1")
+    character), at most ``model.input_text.MAX_INPUT_BYTES``; :class:`PropertiesError` naming the file otherwise."""
+    return read_bounded_bytes(path, what, error=PropertiesError, refusal="not a properties file").decode("latin-1")
 
 
 def read_properties(path: str | Path, what: str) -> Properties:

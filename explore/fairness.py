@@ -28,8 +28,9 @@ __all__ = ["FAILURES", "action_kind", "fair_actions", "unknown_kinds"]
 
 
 def action_kind(action: Any) -> str:
-    """The kind of an action value: its class name (``Pull`` for ``Pull(consumer=1, queue=0)``)."""
-    return type(action).__name__
+    """The kind of an action value: the name its trace label starts with (``Pull`` for ``Pull(consumer=1,
+    queue=0)``): a 4.4 action's class name, a controller-mode action's ``name``."""
+    return str(action).partition("(")[0]
 
 
 def unknown_kinds(unfair: Iterable[str], known: Iterable[str]) -> list[str]:

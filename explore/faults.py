@@ -26,13 +26,15 @@ import numpy as np
 
 from invariants.base import ALWAYS, KINDS, SOMETIMES, PropertySet
 
+from .fairness import action_kind
 from .fault_passes import breaking_transitions, check_states
 from .local import LocalExplorer
 from .run_control import Limits, Listener
 from .result import CheckResult, Trace
 from .trace import replay
 
-#: the failure kinds of a combination: JSON key, budget knob, packed field of the counter
+#: the failure kinds of a combination in the RocketMQ 4.4 model: JSON key, budget knob, packed field of the
+#: counter (another mode's table: its profile, :mod:`explore.fault_profiles`)
 FAILURE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("master_crashes", "max_master_crashes", "failures.master_crashes"),
     ("master_power_losses", "max_master_power_losses", "failures.master_power_losses"),
@@ -44,7 +46,22 @@ FAILURE_KINDS: tuple[tuple[str, str, str], ...] = (
 COMBINATION_KEYS = tuple(k for k, _, _ in FAILURE_KINDS)
 BUDGET_KNOBS = tuple(b for _, b, _ in FAILURE_KINDS)
 
-Vector = tuple[int, ...]
+
+class Vector(tuple):
+    """A count per failure kind: a combination of failures, a cell of the budget lattice. The class says
+    whose kinds: this one the 4.4 model's; a mode with other kinds subclasses it with its own table, so a
+    vector names its kinds wherever it goes (reports, JSON) and compares as the plain tuple it is."""
+
+    __slots__ = ()
+    KINDS: tuple[tuple[str, str, str], ...] = FAILURE_KINDS
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        return tuple(k for k, _, _ in cls.KINDS)
+
+    @classmethod
+    def budget_knobs(cls) -> tuple[str, ...]:
+        return tuple(b for _, b, _ in cls.KINDS)
 
 
 # -- the budget lattice ------------------------------------------------------------------------------------
@@ -56,7 +73,8 @@ class Lattice:
 
     @classmethod
     def of(cls, config: Any) -> "Lattice":
-        return cls(tuple(int(getattr(config, knob)) for knob in BUDGET_KNOBS))
+        kind = vector_type(config)
+        return cls(kind(int(getattr(config, knob)) for knob in kind.budget_knobs()))
 
     @property
     def size(self) -> int:
@@ -74,17 +92,23 @@ class Lattice:
         return sum(int(c) * s for c, s in zip(vector, self.strides))
 
     def vector(self, cell: int) -> Vector:
-        return tuple((cell // s) % (b + 1) for s, b in zip(self.strides, self.budgets))
+        return type(self.budgets)((cell // s) % (b + 1) for s, b in zip(self.strides, self.budgets))
 
     def vectors(self) -> list[Vector]:
         """Every vector of the lattice, in a fixed order (by total count, then lexicographically)."""
         ranges = [range(b + 1) for b in self.budgets]
-        return sorted(itertools.product(*ranges), key=lambda v: (sum(v), v))
+        return sorted(map(type(self.budgets), itertools.product(*ranges)), key=lambda v: (sum(v), v))
 
 
-def combination(vector: Sequence[int]) -> dict[str, int]:
-    """A vector as the JSON ``combination`` (all six keys, zeros included)."""
-    return {key: int(c) for key, c in zip(COMBINATION_KEYS, vector)}
+def vector_type(config: Any) -> type[Vector]:
+    """The :class:`Vector` class of ``config``'s model mode (its profile's failure kinds)."""
+    from model.modes import mode_of
+    return mode_of(config).faults().vector
+
+
+def combination(vector: Vector) -> dict[str, int]:
+    """A vector as the JSON ``combination`` (every key of its kinds, zeros included)."""
+    return {key: int(c) for key, c in zip(vector.keys(), vector)}
 
 
 def dominates(a: Sequence[int], b: Sequence[int]) -> bool:
@@ -105,12 +129,15 @@ def minimal(vectors: Sequence[Vector]) -> list[Vector]:
 def counter_fields(model: Any, lattice: Lattice) -> np.ndarray:
     """Per failure kind, where its counter sits in the packed layout and its lattice stride: rows of
     ``(word, shift, mask, stride)``; a counter whose budget is 0 has no bits (mask 0: it is 0)."""
-    slots = {s.name: s for s in model.layout.slots}
-    fields = np.zeros((len(FAILURE_KINDS), 4), dtype=np.int64)
-    for i, ((_, _, name), stride) in enumerate(zip(FAILURE_KINDS, lattice.strides)):
-        s = slots.get(name)
+    from model.modes import mode_of
+    slot = mode_of(model.config).faults().counter_slot
+    kinds = type(lattice.budgets).KINDS
+    fields = np.zeros((len(kinds), 4), dtype=np.int64)
+    for i, ((_, _, name), stride) in enumerate(zip(kinds, lattice.strides)):
+        s = slot(model, name)
         if s is not None:
-            fields[i] = (s.word, s.shift, (1 << s.width) - 1, stride)
+            word, shift, width = s
+            fields[i] = (word, shift, (1 << width) - 1, stride)
     return fields
 
 
@@ -251,8 +278,8 @@ class FaultAnalysis:
     def _breaking(self, states: np.ndarray, count: int, bits: np.ndarray, cells: np.ndarray) -> None:
         ex = self.explorer
         actions = self.model.actions()
-        kinds = sorted({type(a).__name__ for a in actions})
-        kind_of = np.array([kinds.index(type(a).__name__) for a in actions], dtype=np.int64)
+        kinds = sorted({action_kind(a) for a in actions})
+        kind_of = np.array([kinds.index(action_kind(a)) for a in actions], dtype=np.int64)
         prop_bits = np.array([p.bit for p in self.properties], dtype=np.int64)
         shape = (len(self.properties), len(kinds), self.lattice.size)
         best_src = np.full(shape, -1, dtype=np.int64)
@@ -296,4 +323,4 @@ def iter_vectors_below(vector: Vector) -> Iterator[Vector]:
     """The vectors one below ``vector`` in exactly one kind."""
     for i, c in enumerate(vector):
         if c > 0:
-            yield tuple(x - 1 if j == i else x for j, x in enumerate(vector))
+            yield type(vector)(x - 1 if j == i else x for j, x in enumerate(vector))

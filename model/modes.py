@@ -28,6 +28,7 @@ class Mode:
     config_class: str        # the configuration class in it (from_mapping, with_overrides, short, as_dict)
     model_path: str          # "module:Class", built as Class(config, mutation=...)
     properties_path: str     # "module:NAME" of its PropertySet
+    faults_path: str         # "module:NAME" of its FaultProfile (explore/fault_profiles.py): what faults needs
 
     def _config(self) -> Any:
         return importlib.import_module(self.config_module)
@@ -55,16 +56,25 @@ class Mode:
         return getattr(importlib.import_module(module), name)(config, mutation=mutation)
 
     def properties(self) -> Any:
-        module, _, name = self.properties_path.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return _load(self.properties_path)
+
+    def faults(self) -> Any:
+        return _load(self.faults_path)
+
+
+def _load(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 MODES: dict[str, Mode] = {
     "4.4": Mode("4.4", "RocketMQ 4.4 master/slave replication (a slave never takes over)",
-                "model.config", "Config", "model.rocketmq:RocketMQModel", "invariants.rocketmq:PROPERTIES"),
+                "model.config", "Config", "model.rocketmq:RocketMQModel", "invariants.rocketmq:PROPERTIES",
+                "explore.fault_profiles:ROCKETMQ_44"),
     "controller": Mode("controller", "RocketMQ 5.3.3 controller mode: the controller elects a master from "
                        "the SyncStateSet", "model.controller.config", "ControllerConfig",
-                       "model.controller.model:ControllerModel", "invariants.controller:PROPERTIES"),
+                       "model.controller.model:ControllerModel", "invariants.controller:PROPERTIES",
+                       "explore.fault_profiles:CONTROLLER"),
 }
 
 

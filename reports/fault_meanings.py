@@ -1,6 +1,7 @@
 """One line per failure mode, in RocketMQ terms, read off the mode's own trace.
 
-The line names the breaking step's action and what that step does in RocketMQ 4.4, then the fields the
+The line names the breaking step's action and what that step does in RocketMQ (4.4, or the mode's own
+words: :mod:`explore.fault_profiles`), then the fields the
 property reads that the step changed, with their values before and after, as the trace shows them. So a
 meaning can be checked against its trace (tests do): nothing in it is written from expectation.
 """
@@ -29,13 +30,16 @@ def action_kind(label: str) -> str:
     return label.split("(", 1)[0]
 
 
-def deciding_changes(prop: str, trace: Trace) -> list[tuple[str, Any, Any]]:
-    """The last step's changes to fields ``prop`` reads (else its first changes), in the trace's order."""
+def deciding_changes(prop: str, trace: Trace, profile: Any = None) -> list[tuple[str, Any, Any]]:
+    """The last step's changes to fields ``prop`` reads (else its first changes but the failure
+    counters), in the trace's order; ``profile``: a model mode's words (None: 4.4's declarations)."""
     changes = trace.steps[-1].changes
-    pattern = re.compile(DECIDING_FIELDS.get(prop, r"$^"))
+    reads = profile.reads if profile is not None and profile.reads else DECIDING_FIELDS
+    counters = profile.counter_prefix if profile is not None else "failures."
+    pattern = re.compile(reads.get(prop, r"$^"))
     picked = [(f, b, a) for f, (b, a) in changes.items() if pattern.search(f)]
     if not picked:
-        picked = [(f, b, a) for f, (b, a) in changes.items() if not f.startswith("failures.")]
+        picked = [(f, b, a) for f, (b, a) in changes.items() if not f.startswith(counters)]
     return picked[:MAX_FIELDS]
 
 
@@ -43,14 +47,17 @@ def change_text(field: str, before: Any, after: Any) -> str:
     return f"{field} {fmt_value(before)} -> {fmt_value(after)}"
 
 
-def meaning(prop: str, trace: Trace) -> str:
-    """``Kind: what it does in RocketMQ; field before -> after, ...`` for the trace's last step."""
+def meaning(prop: str, trace: Trace, profile: Any = None) -> str:
+    """``Kind: what it does in RocketMQ; field before -> after, ...`` for the trace's last step, in the words
+    of ``profile`` (a model mode's :class:`~explore.fault_profiles.FaultProfile`; None or no phrases of
+    its own: the 4.4 actions' declarations)."""
     step = trace.steps[-1]
     kind = action_kind(step.action)
-    text = f"{kind}: {ACTION_PHRASES.get(kind, kind)}"
+    phrases = profile.phrases if profile is not None and profile.phrases else ACTION_PHRASES
+    text = f"{kind}: {phrases.get(kind, kind)}"
     if step.outcome:
         text += f" ({step.outcome})"
-    fields = [change_text(*c) for c in deciding_changes(prop, trace)]
+    fields = [change_text(*c) for c in deciding_changes(prop, trace, profile)]
     if fields:
         text += "; " + ", ".join(fields)
     return text

@@ -19,7 +19,7 @@ from rich.markup import escape as escape_markup
 from rich.table import Table
 from rich.text import Text
 
-from explore.faults import COMBINATION_KEYS, combination
+from explore.faults import COMBINATION_KEYS, Vector, combination
 
 from .console import NameTable, WholeNames, explanation_table, trace_table
 from .json_report import TOOL, trace_to_list, version
@@ -30,7 +30,12 @@ KIND_WORDS = {"master_crashes": ("master crash", "master crashes"),
               "slave_crashes": ("slave crash", "slave crashes"),
               "slave_power_losses": ("slave power loss", "slave power losses"),
               "consumer_restarts": ("consumer restart", "consumer restarts"),
-              "ha_disconnects": ("HA disconnect", "HA disconnects")}
+              "ha_disconnects": ("HA disconnect", "HA disconnects"),
+              # the controller mode's (explore/fault_profiles.py)
+              "broker_crashes": ("broker crash", "broker crashes"),
+              "broker_power_losses": ("broker power loss", "broker power losses"),
+              "controller_outages": ("controller outage", "controller outages"),
+              "link_losses": ("controller link loss", "controller link losses")}
 GRAPH_NOTE = ("not monotone in the budgets (a slave that is down counts as caught up), so one verdict per "
               "budget vector")
 #: the kinds with one verdict per budget vector; an eventually property's note
@@ -44,8 +49,10 @@ def vector_note(rep: Any) -> str:
 
 
 def combination_text(vector: Sequence[int]) -> str:
-    """``(1, 1, 0, 0, 0, 0)`` -> ``1 master crash + 1 master power loss``; the zero vector: no failure."""
-    parts = [f"{c} {KIND_WORDS[k][c != 1]}" for k, c in zip(COMBINATION_KEYS, vector) if c]
+    """``(1, 1, 0, 0, 0, 0)`` -> ``1 master crash + 1 master power loss`` (the kinds of the vector's mode; a
+    plain tuple: 4.4's); the zero vector: no failure."""
+    keys = vector.keys() if isinstance(vector, Vector) else COMBINATION_KEYS
+    parts = [f"{c} {KIND_WORDS[k][c != 1]}" for k, c in zip(keys, vector) if c]
     return " + ".join(parts) if parts else "no failure"
 
 
@@ -71,8 +78,10 @@ def bounds_text(b: dict[str, Any]) -> str:
     """``2 messages, 1 consumer, 1 queue, 1 slave; at most 1 master crash + 1 master power loss``."""
     if not b:
         return ""
-    counts = ", ".join(f"{b[k]} {k[:-1] if b[k] == 1 else k}" for k in ("messages", "consumers", "queues", "slaves"))
-    return f"{counts}; at most {combination_text([b['budgets'][k] for k in COMBINATION_KEYS])}"
+    counts = ", ".join(f"{n} {k[:-1] if n == 1 else k}" for k, n in b.items() if k != "budgets")
+    budgets = b["budgets"]
+    return f"{counts}; at most " + (" + ".join(f"{c} {KIND_WORDS[k][c != 1]}" for k, c in budgets.items() if c)
+                                    or "no failure")
 
 
 def holds_with_text(report: Any, rep: Any) -> str:
@@ -173,8 +182,11 @@ HOLDS_WITHIN = "holds within the bounds"
 
 
 def setting_text(setting: dict[str, Any]) -> str:
-    """``SYNC_MASTER + ASYNC_FLUSH``: a durability setting as its values are typed."""
-    return " + ".join(str(setting[k]) for k in SETTING_KNOBS)
+    """``SYNC_MASTER + ASYNC_FLUSH``: a 4.4 durability setting as its values are typed; another mode's row as
+    its changes (``all_ack_in_sync_state_set=true, min_in_sync_replicas=2``)."""
+    if set(setting) == set(SETTING_KNOBS):
+        return " + ".join(str(setting[k]) for k in SETTING_KNOBS)
+    return change_text(setting)
 
 
 def cell_text(cell: Any, why: str = "") -> str:
@@ -186,11 +198,17 @@ def cell_text(cell: Any, why: str = "") -> str:
     return "; ".join(combination_text(v) for v in cell)
 
 
+def table_title(report: Any) -> str:
+    """``per durability setting``: what the decision table's rows are, by the report's model mode."""
+    from model.modes import DEFAULT_MODE, get_mode
+    return get_mode(report.config.get("mode", DEFAULT_MODE)).faults().table_title
+
+
 def decision_table(report: Any) -> WholeNames:
     """Durability settings down, always properties across; where the width would cut a name, per setting
     ``property: cell`` lines."""
     names = list(report.table[0].cells) if report.table else []
-    title = f"what breaks each guarantee, per durability setting (within {bounds_text(report.bounds)})"
+    title = f"what breaks each guarantee, {table_title(report)} (within {bounds_text(report.bounds)})"
     t = Table(title=title, title_justify="left", show_lines=True)
     t.add_column("setting", style="bold", no_wrap=True)
     for name in names:
@@ -267,7 +285,7 @@ def explanation_of(report: Any, name: str, trace: Any, grown: dict[str, Any] | N
     (with the counts of ``grown`` for a trace of the next bound)."""
     from invariants.explain import EXPLAINERS, explain, model_for
     from model import Config
-    if name not in EXPLAINERS or not report.config:
+    if name not in EXPLAINERS or not report.config or report.config.get("mode", "4.4") != "4.4":
         return None
     counts = {k: v for k, v in (grown or {}).items() if k != "budgets"}
     return explain(name, trace, model_for(Config.from_mapping({**report.config, **counts})))

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from .faults import (HOLDS_WITHIN, PER_VECTOR, bounds_text, cell_text, change_text, closed_text, combination_text,
                      costs_text, explanation_of, grown_text, holds_with_text, next_bound_header, setting_text,
-                     summary_line, vector_note)
+                     summary_line, table_title, vector_note)
 from .json_report import version
 
 
@@ -132,7 +132,7 @@ def _html_decision_table(report: Any) -> list[str]:
             cells.append(f"<span class='holds'>{text}</span>" if row.cells[n] == [] else text)
         rows.append([_code(setting_text(row.setting)), *cells])
     return ["<h2 id='table'>Decision table</h2>",
-            f"<p>What breaks each guarantee per durability setting, the rest of the configuration as given, within "
+            f"<p>What breaks each guarantee {table_title(report)}, the rest of the configuration as given, within "
             f"{escape(bounds_text(report.bounds))}: the smallest failure combinations, or "
             f"&ldquo;{HOLDS_WITHIN}&rdquo;.</p>",
             *_html_table(["setting", *[_code(n) for n in names]], rows, labels=["setting", *names])]

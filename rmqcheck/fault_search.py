@@ -4,18 +4,20 @@
    modes of every always property, with traces.
 2. The graph property is not monotone in the budgets, so it is checked once per budget vector of the
    lattice (a sweep task each).
-3. What closes a mode: the configuration with one change (a durability setting, a V1-V6 switch, one slave
-   more or less) is analysed; a mode is closed by the change when its action kind no longer breaks the
+3. What closes a mode: the configuration with one change (4.4: a durability setting, a V1-V6 switch, one
+   slave more or less; controller mode: allAckInSyncStateSet, minInSyncReplicas, inSyncReplicas,
+   enableElectUncleanMaster) is analysed; a mode is closed by the change when its action kind no longer breaks the
    property under its combination there. Then sets of changes, singles first, until every violated
    property holds under some set of the current size, or ``max_configs`` explorations were run.
 
 A change buys nothing when it closes a mode by giving up service: under SYNC_MASTER with no slave, no
 SEND_OK is ever given, so no acknowledged message can be lost. Every exploration therefore also records
-which availability witnesses (:data:`invariants.witnesses.AVAILABILITY`) it reaches; a change closes a
+which availability witnesses (:data:`invariants.witnesses.AVAILABILITY`, in every mode) it reaches; a change closes a
 mode, and a set is one the property "holds with", only while it keeps every witness the configuration
 itself reaches, and does not remove a slave. The others are listed apart with what they cost.
 
-Every task is a function of a :class:`~model.Config` and returns small picklable values, so the sweep runs
+Every task is a function of a configuration (of any model mode: :mod:`explore.fault_profiles` says what
+the search needs of a mode) and returns small picklable values, so the sweep runs
 them in a process pool or as Spark tasks (:func:`rmqcheck.engines.sweep_runner`) and the results (in task
 order) depend neither on ``--jobs`` nor on the engine. Step 1 runs on the engine ``check --engine`` would
 use: :func:`explore.faults.analyse`, or :func:`spark_explore.faults.analyse_on_spark` (same answers).
@@ -27,54 +29,38 @@ from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from explore.faults import (BUDGET_KNOBS, FaultAnalysis, FaultSummary, Lattice, Vector,
-                            analyse, combination, minimal)
+from explore.fault_profiles import changed
+from explore.faults import FaultAnalysis, FaultSummary, Lattice, Vector, analyse, combination, minimal
 from explore.local import LocalExplorer
 from explore.memory import available_memory_bytes
 from explore.run_control import Limits
 from explore.result import ERROR, INCOMPLETE, PASSED, VIOLATED, CheckResult, Trace
 from explore.sweep import SweepPool, Task
-from invariants import PROPERTIES
 from invariants.base import ALWAYS, EVENTUALLY, GRAPH, SOMETIMES, Fairness, PropertySet
-from invariants.witnesses import AVAILABILITY
-from model import Config, ConfigError
-from model.rocketmq import RocketMQModel
+from model.modes import mode_of
 from reports.fault_meanings import meaning
 
 from .faults import DEFAULT_MAX_CONFIGS
 
-#: the alternative behaviour switches (mechanisms page §10); V6 is the knob offset_check_in_slave
-SWITCHES = ("monotonic_commit", "sync_offsets_max", "reverse_offset_sync", "overflow_to_max",
-            "validate_slave_ack", "offset_check_in_slave")
-OTHER_VALUE = {"broker_role": {"ASYNC_MASTER": "SYNC_MASTER", "SYNC_MASTER": "ASYNC_MASTER"},
-               "flush_disk_type": {"ASYNC_FLUSH": "SYNC_FLUSH", "SYNC_FLUSH": "ASYNC_FLUSH"}}
-
 Change = dict[str, Any]
 
 
-def setting_changes(cfg: Config) -> list[Change]:
-    """The single changes sets are built from: each durability setting to its other value, each switch
-    flipped."""
-    out: list[Change] = [{k: OTHER_VALUE[k][getattr(cfg, k)]} for k in ("broker_role", "flush_disk_type")]
-    out += [{s: not getattr(cfg, s)} for s in SWITCHES]
-    return out
+def setting_changes(cfg: Any) -> list[Change]:
+    """The single changes sets are built from: each of the mode's settings to its other values (4.4: the
+    durability settings, then each V1-V6 switch flipped)."""
+    return mode_of(cfg).faults().setting_changes(cfg)
 
 
-def single_changes(cfg: Config) -> list[Change]:
-    """Every single change a mode can be closed by: the settings, then one slave fewer and one more."""
-    out = setting_changes(cfg)
-    out += [{"slaves": n} for n in (cfg.slaves - 1, cfg.slaves + 1) if 0 <= n <= 3]
-    return out
+def single_changes(cfg: Any) -> list[Change]:
+    """Every single change a mode can be closed by: the settings, then (4.4) one slave fewer and one more."""
+    return mode_of(cfg).faults().single_changes(cfg)
 
 
-#: the counts every answer of ``faults`` is computed under, besides the failure budgets
-BOUND_KNOBS = ("messages", "consumers", "queues", "slaves")
-
-
-def bounds(cfg: Config) -> dict[str, Any]:
-    """What an answer rests on: the message, consumer, queue and slave counts and the six failure budgets
-    (as a ``combination``: the most failures of each kind any run may have)."""
-    return {**{k: int(getattr(cfg, k)) for k in BOUND_KNOBS}, "budgets": combination(Lattice.of(cfg).budgets)}
+def bounds(cfg: Any) -> dict[str, Any]:
+    """What an answer rests on: the mode's counts (4.4: messages, consumers, queues, slaves) and the failure
+    budgets (as a ``combination``: the most failures of each kind any run may have)."""
+    counts = mode_of(cfg).faults().bound_knobs
+    return {**{k: int(getattr(cfg, k)) for k in counts}, "budgets": combination(Lattice.of(cfg).budgets)}
 
 
 def change_label(change: Change) -> str:
@@ -82,29 +68,22 @@ def change_label(change: Change) -> str:
     return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in change.items())
 
 
-def availability_witnesses() -> list[Any]:
-    """The availability witnesses a closing change must keep, as properties. A ``sometimes`` one must stay
-    reached; the liveness properties (kind ``eventually``) will plug in here with the rule "does not become
-    violated", once the engine checks them."""
-    return [p for p in PROPERTIES if p.name in AVAILABILITY and p.kind == SOMETIMES]
+def availability_witnesses(cfg: Any = None) -> list[Any]:
+    """The availability witnesses a closing change must keep, as properties, of ``cfg``'s mode (4.4 when
+    None)."""
+    from model.modes import DEFAULT_MODE, get_mode
+    mode = mode_of(cfg) if cfg is not None else get_mode(DEFAULT_MODE)
+    return mode.faults().witnesses()
 
 
-def change_costs(base: Config, change: Change, base_reached: tuple[str, ...],
+def change_costs(base: Any, change: Change, base_reached: tuple[str, ...],
                  reached: tuple[str, ...]) -> list[str]:
     """What ``change`` gives up: each availability witness ``base`` reaches that the changed configuration
-    no longer does, and a slave it removes (a mode closed by removing the replica is closed vacuously)."""
-    out = [AVAILABILITY[n] for n in base_reached if n not in reached]
-    if "slaves" in change and change["slaves"] < base.slaves:
-        out.append("removes the slave" if change["slaves"] == 0 else "removes a slave")
-    return out
-
-
-def changed(cfg: Config, change: Change) -> Config | None:
-    """``cfg`` with ``change`` applied, or None when the change makes no valid configuration."""
-    try:
-        return Config.from_mapping(change, base=cfg)
-    except ConfigError:
-        return None
+    no longer does, and (4.4) a slave it removes (a mode closed by removing the replica is closed
+    vacuously)."""
+    profile = mode_of(base).faults()
+    lost = profile.availability()
+    return [lost[n] for n in base_reached if n not in reached] + profile.structural_cost(base, change)
 
 
 # -- sweep tasks (module level: they run in worker processes) -----------------------------------------------
@@ -125,23 +104,25 @@ class ConfigFaults:
         return None
 
 
-def faults_task(cfg: Config, names: tuple[str, ...], limits: Limits, memory: int, modes: bool,
+def faults_task(cfg: Any, names: tuple[str, ...], limits: Limits, memory: int, modes: bool,
                 threads: int = 1) -> ConfigFaults:
-    props = PROPERTIES.select(list(names))
-    a = FaultAnalysis(RocketMQModel(cfg), props, limits, None, memory, modes, threads,
-                      witnesses=availability_witnesses()).run()
+    mode = mode_of(cfg)
+    props = mode.properties().select(list(names))
+    a = FaultAnalysis(mode.model(cfg), props, limits, None, memory, modes, threads,
+                      witnesses=availability_witnesses(cfg)).run()
     r = a.result
     if r.error is not None:
         return ConfigFaults((), "", r.error.message)
     return ConfigFaults(tuple(a.summaries()), r.incomplete_reason, reached=a.reached)
 
 
-def graph_task(cfg: Config, name: str, limits: Limits, memory: int, threads: int = 1,
+def graph_task(cfg: Any, name: str, limits: Limits, memory: int, threads: int = 1,
                fairness: Fairness = Fairness()) -> CheckResult:
     """One budget vector's exploration for a graph or eventually property (neither is monotone in the
     budgets); ``fairness``: an eventually property's."""
-    return LocalExplorer(RocketMQModel(cfg), PROPERTIES.select([name]).with_fairness(fairness), limits, None, memory,
-                         threads=threads).run()
+    mode = mode_of(cfg)
+    return LocalExplorer(mode.model(cfg), mode.properties().select([name]).with_fairness(fairness), limits, None,
+                         memory, threads=threads).run()
 
 
 # -- the report ------------------------------------------------------------------------------------------
@@ -269,7 +250,7 @@ class StepOne:
 class FaultSearch:
     """``rmqcheck faults`` for one configuration."""
 
-    config: Config
+    config: Any
     properties: PropertySet
     limits: Limits = Limits()
     jobs: int = 1
@@ -300,7 +281,8 @@ class FaultSearch:
         self.lattice = Lattice.of(self.config)
         reports: dict[str, Any] = {}
         analysis = None
-        self.witnesses = availability_witnesses()
+        self.profile = mode_of(self.config).faults()
+        self.witnesses = self.profile.witnesses()
         self.reached: tuple[str, ...] = ()
         self.sets_tried = self.sets_total = 0
         self.next_bound: dict[str, Any] | None = None
@@ -332,17 +314,16 @@ class FaultSearch:
         if self.on_progress is not None:
             self.on_progress(text)
 
-    def _step1(self, cfg: Config, text: str) -> Any:
+    def _step1(self, cfg: Any, text: str) -> Any:
         """The one exhaustive exploration with the full budgets of ``cfg``, analysed."""
         step1 = self.analyser or partial(analyse, threads=self.step1_threads)
         names = [p.name for p in self.always]
+        model = mode_of(cfg).model(cfg)
         if self.progress is None:
             self._say(text)
-            return step1(RocketMQModel(cfg), self.properties.select(names), self.limits, self.listener,
-                         witnesses=self.witnesses)
+            return step1(model, self.properties.select(names), self.limits, self.listener, witnesses=self.witnesses)
         with self.progress.exploring(text) as listener:
-            return step1(RocketMQModel(cfg), self.properties.select(names), self.limits, listener,
-                         witnesses=self.witnesses)
+            return step1(model, self.properties.select(names), self.limits, listener, witnesses=self.witnesses)
 
     def _report(self, ordered: list[Any], outcome: str, analysis: FaultAnalysis | None,
                 error: str = "") -> FaultsReport:
@@ -381,20 +362,20 @@ class FaultSearch:
             rep.combinations.append(CombinationReport(v, a.trace_to(pf.violated_cells[v])))
         for m in pf.modes():
             trace = a.trace_to(m.source, m.action)
-            rep.modes.append(ModeReport(m.kind, m.vector, trace, meaning(p.name, trace)))
+            rep.modes.append(ModeReport(m.kind, m.vector, trace, meaning(p.name, trace, self.profile)))
         return rep
 
     # -- the decision table: per durability setting, the smallest failure combinations breaking each -----
     def _decision_table(self) -> list[TableRow]:
-        """One analysis (violating cells only) per ``broker_role`` x ``flush_disk_type``, the rest of the
-        configuration as given, run as one sweep. The liveness properties (kind ``eventually``) will be
-        columns too once the analysis checks them; today the columns are the always properties."""
+        """One analysis (violating cells only) per pair of the mode's two table settings (4.4:
+        ``broker_role`` x ``flush_disk_type``), the rest of the configuration as given, run as one sweep.
+        The liveness properties (kind ``eventually``) will be columns too once the analysis checks them;
+        today the columns are the always properties."""
         names = tuple(p.name for p in self.always)
-        settings = [{"broker_role": r, "flush_disk_type": f} for r in ("ASYNC_MASTER", "SYNC_MASTER")
-                    for f in ("ASYNC_FLUSH", "SYNC_FLUSH")]
-        configs = [Config.from_mapping(c, base=self.config) for c in settings]
+        settings = self.profile.table_settings(self.config)
+        configs = [changed(self.config, c) for c in settings]
         sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, False, self.threads))
-                             for cfg in configs], "decision table: one exploration per durability setting",
+                             for cfg in configs], f"decision table: one exploration {self.profile.table_title}",
                             [change_label(c) for c in settings])
         rows = []
         for setting, r in zip(settings, sweep.results):
@@ -424,7 +405,7 @@ class FaultSearch:
             self.next_bound["skipped"] = r.error.message if r.error is not None else r.incomplete_reason
             return
         for rep in reports:
-            there = self._always_report(PROPERTIES.get(rep.name), a)
+            there = self._always_report(self.properties.get(rep.name), a)
             nb = NextBound(there.status)
             here_combos = {c.vector for c in rep.combinations}
             there_combos = {c.vector for c in there.combinations}
@@ -443,7 +424,7 @@ class FaultSearch:
                                    self.properties.fairness)) for v in vectors]
         self._say(f"{p.name}: one exploration per budget vector ({len(tasks)})")
         sweep = self._sweep(tasks, f"step 2: {p.name} per budget vector",
-                            [", ".join(f"{k}={c}" for k, c in zip(BUDGET_KNOBS, v) if c) or "no failure"
+                            [", ".join(f"{k}={c}" for k, c in zip(v.budget_knobs(), v) if c) or "no failure"
                              for v in vectors])
         rep = GraphReport(p.name, p.summary, kind=p.kind)
         for v, r in zip(vectors, sweep.results):
@@ -454,8 +435,8 @@ class FaultSearch:
             rep.vectors.append(VectorReport(v, pr.status, pr.trace, pr.loop_start))
         return rep
 
-    def _with_budgets(self, vector: Vector) -> Config:
-        return Config.from_mapping(dict(zip(BUDGET_KNOBS, vector)), base=self.config)
+    def _with_budgets(self, vector: Vector) -> Any:
+        return type(self.config).from_mapping(dict(zip(vector.budget_knobs(), vector)), base=self.config)
 
     def _sweep(self, tasks: list[Task], phase: str, labels: list[str], closing: bool = False):
         """Run ``tasks`` (one exploration each, named by ``labels``), reporting each as it finishes."""
@@ -470,7 +451,7 @@ class FaultSearch:
     # -- step 3: what closes each mode, and which switch sets make the property hold ---------------------
     def _close(self, reports: list[AlwaysReport]) -> None:
         names = tuple(r.name for r in reports)
-        singles = [(c, changed(self.config, c)) for c in single_changes(self.config)]
+        singles = [(c, changed(self.config, c)) for c in self.profile.single_changes(self.config)]
         singles = [(c, cfg) for c, cfg in singles if cfg is not None]
         if len(singles) > self.max_configs:
             self.stopped = f"--max-configs {self.max_configs} reached within the single changes"
@@ -506,7 +487,7 @@ class FaultSearch:
             self.unsettled.append(f"{text}: {r.incomplete or 'model error: ' + r.error}")
 
     def _holds_with(self, reports: list[AlwaysReport], answers: dict[tuple, ConfigFaults]) -> None:
-        settings = setting_changes(self.config)
+        settings = self.profile.setting_changes(self.config)
         names = tuple(r.name for r in reports)
         holding: dict[str, list[tuple[int, ...]]] = {r.name: [] for r in reports}
         costly: dict[str, list[tuple[tuple[int, ...], tuple[str, ...]]]] = {r.name: [] for r in reports}
@@ -524,14 +505,14 @@ class FaultSearch:
         for i, c in enumerate(settings):
             record((i,), answers.get(_key(c)))
         self.sets_tried = sum(1 for c in settings if _key(c) in answers)
-        self.sets_total = 2 ** len(settings) - 1
+        self.sets_total = sum(len(_sets(settings, n)) for n in range(1, len(settings) + 1))
         size = 1
         while True:
             open_names -= {n for n in open_names if holding[n]}
             size += 1
             if not open_names or size > len(settings):
                 break
-            candidates = list(itertools.combinations(range(len(settings)), size))
+            candidates = _sets(settings, size)
             room = self.max_configs - self.closing
             if room <= 0:
                 self.stopped = self.stopped or (f"--max-configs {self.max_configs} reached before sets of {size} changes "
@@ -577,10 +558,16 @@ def _merged(settings: list[Change], idx: tuple[int, ...]) -> Change:
     return merged
 
 
+def _sets(settings: list[Change], size: int) -> list[tuple[int, ...]]:
+    """The sets of ``size`` of the single changes that set each knob at most once (indices, in order)."""
+    return [idx for idx in itertools.combinations(range(len(settings)), size)
+            if len({k for i in idx for k in settings[i]}) == sum(len(settings[i]) for i in idx)]
+
+
 def _key(change: Change) -> tuple:
     return tuple(sorted(change.items()))
 
 
-def _combined(cfg: Config, settings: list[Change], idx: tuple[int, ...]) -> Config | None:
+def _combined(cfg: Any, settings: list[Change], idx: tuple[int, ...]) -> Any:
     return changed(cfg, _merged(settings, idx))
 

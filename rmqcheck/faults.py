@@ -40,13 +40,15 @@ SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 @threads_option
 @click.option("--max-configs", type=int, default=DEFAULT_MAX_CONFIGS, show_default=True, metavar="N",
               help="Configurations the search for what closes each mode may explore in all.")
-@click.option("--grow", type=click.Choice(["messages", "consumers", "slaves", "none"]), default="messages",
+@click.option("--grow", type=click.Choice(["messages", "consumers", "slaves", "brokers", "none"]), default="messages",
               show_default=True,
               help="After the analysis, repeat its exhaustive exploration with one more of this and report per "
-                   "property whether its minimal combinations and modes stay the same (none: do not).")
+                   "property whether its minimal combinations and modes stay the same (none: do not; brokers: "
+                   "controller mode, consumers and slaves: 4.4).")
 @click.option("--table", is_flag=True,
-              help="Also print the decision table: per durability setting (broker_role x flush_disk_type, the "
-                   "rest as given), the smallest failure combinations that break each property.")
+              help="Also print the decision table: per durability setting (broker_role x flush_disk_type; "
+                   "controller mode: all_ack_in_sync_state_set x min_in_sync_replicas; the rest as given), the "
+                   "smallest failure combinations that break each property.")
 @engine_option("The exhaustive exploration on the local BFS or the same BFS on Spark; the sweeps' explorations "
                "in local processes (--jobs) or as one Spark task each.")
 @spark_master_option
@@ -73,8 +75,9 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
 
     from .fault_search import FaultSearch
 
-    cfg = resolve_config(preset_name, config_file, assignments)
-    props = with_fairness(ctx, select_properties(property_names), fairness, unfair_kinds)
+    cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
+    _mode_options(cfg, grow, engine)
+    props = with_fairness(ctx, select_properties(property_names, cfg), fairness, unfair_kinds)
     sometimes = [p.name for p in props if p.kind == SOMETIMES]
     if property_names and sometimes:
         raise BadInput(f"--property {sometimes[0]}: a sometimes property has no failure modes; "
@@ -118,6 +121,18 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
         files.add(report_path, faults_report(report_path, report, name, cfg.short()))
     files.write()
     sys.exit(EXIT_FOR_OUTCOME[report.outcome])
+
+
+def _mode_options(cfg: Any, grow: str, engine: str) -> None:
+    """``--grow`` names a count of the configuration's model mode; the Spark engine runs 4.4's faults only."""
+    from model.modes import mode_of
+
+    mode = mode_of(cfg)
+    counts = mode.faults().grow_knobs
+    if grow != "none" and grow not in counts:
+        raise BadInput(f"--grow {grow}: not a count of mode {mode.name}; it grows: {', '.join(counts)}, none")
+    if engine == "spark" and mode.name != "4.4":
+        raise BadInput(f"--engine spark: faults runs mode {mode.name} on the local engine only; drop --engine")
 
 
 def _analyser(engine: str, spark) -> Any:

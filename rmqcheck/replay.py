@@ -154,12 +154,6 @@ def recorded_properties(data: dict[str, Any], where: str, properties: Any = None
     return recorded
 
 
-#: the failure counters of a combination as the readable state names them (absent while a budget is 0)
-VIEW_COUNTERS = {"master_crashes": "failures.masterCrashes", "master_power_losses": "failures.masterPowerLosses",
-                 "slave_crashes": "failures.slaveCrashes", "slave_power_losses": "failures.slavePowerLosses",
-                 "consumer_restarts": "failures.consumerRestarts", "ha_disconnects": "failures.haDisconnects"}
-
-
 def faults_traces(data: dict[str, Any], where: str,
                   names: tuple[str, ...]) -> list[tuple[str, str, dict, dict[str, Any] | None, bool]]:
     """Every trace of a faults JSON: ``(what, property, its record, the knobs it ran under besides the
@@ -194,9 +188,11 @@ def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, 
     to one that violates it, with the failure counters of its combination; a combination's trace must end
     violating it. Exit 0 only when every trace replays, else 1 naming each that does not."""
     from explore.trace import ReplayError
-    from invariants import PROPERTIES
-    from model import Config, ConfigError, RocketMQModel
+    from model import ConfigError
+    from model.modes import mode_of
 
+    mode = mode_of(cfg)
+    PROPERTIES = mode.properties()
     for name in names:
         PROPERTIES.get(name)
     out = stdout_console()
@@ -209,12 +205,12 @@ def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, 
         key = tuple(sorted((knobs or {}).items()))
         try:
             if key not in models:
-                models[key] = RocketMQModel(Config.from_mapping(knobs or {}, base=cfg))
+                models[key] = mode.model(type(cfg).from_mapping(knobs or {}, base=cfg))
             model = models[key]
             if not isinstance(record.get("trace"), list):
                 raise ReplayError(f"{what}: no trace (a list of steps)")
             trace, flags = replay_steps(model, record["trace"], what)
-            problem = _faults_problem(model, prop, record, trace, flags, graph)
+            problem = _faults_problem(model, PROPERTIES, prop, record, trace, flags, graph)
         except (ReplayError, ConfigError) as exc:
             problem = str(exc)
         if problem:
@@ -233,22 +229,24 @@ def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, 
     return EXIT_VIOLATED if failed else EXIT_OK
 
 
-def _faults_problem(model: RocketMQModel, prop: Any, record: dict[str, Any], trace: Trace, flags: int,
+def _faults_problem(model: Any, PROPERTIES: Any, prop: Any, record: dict[str, Any], trace: Trace, flags: int,
                     graph: bool) -> str:
-    """What a replayed faults trace fails to show, or "" when it shows what its record says."""
+    """What a replayed faults trace fails to show, or "" when it shows what its record says (``PROPERTIES``:
+    those of the model's mode)."""
     import numpy as np
 
-    from invariants import PROPERTIES
+    from model.modes import mode_of
     from reports.fault_meanings import action_kind
 
     if graph:
         return ""
-    if not still_shows(model, prop, trace, flags):
+    if not still_shows(model, prop, trace, flags, PROPERTIES):
         return f"the last state of the trace does not violate {prop.name}"
     combination = record.get("combination") or {}
     view = trace.steps[-1].view
-    counters = {k: view.get(v, 0) for k, v in VIEW_COUNTERS.items()}
-    if combination and counters != {k: combination.get(k) for k in VIEW_COUNTERS}:
+    named = mode_of(model.config).faults().view_counters
+    counters = {k: view.get(v, 0) for k, v in named.items()}
+    if combination and counters != {k: combination.get(k) for k in named}:
         return f"the failures of the trace, {counters}, are not its combination {combination}"
     if "breaking_action" in record:
         if len(trace.steps) < 2 or action_kind(trace.steps[-1].action) != record["breaking_action"]:
@@ -297,8 +295,6 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
         raise BadInput(f"{trace_file}: its config does not fit this model: {exc}") from None
     lim = limits(max_states, max_depth, max_seconds)
     if data.get("command") == "faults":
-        if mode != "4.4":
-            raise BadInput(f"{trace_file}: a faults result of mode {mode}; faults runs mode 4.4 only")
         sys.exit(replay_faults(data, trace_file, cfg, property_names))
     recorded = recorded_properties(data, trace_file, PROPERTIES)
     for name in property_names:

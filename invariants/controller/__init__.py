@@ -131,7 +131,8 @@ def _unpack(state, v):
 
 @nb.njit(STATE_CHECK_SIG, cache=True, nogil=True, _nrt=False)
 def state_check(state, params):
-    """Bits 0-4: an always property violated; bit 5: a new master was elected after a failover."""
+    """Bits 0-4: an always property violated; bit 5: a new master was elected after a failover; bits 6-7:
+    the availability witnesses."""
     v = scratch(NFIELDS)
     _unpack(state, v)
     bits = np.uint64(0)
@@ -147,6 +148,10 @@ def state_check(state, params):
         bits |= np.uint64(16)
     if v[F.CTL_EPOCH] >= 2 and v[F.CTL_MASTER] != 0:
         bits |= np.uint64(32)
+    if v[F.ACKED] != 0:          # availability witnesses (AVAILABILITY_WITNESSES below)
+        bits |= np.uint64(64)
+    if v[F.DELIVERED] != 0:
+        bits |= np.uint64(128)
     return bits
 
 
@@ -179,3 +184,14 @@ PROPERTIES = PropertySet(
                 "A witness that failover happens in the explored space: some state has a master at master "
                 "epoch 2 or more."),),
     state_check, transition_check)
+
+#: the availability witnesses of ``rmqcheck faults`` (bits 6-7 of ``state_check``, not checked by ``check``):
+#: a change that closes a failure mode counts only while the configuration still reaches each of them
+AVAILABILITY_WITNESSES = (
+    Property("message_acked", SOMETIMES, 6, "the producer is told SEND_OK for a message",
+             "The producer is told SEND_OK for some message: the group accepts writes. With "
+             "minInSyncReplicas above the brokers that can be in sync, every put is refused "
+             "(IN_SYNC_REPLICAS_NOT_ENOUGH), and a durability property that holds there holds vacuously."),
+    Property("message_consumed", SOMETIMES, 7, "a message is delivered to the application",
+             "The consumer is given some message (a pull is answered FOUND): the group receives what was sent."),
+)

@@ -1,5 +1,5 @@
-"""``--mode``: check runs either mode through one interface; mixing the modes' knobs, an unknown mode,
-and a command that does not run the controller mode yet are bad input (exit 2, one line)."""
+"""``--mode``: check runs either mode through one interface; mixing the modes' knobs and an unknown mode
+are bad input (exit 2, one line)."""
 from __future__ import annotations
 
 import json
@@ -48,10 +48,6 @@ def test_an_unknown_mode_is_bad_input(no_exploration):
 def test_modes_that_disagree_are_bad_input(no_exploration):
     assert_bad_input(invoke("check", "--mode", "4.4", "--preset", "controller"), "preset 'controller'",
                      "mode 4.4")
-
-
-def test_a_command_without_the_controller_mode_refuses_it(no_exploration):
-    assert_bad_input(invoke("faults", "--mode", "controller"), "mode controller")
 
 
 def test_the_4_4_default_ignores_a_mode_line(tmp_path):

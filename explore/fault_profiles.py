@@ -1,0 +1,208 @@
+"""What ``rmqcheck faults`` needs of one model mode, beside its model and properties: its failure kinds
+(the counters the budget lattice is made of), the counts an answer rests on, the settings a closing
+change may set, the decision table's two settings, its availability witnesses and the words its failure
+modes are told in. ``model/modes.py`` names each mode's profile; the search
+(:mod:`rmqcheck.fault_search`) and the reports read a mode only through it.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from .faults import FAILURE_KINDS, Vector
+
+Change = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Structural:
+    """A count a single change moves one up or one down (4.4: ``slaves``); fewer is a cost."""
+
+    knob: str
+    low: int
+    high: int
+    removes_all: str      # the cost when it goes to 0
+    removes_one: str      # the cost when it goes one down
+
+
+@dataclass(frozen=True)
+class FaultProfile:
+    """One mode's answers to what ``faults`` asks of it (see the module docstring)."""
+
+    vector: type[Vector]                  # its failure kinds, as the class of its vectors
+    counter_slot: Callable[[Any, str], "tuple[int, int, int] | None"]   # (model, counter) -> (word, shift, width)
+    bound_knobs: tuple[str, ...]          # the counts every answer is computed under, besides the budgets
+    grow_knobs: tuple[str, ...]           # the counts ``--grow`` may raise
+    settings: tuple[str, ...]             # the knobs a closing change sets: a bool flipped, else each other choice
+    choices: Mapping[str, tuple[Any, ...]]
+    table: tuple[str, str]                # the decision table's settings: a row per pair of their choices
+    table_title: str                      # "per durability setting"
+    witnesses_path: str                   # "module:NAME": the properties the availability witnesses are among
+    availability_path: str                # "module:NAME": witness name -> what a config never reaching it lost
+    structural: Structural | None = None
+    phrases: Mapping[str, str] = field(default_factory=dict)   # action kind -> what it does (empty: 4.4's)
+    reads: Mapping[str, str] = field(default_factory=dict)     # property -> fields it decides on (empty: 4.4's)
+    counter_prefix: str = "failures."     # the readable counters' prefix, left out of a meaning
+    view_counters: Mapping[str, str] = field(default_factory=dict)   # combination key -> readable field
+
+    def setting_changes(self, cfg: Any) -> list[Change]:
+        """The single changes sets are built from, in ``settings`` order; a change that makes no valid
+        configuration (``min_in_sync_replicas=3`` with two brokers) is none."""
+        out: list[Change] = []
+        for knob in self.settings:
+            value = getattr(cfg, knob)
+            if isinstance(value, bool):
+                out.append({knob: not value})
+            else:
+                out += [{knob: c} for c in self.choices[knob] if c != value]
+        return [c for c in out if changed(cfg, c) is not None]
+
+    def single_changes(self, cfg: Any) -> list[Change]:
+        """Every single change a mode can be closed by: the settings, then the structural count one down
+        and one up."""
+        out = self.setting_changes(cfg)
+        s = self.structural
+        if s is not None:
+            n = getattr(cfg, s.knob)
+            out += [{s.knob: m} for m in (n - 1, n + 1) if s.low <= m <= s.high]
+        return out
+
+    def structural_cost(self, base: Any, change: Change) -> list[str]:
+        """What a change gives up by lowering the structural count (a mode closed by removing the
+        replica is closed vacuously)."""
+        s = self.structural
+        if s is None or s.knob not in change or change[s.knob] >= getattr(base, s.knob):
+            return []
+        return [s.removes_all if change[s.knob] == 0 else s.removes_one]
+
+    def table_settings(self, cfg: Any) -> list[Change]:
+        """The decision table's rows: every pair of the two settings' choices valid with ``cfg``."""
+        a, b = self.table
+        rows = [{a: x, b: y} for x in self.choices[a] for y in self.choices[b]]
+        return [r for r in rows if changed(cfg, r) is not None]
+
+    def availability(self) -> Mapping[str, str]:
+        return _load(self.availability_path)
+
+    def witnesses(self) -> list[Any]:
+        """The availability witnesses a closing change must keep, as properties. A ``sometimes`` one must
+        stay reached; the liveness properties (kind ``eventually``) will plug in here with the rule "does
+        not become violated", once the engine checks them."""
+        from invariants.base import SOMETIMES
+        names = self.availability()
+        return [p for p in _load(self.witnesses_path) if p.name in names and p.kind == SOMETIMES]
+
+
+def changed(cfg: Any, change: Change) -> Any:
+    """``cfg`` with ``change`` applied, or None when the change makes no valid configuration."""
+    from model import ConfigError
+    try:
+        return type(cfg).from_mapping(change, base=cfg)
+    except ConfigError:
+        return None
+
+
+def _load(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+# -- RocketMQ 4.4 ---------------------------------------------------------------------------------------
+def _layout_slot(model: Any, name: str) -> "tuple[int, int, int] | None":
+    """A 4.4 counter's place in the configuration's layout (None: a budget of 0 gives it no bits)."""
+    for s in model.layout.slots:
+        if s.name == name:
+            return s.word, s.shift, s.width
+    return None
+
+
+#: the alternative behaviour switches (mechanisms page §10); V6 is the knob offset_check_in_slave
+SWITCHES = ("monotonic_commit", "sync_offsets_max", "reverse_offset_sync", "overflow_to_max",
+            "validate_slave_ack", "offset_check_in_slave")
+
+ROCKETMQ_44 = FaultProfile(
+    vector=Vector, counter_slot=_layout_slot,
+    bound_knobs=("messages", "consumers", "queues", "slaves"), grow_knobs=("messages", "consumers", "slaves"),
+    settings=("broker_role", "flush_disk_type", *SWITCHES),
+    choices={"broker_role": ("ASYNC_MASTER", "SYNC_MASTER"), "flush_disk_type": ("ASYNC_FLUSH", "SYNC_FLUSH")},
+    table=("broker_role", "flush_disk_type"), table_title="per durability setting",
+    witnesses_path="invariants:PROPERTIES", availability_path="invariants.witnesses:AVAILABILITY",
+    structural=Structural("slaves", 0, 3, "removes the slave", "removes a slave"),
+    view_counters={"master_crashes": "failures.masterCrashes", "master_power_losses": "failures.masterPowerLosses",
+                   "slave_crashes": "failures.slaveCrashes", "slave_power_losses": "failures.slavePowerLosses",
+                   "consumer_restarts": "failures.consumerRestarts", "ha_disconnects": "failures.haDisconnects"})
+
+
+# -- RocketMQ 5.3.3 controller mode -----------------------------------------------------------------------
+class ControllerVector(Vector):
+    """A combination of the controller mode's failures (its budgets, docs/controller.md)."""
+
+    __slots__ = ()
+    KINDS = (
+        ("broker_crashes", "max_broker_crashes", "budget.crashes"),
+        ("broker_power_losses", "max_broker_power_losses", "budget.powerLosses"),
+        ("controller_outages", "max_controller_outages", "budget.controllerOutages"),
+        ("link_losses", "max_link_losses", "budget.linkLosses"),
+        ("ha_disconnects", "max_ha_disconnects", "budget.haDisconnects"),
+    )
+
+
+def _field_slot(model: Any, name: str) -> tuple[int, int, int]:
+    """A controller counter's place in the fixed field layout (model/controller/fields.py)."""
+    from model.controller import fields as F
+    i = F.NAMES.index(name)
+    return int(F.WORD[i]), int(F.SHIFT[i]), int(F.WIDTH[i])
+
+
+#: what each controller action kind does, for a failure mode's one-line meaning (docs/controller.md)
+CONTROLLER_PHRASES = {
+    "RegisterBroker": "a started broker registers with the controller and takes the role its reply names",
+    "BrokerElect": "a broker asks the controller to elect a master",
+    "ControllerElect": "the controller elects a new master after the old one was declared dead",
+    "ControllerElectNone": "the controller finds no electable broker: no master, epoch + 1",
+    "ControllerDeclareDead": "the controller's heartbeat table drops a crashed or cut-off broker",
+    "BrokerHeartbeat": "a running broker heartbeats the controller again",
+    "SyncBrokerMetadata": "a broker applies the controller's newer role (changeToMaster / changeToSlave)",
+    "SendMessage": "the producer's put is appended by a master (CommitLog#asyncPutMessage)",
+    "AckWaitDone": "the waiting put is answered SEND_OK (GroupTransferService)",
+    "AckWaitTimeout": "the waiting put ends FLUSH_SLAVE_TIMEOUT",
+    "ReputMessage": "a broker dispatches its commitlog to the consume queue up to confirmOffset",
+    "PullMessage": "the consumer pulls the message at its offset from a master",
+    "HAConnect": "a slave connects to a master and truncates to the consistent point",
+    "SlaveReportOffset": "a slave reports its offset; the master may expand the SyncStateSet",
+    "PushData": "the master pushes one message to a slave",
+    "PushHeartbeat": "the master sends a slave a header-only frame (its confirmOffset)",
+    "CheckSyncStateSet": "the master proposes to shrink the SyncStateSet",
+    "AlterSyncStateSet": "the controller applies the master's SyncStateSet change",
+    "AlterSyncStateSetReplyLost": "the controller applies the SyncStateSet change, its reply is lost",
+    "BrokerCrash": "a broker process crashes (its page cache survives)",
+    "BrokerPowerLoss": "a broker loses power (its unflushed tail is lost)",
+    "BrokerRestart": "a broker restarts, fenced, with master epoch 0",
+    "FlushCommitLog": "a broker flushes its commitlog",
+    "ControllerDown": "the controller stops answering",
+    "ControllerUp": "the controller answers again",
+    "ControllerLinkLoss": "a broker loses its link to the controller",
+    "ControllerLinkHeal": "a broker's link to the controller heals",
+    "HADisconnect": "an HA connection closes",
+}
+
+CONTROLLER = FaultProfile(
+    vector=ControllerVector, counter_slot=_field_slot,
+    bound_knobs=("brokers", "messages"), grow_knobs=("messages", "brokers"),
+    settings=("all_ack_in_sync_state_set", "min_in_sync_replicas", "in_sync_replicas",
+              "enable_elect_unclean_master"),
+    choices={"all_ack_in_sync_state_set": (False, True), "min_in_sync_replicas": (1, 2, 3),
+             "in_sync_replicas": (1, 2, 3)},
+    table=("all_ack_in_sync_state_set", "min_in_sync_replicas"),
+    table_title="per allAckInSyncStateSet and minInSyncReplicas",
+    witnesses_path="invariants.controller:AVAILABILITY_WITNESSES",
+    availability_path="invariants.witnesses:AVAILABILITY",
+    phrases=CONTROLLER_PHRASES, counter_prefix="budget.",
+    view_counters={key: counter for key, _, counter in ControllerVector.KINDS},   # the view names them alike
+    reads={"acked_message_on_every_later_master":
+           r"producer\.sendOk|controller\.master|\.commitlog$|\.role$|\.masterEpoch$",
+           "queue_offset_names_one_message": r"consumer\.delivered|\.dispatched$|\.commitlog$|\.role$",
+           "delivered_message_stays_on_master": r"consumer\.delivered|controller\.master|\.commitlog$|\.role$",
+           "one_master_per_epoch": r"\.role$|\.masterEpoch$|\.fenced$|\.up$",
+           "epoch_file_agrees_with_log": r"\.epochFile$|\.commitlog$"})

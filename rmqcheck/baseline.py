@@ -4,7 +4,8 @@ A baseline is TOML, one ``[[configuration]]`` table per configuration::
 
     [[configuration]]
     name = "default-1-message"        # unique; shown in the gate's diff
-    preset = "default"                # optional, default "default"; or instead
+    preset = "default"                # optional, default "default" (a controller preset: controller mode); or instead
+    # mode = "controller"             # optional: the model mode (default: the preset's; 4.4 for a run file)
     # config = "runs/prod.toml"       # a run file (relative to the baseline): its knobs, broker files, properties
     properties = ["replicas_agree"]   # optional, default: every property
     [configuration.set]               # optional knob values on top of the preset
@@ -24,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from explore.result import HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, CheckResult
-from invariants import PROPERTIES
 from invariants.base import ALWAYS, EVENTUALLY, FAIRNESS_MODES, GRAPH, SOMETIMES, Fairness, UnknownPropertyError
-from model import Config, ConfigError, preset
+from model import Config, ConfigError
+from model.modes import DEFAULT_MODE, check_knobs, mode_of, resolve_mode
 from model.input_text import InputFileError, parse_bounded, read_input_text
 
 from .setup import BadInput
@@ -34,7 +35,7 @@ from .setup import BadInput
 #: verdict words a property of each kind can have
 VERDICTS = {ALWAYS: (HOLDS, S_VIOLATED, UNKNOWN), GRAPH: (HOLDS, S_VIOLATED, UNKNOWN),
             SOMETIMES: (REACHED, UNREACHED, UNKNOWN), EVENTUALLY: (HOLDS, S_VIOLATED, UNKNOWN)}
-ENTRY_KEYS = ("name", "preset", "config", "properties", "set", "fairness", "unfair", "expect")
+ENTRY_KEYS = ("name", "mode", "preset", "config", "properties", "set", "fairness", "unfair", "expect")
 
 
 @dataclass
@@ -88,38 +89,45 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
     extra = sorted(set(table) - set(ENTRY_KEYS))
     if extra:
         raise _fail(where, name, f"unknown key '{extra[0]}'; allowed: {', '.join(ENTRY_KEYS)}")
-    preset_name = table.get("preset", "default")
+    mode_name = table.get("mode")
     knobs = table.get("set", {})
-    if not isinstance(preset_name, str):
-        raise _fail(where, name, "preset must be a string")
+    if not isinstance(table.get("preset", ""), str) or not isinstance(mode_name, (str, type(None))):
+        raise _fail(where, name, "preset and mode must be strings")
     if not isinstance(knobs, dict):
         raise _fail(where, name, "set must be a table of knob = value")
     run_properties = None
     try:
+        mode = resolve_mode(mode_name, table.get("preset"), None)
+        preset_name = table.get("preset", "default" if mode.name == DEFAULT_MODE else mode.name)
+        check_knobs(mode, list(knobs))
         if "config" in table:
             if "preset" in table:
                 raise _fail(where, name, "preset and config cannot be used together; give one of them")
+            if mode.name != DEFAULT_MODE:
+                raise _fail(where, name, f"config = run file: read for mode {DEFAULT_MODE} only, not for mode "
+                                         f"{mode.name}; give a preset and set")
             base, run_properties = _run_file(where, name, table["config"])
         else:
-            base = preset(preset_name)
-        config = Config.from_mapping(knobs, base=base)
+            base = mode.preset(preset_name)
+        config = mode.from_mapping(knobs, base=base)
     except ConfigError as exc:
         raise _fail(where, name, str(exc)) from None
+    properties = mode.properties()
     listed = "properties" in table or run_properties is not None
-    names = table.get("properties", run_properties or PROPERTIES.names())
+    names = table.get("properties", run_properties or properties.names())
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         raise _fail(where, name, "properties must be a non-empty list of property names")
     try:
-        props = PROPERTIES.select(names)
+        props = properties.select(names)
     except UnknownPropertyError as exc:
         raise _fail(where, name, str(exc)) from None
-    fairness = _fairness(where, name, table)
+    fairness = _fairness(where, name, table, config)
     expect = table.get("expect", {})
     if not isinstance(expect, dict):
         raise _fail(where, name, "expect must be a table of property = \"verdict\"")
     for prop_name, verdict in expect.items():
         try:
-            kind = PROPERTIES.get(prop_name).kind
+            kind = properties.get(prop_name).kind
         except UnknownPropertyError as exc:
             raise _fail(where, name, f"expect: {exc}") from None
         if prop_name not in props.names():
@@ -136,10 +144,10 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
                          fairness)
 
 
-def _fairness(where: str, name: str, table: dict[str, Any]) -> Fairness:
+def _fairness(where: str, name: str, table: dict[str, Any], config: Any) -> Fairness:
     """An entry's ``fairness = "weak"|"strong"|"none"`` and ``unfair = ["ActionKind", ...]`` (as ``check
-    --fairness`` and ``--unfair`` give them)."""
-    from explore.fairness import unknown_kinds
+    --fairness`` and ``--unfair`` give them; action kinds of ``config``'s mode)."""
+    from explore.fairness import action_kind, unknown_kinds
     from model.actions import ACTION_TYPES
     mode = table.get("fairness", "weak")
     if mode not in FAIRNESS_MODES:
@@ -147,7 +155,11 @@ def _fairness(where: str, name: str, table: dict[str, Any]) -> Fairness:
     unfair = table.get("unfair", [])
     if not isinstance(unfair, list) or not all(isinstance(k, str) for k in unfair):
         raise _fail(where, name, "unfair must be a list of action kinds, e.g. [\"MasterRestart\"]")
-    bad = unknown_kinds(unfair, [cls.__name__ for cls in ACTION_TYPES])
+    if mode_of(config).name == DEFAULT_MODE:
+        known = [cls.__name__ for cls in ACTION_TYPES]
+    else:
+        known = [action_kind(a) for a in mode_of(config).model(config).actions()] if unfair else []
+    bad = unknown_kinds(unfair, known)
     if bad:
         raise _fail(where, name, f"unfair: {bad[0]!r} is not an action kind")
     return Fairness(mode, tuple(unfair))

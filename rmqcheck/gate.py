@@ -52,7 +52,8 @@ def gate(baseline_path: str, update: bool, junit_path: str | None, threads: int 
     out = stdout_console()
     results = []
     for i, entry in enumerate(entries, start=1):
-        job = CheckJob(entry.config, select_properties(entry.properties).with_fairness(entry.fairness), _no_limits(),
+        job = CheckJob(entry.config, select_properties(entry.properties, entry.config).with_fairness(entry.fairness),
+                       _no_limits(),
                        threads)
         with stop_on_signals():
             result, _ = run_check(job, "local", quiet, label=f"[{i}/{len(entries)}] {entry.name}")

@@ -27,17 +27,21 @@ def _toml_value(value: Any) -> str:
 
 
 def config_toml(cfg, settings=None, run: dict[str, Any] | None = None) -> str:
-    """Every knob of ``cfg`` as ``key = value`` lines; the knobs ``settings`` (broker files) set say where
-    from; ``run`` (parameter name -> value) becomes the ``[run]`` table."""
-    from model import KNOBS
+    """Every knob of ``cfg`` as ``key = value`` lines (after a ``mode = "..."`` line outside the 4.4 default);
+    the knobs ``settings`` (broker files) set say where from; ``run`` (parameter name -> value) becomes the
+    ``[run]`` table."""
+    from model.modes import DEFAULT_MODE, mode_of
 
+    mode = mode_of(cfg)
     lines = ["# rmqcheck configuration: every knob, resolved. Check it with: rmqcheck check --config FILE"]
+    if mode.name != DEFAULT_MODE:
+        lines.append(f"mode = {_toml_value(mode.name)}")
     if settings is not None:
         lines.append(f"# from: {', '.join(settings.files)}")
         if settings.not_modelled:
             lines.append(f"# not modelled: {settings.not_modelled_text()}")
     sources = settings.sources if settings is not None else {}
-    for knob in KNOBS:
+    for knob in mode.knobs:
         line = f"{knob.key} = {_toml_value(getattr(cfg, knob.key))}"
         if knob.key in sources:
             line += f"   # {sources[knob.key]}"
@@ -59,5 +63,5 @@ def config_cmd(ctx: click.Context, preset_name, config_file, assignments) -> Non
     your own RocketMQ settings give, the file and key of each, and the keys the model does not cover.
     """
     ctx.meta["not_modelled_said"] = True   # the output's own comment names them
-    cfg = resolve_config(preset_name, config_file, assignments)
+    cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
     click.echo(config_toml(cfg, broker_settings(), ctx.default_map), nl=False)

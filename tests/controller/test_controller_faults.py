@@ -1,0 +1,164 @@
+"""``rmqcheck faults`` and ``rmqcheck gate`` on the controller mode: the mode's failure kinds, bounds,
+closing changes over its knobs and availability witnesses, numbers pinned from a real run; a gate on
+controller baseline entries; bad input."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import tomlkit
+
+from cli_driver import assert_bad_input, invoke
+
+from model.controller import preset
+from model.controller.model import ControllerModel
+from rmqcheck.fault_search import change_costs
+
+#: one message, one broker crash, the 5.3.3 defaults: 12,106 states
+SMALL = ("--preset", "controller", "--set", "messages=1")
+KINDS = ("broker_crashes", "broker_power_losses", "controller_outages", "link_losses", "ha_disconnects")
+ONE_CRASH = dict.fromkeys(KINDS, 0) | {"broker_crashes": 1}
+ALL_ACK, ISR_2 = {"all_ack_in_sync_state_set": True}, {"in_sync_replicas": 2}
+
+
+@pytest.fixture(scope="module")
+def small():
+    """faults on SMALL with the decision table, in this process (one job): its JSON and its console text
+    (on stderr, as JSON goes to stdout)."""
+    r = invoke("faults", *SMALL, "--grow", "none", "--table", "--jobs", "1", "--threads", "1", "--json", "-",
+               "--traces", "none")
+    assert r.exit_code == 1, r.stderr   # violated
+    return json.loads(r.stdout), r.stderr
+
+
+def test_faults_on_the_controller_mode_gives_its_kinds_bounds_and_closing_changes(small):
+    doc, _ = small
+    assert doc["config"]["mode"] == "controller" and doc["outcome"] == "violated"
+    assert {k: doc["stats"][k] for k in ("distinct_states", "transitions", "depth")} == \
+        {"distinct_states": 12106, "transitions": 38212, "depth": 31}
+    assert doc["bounds"] == {"brokers": 2, "messages": 1, "budgets": dict.fromkeys(KINDS, 0) | {"broker_crashes": 1}}
+    assert doc["availability"]["reached"] == ["message_acked", "message_consumed"]
+    assert (doc["sweep"]["sets_tried"], doc["sweep"]["sets_total"]) == (15, 15)   # 4 changes, every set
+    got = {p["name"]: (p["status"], [(c["combination"], c["length"]) for c in p["combinations"]],
+                       [(m["breaking_action"], m["combination"], m["length"], m["closed_by"]) for m in p["modes"]],
+                       p["holds_with"]) for p in doc["properties"]}
+    assert got == {
+        # SEND_OK after the local append: allAck or inSyncReplicas=2 make the put wait for the slave
+        "acked_message_on_every_later_master": ("violated", [(ONE_CRASH, 11)],
+                                                [("SyncBrokerMetadata", ONE_CRASH, 11, [ALL_ACK, ISR_2])],
+                                                [ALL_ACK, ISR_2]),
+        "queue_offset_names_one_message": ("holds", [], [], []),
+        "delivered_message_stays_on_master": ("violated", [(ONE_CRASH, 13)],
+                                              [("SyncBrokerMetadata", ONE_CRASH, 13, [])], []),
+        "one_master_per_epoch": ("holds", [], [], []),
+        "epoch_file_agrees_with_log": ("violated", [(ONE_CRASH, 6)], [("RegisterBroker", ONE_CRASH, 6, [])], []),
+    }
+    # a meaning is told in the controller's words, read off its own trace
+    mode = doc["properties"][0]["modes"][0]
+    assert mode["meaning"].startswith("SyncBrokerMetadata: a broker applies the controller's newer role")
+    assert mode["trace"][-1]["action"].startswith("SyncBrokerMetadata(")
+
+
+def test_the_decision_table_is_all_ack_by_min_in_sync_replicas(small):
+    doc, text = small
+    rows = {(r["setting"]["all_ack_in_sync_state_set"], r["setting"]["min_in_sync_replicas"]):
+            r["properties"]["acked_message_on_every_later_master"]["status"] for r in doc["table"]}
+    assert rows == {(False, 1): "violated", (False, 2): "violated", (True, 1): "holds", (True, 2): "holds"}
+    assert "per allAckInSyncStateSet and minInSyncReplicas" in text
+
+
+def test_nothing_of_the_4_4_model_shows_in_the_controller_output(small):
+    doc, text = small
+    for word in ("master crash", "slave", "consumer restart", "durability setting", "failures."):
+        assert word not in text, word
+    assert "1 broker crash" in text and "2 brokers, 1 message" in text
+    assert all(set(c["combination"]) == set(KINDS) for p in doc["properties"] for c in p["combinations"])
+
+
+def test_the_availability_witnesses_are_read_off_the_state():
+    """The witnesses' bits are set exactly when the producer was told SEND_OK / the consumer was given a
+    message; a change that loses one is listed with what it costs, never as closing."""
+    from invariants.controller import AVAILABILITY_WITNESSES, PROPERTIES
+    model = ControllerModel(preset("controller"))
+    view = model.view(tuple(int(w) for w in model.initial_states()[0]))
+    bits = {name: np.uint64(1) << np.uint64(w.bit) for name, w in ((w.name, w) for w in AVAILABILITY_WITNESSES)}
+
+    def reached(**changes):
+        state = np.array(model.encode({**view, **changes}), dtype=np.uint64)
+        found = PROPERTIES.state_check(state, model.params)
+        return sorted(n for n, b in bits.items() if found & b)
+
+    assert reached() == []
+    assert reached(**{"producer.sendOk": [1]}) == ["message_acked"]
+    assert reached(**{"consumer.delivered": [1, 0]}) == ["message_consumed"]
+    base = preset("controller")
+    both = ("message_acked", "message_consumed")
+    assert change_costs(base, ALL_ACK, both, both) == []
+    assert change_costs(base, {"min_in_sync_replicas": 2}, both, ("message_consumed",)) == \
+        ["no SEND_OK is ever given"]
+
+
+def _controller_entries(tmp_path, edit=None):
+    """The repository baseline's controller entries, alone in a temp copy (``edit``: change it first)."""
+    from pathlib import Path
+    doc = tomlkit.parse((Path(__file__).resolve().parents[2] / "baseline.toml").read_text())
+    doc["configuration"] = [t for t in doc["configuration"] if str(t.get("preset", "")).startswith("controller")]
+    assert len(doc["configuration"]) == 3
+    if edit is not None:
+        edit(doc)
+    path = tmp_path / "baseline.toml"
+    path.write_text(tomlkit.dumps(doc))
+    return path
+
+
+def test_the_gate_checks_the_controller_baseline_entries(tmp_path):
+    r = invoke("gate", "--baseline", str(_controller_entries(tmp_path)), "--threads", "1", "--quiet")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert "gate passed: 18 verdicts in 3 configurations" in r.stdout
+
+
+def test_the_gate_fails_on_a_controller_verdict_changed_by_hand(tmp_path):
+    def flip(doc):
+        doc["configuration"][1]["expect"]["acked_message_on_every_later_master"] = "violated"   # allAck: holds
+    r = invoke("gate", "--baseline", str(_controller_entries(tmp_path, flip)), "--threads", "1", "--quiet")
+    assert r.exit_code == 1, r.stdout + r.stderr
+    assert "acked_message_on_every_later_master: expected violated -> got holds" in r.stdout
+
+
+def test_a_4_4_knob_for_faults_in_controller_mode_is_bad_input(no_exploration):
+    assert_bad_input(invoke("faults", "--mode", "controller", "--set", "slaves=1"), "'slaves'", "mode controller")
+
+
+def test_a_4_4_count_to_grow_in_controller_mode_is_bad_input(no_exploration):
+    assert_bad_input(invoke("faults", "--preset", "controller", "--grow", "consumers"), "--grow consumers",
+                     "mode controller")
+
+
+def test_a_4_4_knob_in_a_controller_baseline_entry_is_bad_input(tmp_path, no_exploration):
+    path = tmp_path / "b.toml"
+    path.write_text('[[configuration]]\nname = "c"\npreset = "controller"\n[configuration.set]\nslaves = 1\n')
+    assert_bad_input(invoke("gate", "--baseline", str(path)), "configuration c", "'slaves'", "mode controller")
+
+
+def test_replay_checks_every_trace_of_a_controller_faults_result(small, tmp_path):
+    doc, _ = small
+    path = tmp_path / "faults.json"
+    path.write_text(json.dumps(doc))
+    r = invoke("replay", str(path))
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert "replayed 6 of 6 traces (3 mode, 3 combination" in r.stdout
+    doc["properties"][0]["modes"][0]["combination"]["broker_crashes"] = 0   # not the trace's failures
+    path.write_text(json.dumps(doc))
+    r = invoke("replay", str(path))
+    assert r.exit_code == 1 and "are not its combination" in r.stdout, r.stdout
+
+
+def test_config_prints_a_controller_configuration_that_reads_back(tmp_path):
+    r = invoke("config", "--preset", "controller-allack", "--set", "messages=1")
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1] == 'mode = "controller"' and "all_ack_in_sync_state_set = true" in lines
+    path = tmp_path / "c.toml"
+    path.write_text(r.stdout)
+    assert invoke("config", "--config", str(path)).stdout == r.stdout

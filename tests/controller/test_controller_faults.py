@@ -60,6 +60,17 @@ def test_faults_on_the_controller_mode_gives_its_kinds_bounds_and_closing_change
     assert mode["trace"][-1]["action"].startswith("SyncBrokerMetadata(")
 
 
+def test_the_controller_faults_json_follows_the_schema(small):
+    import jsonschema
+    from reports.result_schema import result_schema
+    doc, _ = small
+    jsonschema.Draft202012Validator(result_schema()).validate(doc)
+    broken = json.loads(json.dumps(doc))
+    del broken["bounds"]["budgets"]["link_losses"]   # a controller combination names all five kinds
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(result_schema()).validate(broken)
+
+
 def test_the_decision_table_is_all_ack_by_min_in_sync_replicas(small):
     doc, text = small
     rows = {(r["setting"]["all_ack_in_sync_state_set"], r["setting"]["min_in_sync_replicas"]):

@@ -32,6 +32,12 @@ class TraceItem:
     grown: dict[str, Any] | None = None   # the next bound's counts, for a trace of the next bound
 
 
+def _defaults(report: Any) -> str:
+    """Whose defaults the configuration text is relative to: its model mode's."""
+    mode = report.config.get("mode", "4.4")
+    return "the 4.4 defaults" if mode == "4.4" else f"the {mode} mode's defaults (RocketMQ 5.3.3)"
+
+
 def property_id(name: str) -> str:
     return f"p-{name}"
 
@@ -182,7 +188,7 @@ def render_html(report: Any, name: str, config_text: str) -> str:
            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
            f"<title>rmqcheck faults report: {escape(name)}</title>", f"<style>{STYLE}{FAULTS_STYLE}</style></head><body>",
            f"<h1>rmqcheck faults report: {escape(name)}</h1>",
-           f"<p>Written by rmqcheck {escape(version())}. Knobs that differ from the 4.4 defaults: "
+           f"<p>Written by rmqcheck {escape(version())}. Knobs that differ from {_defaults(report)}: "
            f"{_code(config_text)}.</p>", "<div class='wide'><table class='facts'>"]
     facts = [("bounds", bounds_text(report.bounds)),
              ("availability", ", ".join(report.reached) or "none (no SEND_OK and no delivery is ever reached)")]
@@ -215,7 +221,7 @@ def render_markdown(report: Any, name: str, config_text: str) -> str:
     items = {rep.name: trace_items(report, rep) for rep in props}
     link: Callable[[str, str], str] = lambda target, text: f"[{_cell(text)}](#{target})"   # noqa: E731
     out = [f"# rmqcheck faults report: {name}", "", f"Written by rmqcheck {version()}. Knobs that differ from "
-           f"the 4.4 defaults: `{config_text}`.", "",
+           f"{_defaults(report)}: `{config_text}`.", "",
            f"- **bounds**: {bounds_text(report.bounds)}",
            f"- **availability**: {', '.join(report.reached) or 'none'}"]
     if report.next_bound:

@@ -302,7 +302,9 @@ def diagram(trace: Any, witness: bool = False, loop_start: int | None = None) ->
     """The diagram of a trace; its last step is highlighted, or, for a lasso (``loop_start``), its cycle is
     drawn as a loop."""
     steps = trace.steps
-    rows = [Row(s.index, s.action, interactions(s, prev.view)) for prev, s in zip(steps, steps[1:])]
+    drawn = any(k.startswith(MASTER + ".") for k in steps[0].view)   # a 4.4 trace; another model's steps are notes
+    rows = [Row(s.index, s.action, interactions(s, prev.view) if drawn else [Mark(PRODUCER, s.action)])
+            for prev, s in zip(steps, steps[1:])]
     highlight = steps[-1].index if loop_start is None else -1
     return Diagram(actors_of(steps[0].view), rows, highlight, witness, loop_start)
 

@@ -23,13 +23,14 @@ ALL_ACK, ISR_2 = {"all_ack_in_sync_state_set": True}, {"in_sync_replicas": 2}
 
 
 @pytest.fixture(scope="module")
-def small():
-    """faults on SMALL with the decision table, in this process (one job): its JSON and its console text
-    (on stderr, as JSON goes to stdout)."""
+def small(tmp_path_factory):
+    """faults on SMALL with the decision table, in this process (one job): its JSON, its console text (on
+    stderr, as JSON goes to stdout) and its HTML report."""
+    report = tmp_path_factory.mktemp("faults") / "faults.html"
     r = invoke("faults", *SMALL, "--grow", "none", "--table", "--jobs", "1", "--threads", "1", "--json", "-",
-               "--traces", "none")
+               "--traces", "none", "--report", str(report))
     assert r.exit_code == 1, r.stderr   # violated
-    return json.loads(r.stdout), r.stderr
+    return json.loads(r.stdout), r.stderr + report.read_text()
 
 
 def test_faults_on_the_controller_mode_gives_its_kinds_bounds_and_closing_changes(small):
@@ -79,9 +80,9 @@ def test_the_decision_table_is_all_ack_by_min_in_sync_replicas(small):
     assert "per allAckInSyncStateSet and minInSyncReplicas" in text
 
 
-def test_nothing_of_the_4_4_model_shows_in_the_controller_output(small):
+def test_nothing_of_the_4_4_model_shows_in_the_controller_output_and_report(small):
     doc, text = small
-    for word in ("master crash", "slave", "consumer restart", "durability setting", "failures."):
+    for word in ("master crash", "slave1", "consumer restart", "durability setting", "failures.", "4.4 defaults"):
         assert word not in text, word
     assert "1 broker crash" in text and "2 brokers, 1 message" in text
     assert all(set(c["combination"]) == set(KINDS) for p in doc["properties"] for c in p["combinations"])
@@ -173,3 +174,29 @@ def test_config_prints_a_controller_configuration_that_reads_back(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text(r.stdout)
     assert invoke("config", "--config", str(path)).stdout == r.stdout
+
+
+def test_the_controller_lattice_matches_check_per_budget_vector():
+    """One exploration with a crash and an HA disconnect answers every smaller budget vector: per vector,
+    exactly the properties ``check`` finds violated there are those with a reported combination below it,
+    with check's shortest counterexample length (the counters are read from the controller's fields)."""
+    from explore import explore
+    from explore.faults import analyse, dominates
+    from invariants.base import ALWAYS
+    from invariants.controller import PROPERTIES
+    cfg = preset("controller").with_overrides(["messages=1", "max_ha_disconnects=1"])
+    always = PROPERTIES.select([p.name for p in PROPERTIES if p.kind == ALWAYS])
+    a = analyse(ControllerModel(cfg), always)
+    vectors = a.lattice.vectors()
+    assert [tuple(v) for v in vectors] == [(0, 0, 0, 0, 0), (0, 0, 0, 0, 1), (1, 0, 0, 0, 0), (1, 0, 0, 0, 1)]
+    for v in vectors:
+        result = explore(ControllerModel(type(cfg).from_mapping(dict(zip(v.budget_knobs(), v)), base=cfg)), always)
+        checked = {p.name: len(p.trace) for p in result.properties if p.status == "violated"}
+        reported = {p.name: a.faults[p.name] for p in always}
+        assert set(checked) == {n for n, pf in reported.items()
+                                if any(dominates(v, m) for m in pf.minimal_combinations())}, v
+        for name, pf in reported.items():
+            if v in pf.violated_cells and v in pf.minimal_combinations():
+                assert a.depth(pf.violated_cells[v]) == checked[name], (name, v)
+    # the HA-disconnect counter is read too: violating states are found in the cell with both failures
+    assert sorted(a.faults["acked_message_on_every_later_master"].violated_cells) == [(1, 0, 0, 0, 0), (1, 0, 0, 0, 1)]

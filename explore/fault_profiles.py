@@ -10,7 +10,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from .faults import FAILURE_KINDS, Vector
+from .faults import Vector
 
 Change = dict[str, Any]
 

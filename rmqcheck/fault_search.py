@@ -36,7 +36,7 @@ from explore.memory import available_memory_bytes
 from explore.run_control import Limits
 from explore.result import ERROR, INCOMPLETE, PASSED, VIOLATED, CheckResult, Trace
 from explore.sweep import SweepPool, Task
-from invariants.base import ALWAYS, EVENTUALLY, GRAPH, SOMETIMES, Fairness, PropertySet
+from invariants.base import ALWAYS, EVENTUALLY, GRAPH, Fairness, PropertySet
 from model.modes import mode_of
 from reports.fault_meanings import meaning
 

@@ -67,8 +67,18 @@ class Diagram:
 
 
 # -- from a trace to interactions ---------------------------------------------------------------------------
+#: groups of a readable state that are bookkeeping, not processes: they get no lifeline
+BOOKKEEPING = ("history", "failures", "budget")
+
+
 def actors_of(view: dict[str, Any]) -> list[str]:
-    """Lifelines in a fixed order: producer, master, slaves, name server, consumers (from the view's fields)."""
+    """Lifelines in a fixed order: producer, master, slaves, name server, consumers (from the view's fields).
+    A model of other processes (no ``master`` fields, e.g. the controller mode) has its view's own groups
+    (``controller``, ``broker1``...), in the view's order, bookkeeping left out."""
+    groups = list(dict.fromkeys(k.split(".")[0] for k in view))
+    if MASTER not in groups:
+        return [g for g in groups if g not in BOOKKEEPING]
+
     def numbered(prefix: str) -> list[str]:
         names = {k.split(".")[0] for k in view if re.fullmatch(rf"{prefix}\d+", k.split(".")[0])}
         return sorted(names, key=lambda n: int(n[len(prefix):]))
@@ -298,15 +308,27 @@ def interactions(step: Any, before: dict[str, Any]) -> list[Event]:
     return [Mark(PRODUCER, step.action)]
 
 
+def note_on_owner(step: Any, actors: list[str]) -> list[Event]:
+    """How a step of a model with no drawings here (its lifelines are its view's groups) is drawn: its label
+    and outcome as a note on the lifeline it names, by the label alone: the group the action's kind starts
+    with (``ControllerDown()``: ``controller``), else the one its first argument numbers
+    (``SendMessage(broker=1)``: ``broker1``), else the first."""
+    name, args = _parse(step.action)
+    first = next(iter(args.values()), None)
+    owner = next((a for a in actors if name.lower().startswith(a.lower())), None) or next(
+        (a for a in actors if first is not None and re.fullmatch(rf"[a-z]+{first}", a)), actors[0])
+    return [Mark(owner, step.action + (f": {step.outcome}" if step.outcome else ""))]
+
+
 def diagram(trace: Any, witness: bool = False, loop_start: int | None = None) -> Diagram:
     """The diagram of a trace; its last step is highlighted, or, for a lasso (``loop_start``), its cycle is
     drawn as a loop."""
     steps = trace.steps
-    drawn = any(k.startswith(MASTER + ".") for k in steps[0].view)   # a 4.4 trace; another model's steps are notes
-    rows = [Row(s.index, s.action, interactions(s, prev.view) if drawn else [Mark(PRODUCER, s.action)])
-            for prev, s in zip(steps, steps[1:])]
+    actors = actors_of(steps[0].view)
+    draw = interactions if MASTER in actors else lambda s, _: note_on_owner(s, actors)
+    rows = [Row(s.index, s.action, draw(s, prev.view)) for prev, s in zip(steps, steps[1:])]
     highlight = steps[-1].index if loop_start is None else -1
-    return Diagram(actors_of(steps[0].view), rows, highlight, witness, loop_start)
+    return Diagram(actors, rows, highlight, witness, loop_start)
 
 
 def loop_label(d: Diagram) -> str:

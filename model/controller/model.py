@@ -7,10 +7,42 @@ from typing import Any
 import numpy as np
 
 from ..packed import PackedModel, State
+from . import actions as A
 from . import fields as F
 from .config import ControllerConfig
 from .kernel import KIND, pack, successors, unpack
 from .params import MUTANTS, build_params
+
+
+#: the part of the cluster each action kind belongs to, in the 4.4 model's words (the explorer shows it
+#: beside the action)
+ACTORS = {
+    "producer": ("SendMessage", "AckWaitDone", "AckWaitTimeout"),
+    "client": ("PullMessage",),
+    "store": ("ReputMessage", "FlushCommitLog"),
+    "controller": ("RegisterBroker", "BrokerElect", "ControllerElect", "ControllerElectNone", "ControllerDeclareDead",
+                   "BrokerHeartbeat", "SyncBrokerMetadata", "AlterSyncStateSet", "AlterSyncStateSetReplyLost",
+                   "CheckSyncStateSet"),
+    "ha": ("HAConnect", "SlaveReportOffset", "PushData", "PushHeartbeat"),
+    "failure": ("BrokerCrash", "BrokerPowerLoss", "BrokerRestart", "ControllerDown", "ControllerUp",
+                "ControllerLinkLoss", "ControllerLinkHeal", "HADisconnect"),
+}
+ACTOR = {kind: actor for actor, kinds in ACTORS.items() for kind in kinds}
+
+#: the kernel function each action kind runs (its docstring says what the action models)
+FUNCTIONS = {
+    "ControllerDown": A.controller_down, "ControllerUp": A.controller_up, "SendMessage": A.send_message,
+    "AckWaitDone": A.ack_wait_done, "AckWaitTimeout": A.ack_wait_timeout, "PullMessage": A.pull_message,
+    "BrokerCrash": A.broker_crash, "BrokerPowerLoss": A.broker_power_loss, "BrokerRestart": A.broker_restart,
+    "FlushCommitLog": A.flush_commitlog, "RegisterBroker": A.register_broker, "BrokerElect": A.broker_elect,
+    "ControllerElect": A.controller_elect, "ControllerElectNone": A.controller_elect_none,
+    "ControllerDeclareDead": A.controller_declare_dead, "BrokerHeartbeat": A.broker_heartbeat,
+    "SyncBrokerMetadata": A.sync_broker_metadata, "ControllerLinkLoss": A.link_loss,
+    "ControllerLinkHeal": A.link_heal, "AlterSyncStateSet": A.alter_sync_state_set,
+    "AlterSyncStateSetReplyLost": A.alter_sync_state_set_reply_lost, "CheckSyncStateSet": A.check_sync_state_set,
+    "HAConnect": A.ha_connect, "SlaveReportOffset": A.slave_report, "PushData": A.push_data,
+    "PushHeartbeat": A.push_heartbeat, "HADisconnect": A.ha_disconnect, "ReputMessage": A.reput_message,
+}
 
 
 @dataclass(frozen=True)
@@ -19,6 +51,16 @@ class ControllerAction:
 
     name: str
     args: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def actor(self) -> str:
+        """The part of the cluster the action belongs to (``controller``, ``ha``, ``failure``...)."""
+        return ACTOR[self.name]
+
+    @property
+    def doc(self) -> str:
+        """What the action models: the docstring of its kernel function, naming the 5.3.3 ``Class#method``."""
+        return FUNCTIONS[self.name].__doc__ or ""
 
     @property
     def code(self) -> tuple[int, int, int]:

@@ -12,7 +12,7 @@ DEFAULT_PORT = 8737
 
 def _configuration(preset_name, config_file, assignments, trace_file):
     """The configuration to explore, and the traces of ``--trace`` read for it: the knobs given, or else
-    the trace file's own."""
+    the trace file's own (in the model mode it names)."""
     from model.input_text import InputFileError, read_input_text
 
     from .trace_files import TraceFileError, config_of, parse
@@ -24,11 +24,13 @@ def _configuration(preset_name, config_file, assignments, trace_file):
             text = read_input_text(trace_file, "trace file")
         except InputFileError as exc:
             raise BadInput(str(exc)) from None
+    ctx = click.get_current_context(silent=True)
+    mode_given = ctx is not None and ctx.meta.get("mode") is not None   # --mode (rmqcheck/options.py)
     try:
-        if text is not None and not (preset_name or config_file or assignments):
+        if text is not None and not (preset_name or config_file or assignments or mode_given):
             cfg = config_of(parse(text, trace_file), trace_file)
         else:
-            cfg = resolve_config(preset_name, config_file, assignments)
+            cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
     except TraceFileError as exc:
         raise BadInput(str(exc)) from None
     return cfg, text

@@ -74,7 +74,7 @@ class Session:
         from ..setup import CheckJob, select_properties
 
         # the model and the properties as ``check`` builds them for this configuration
-        self.properties = properties if properties is not None else select_properties(())
+        self.properties = properties if properties is not None else select_properties((), config)
         self.config = config
         self.model = CheckJob(config, self.properties, Limits()).model()
         self._actions = list(self.model.actions())
@@ -142,7 +142,7 @@ class Session:
             error = bool(flags & 2)
             changes = [] if error else list(diff(here.view, self.model.view(nxt)))
             out.append({"label": str(action), "actor": action.actor, "outcome": self.model.describe_outcome(flags),
-                        "error": error, "changes": changes, "doc": _first_line(type(action).__doc__)})
+                        "error": error, "changes": changes, "doc": _first_line(getattr(action, "doc", None) or type(action).__doc__)})
         return out
 
     def steps(self, walk: Walk) -> list[dict[str, Any]]:
@@ -218,4 +218,5 @@ class Session:
 
 
 def _first_line(doc: str | None) -> str:
-    return (doc or "").strip().split("\n\n", 1)[0].replace("\n", " ")
+    """The first paragraph of a docstring, its lines joined (their indentation dropped)."""
+    return " ".join((doc or "").strip().split("\n\n", 1)[0].split())

@@ -61,19 +61,37 @@ def file_config(data: dict[str, Any], where: str) -> dict[str, Any]:
     return config
 
 
-def config_of(data: dict[str, Any], where: str) -> Any:
-    """The file's configuration as a :class:`model.Config`."""
-    from model import Config, ConfigError
+def file_mode(data: dict[str, Any], where: str) -> str:
+    """The model mode the file's configuration names (``mode`` in it; 4.4 when it names none)."""
+    from model.modes import DEFAULT_MODE, MODES
 
+    mode = file_config(data, where).get("mode", DEFAULT_MODE)
+    if not isinstance(mode, str) or mode not in MODES:
+        raise TraceFileError(f"{where}: its config names mode {mode!r}; known modes: {', '.join(MODES)}")
+    return mode
+
+
+def config_of(data: dict[str, Any], where: str) -> Any:
+    """The file's configuration, in the model mode it names (:mod:`model.modes`)."""
+    from model import ConfigError
+    from model.modes import get_mode
+
+    knobs = {k: v for k, v in file_config(data, where).items() if k != "mode"}
     try:
-        return Config.from_mapping(file_config(data, where))
+        return get_mode(file_mode(data, where)).from_mapping(knobs)
     except ConfigError as exc:
         raise TraceFileError(f"{where}: its config does not fit this model: {exc}") from None
 
 
 def refuse_other_config(data: dict[str, Any], where: str, config: Any) -> None:
-    """:class:`TraceFileError` naming the first knob in which the file's configuration and ``config``
-    differ."""
+    """:class:`TraceFileError` naming the model mode, or else the first knob, in which the file's
+    configuration and ``config`` differ."""
+    from model.modes import mode_of
+
+    theirs, ours = file_mode(data, where), mode_of(config).name
+    if theirs != ours:
+        raise TraceFileError(f"{where}: a trace of model mode {theirs}, and this explorer runs mode {ours}; "
+                             "start 'rmqcheck explore --trace FILE' to explore its own")
     theirs, ours = config_of(data, where).as_dict(), config.as_dict()
     for key, value in ours.items():
         if theirs.get(key) != value:

@@ -131,3 +131,14 @@ def test_min_in_sync_replicas_refuses_the_put_before_the_append():
     pending = build(controller_up=1, **running(1, master=1, masterEpoch=1, syncStateSet=0b01, synchronizing=1,
                                               remoteSyncStateSet=0b11))
     assert m.view(m.next_state(pending, ControllerAction("SendMessage", (("broker", 1),))))["broker1.commitlog"] == ["1@e1"]
+
+
+
+def test_every_action_kind_has_an_actor_and_the_docstring_of_its_kernel_function():
+    """What the explorer shows beside an action: its part of the cluster and what it models."""
+    from model.controller.kernel import KINDS
+    from model.controller.model import ACTOR, FUNCTIONS
+
+    assert set(ACTOR) == set(FUNCTIONS) == set(KINDS)
+    for kind in KINDS:
+        assert ControllerAction(kind).doc == FUNCTIONS[kind].__doc__ and FUNCTIONS[kind].__doc__.strip()

@@ -30,6 +30,15 @@ def session():
 
 
 @functools.lru_cache(maxsize=None)
+def controller_session():
+    """The explorer's model of the ``controller`` preset (RocketMQ 5.3.3 controller mode)."""
+    from model.controller import preset
+    from rmqcheck.explorer.session import Session
+
+    return Session(preset("controller"))
+
+
+@functools.lru_cache(maxsize=None)
 def counterexample(name: str = PROPERTY):
     """The engine's shortest trace of ``name`` in ``default`` (the check stops once the property is decided)."""
     from explore.local import Limits
@@ -40,11 +49,12 @@ def counterexample(name: str = PROPERTY):
     return result.property(name).trace
 
 
-def client(limits=None, hosts=None) -> TestClient:
+def client(limits=None, hosts=None, of=None) -> TestClient:
+    """The explorer of ``of`` (a session; default: the ``default`` preset's) behind Starlette's TestClient."""
     from explore.local import Limits
     from rmqcheck.explorer.server import Explorer, app
 
-    explorer = Explorer(session(), limits or Limits())
+    explorer = Explorer(of or session(), limits or Limits())
     return TestClient(app(explorer, hosts), base_url="http://127.0.0.1:8737", raise_server_exceptions=False)
 
 

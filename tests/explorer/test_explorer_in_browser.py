@@ -47,8 +47,8 @@ def text(value) -> str:
         return "-"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ",".join(str(x) for x in value) + "]"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(text(x) for x in value) + "]"
     return str(value)
 
 
@@ -227,4 +227,41 @@ def test_shortest_path_to_a_property(browser, server, files, width, tmp_path):
         ";".join(s.action.replace(" ", "") for s in trace.steps[1:])
     fits(b)
     screenshot(b, shots_dir(tmp_path) / f"explorer-shortest-{width}.png")
+    assert b.errors() == []
+
+
+#: a few steps of the controller mode: broker 1 registers, is elected master of epoch 1, stores message 1
+CONTROLLER_STEPS = ("RegisterBroker(broker=1)", "BrokerElect(broker=1, elected=1)", "SendMessage(broker=1)")
+
+
+@pytest.fixture(scope="module")
+def controller_server():
+    with served("--preset", "controller") as (url, _):
+        yield url
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_controller_mode_by_clicking(browser, controller_server, width, tmp_path):
+    """The same page on the controller mode: its actors, its actions and its properties, from that model."""
+    from explorer_fixtures import controller_session
+
+    from explore.trace import replay
+
+    s = controller_session()
+    actions = [s.action_index(label, i) for i, label in enumerate(CONTROLLER_STEPS, start=1)]
+    trace = replay(s.model, s.model.initial()[0], actions)
+    b = browser
+    b.events.clear()
+    b.open(controller_server, width)
+    at_step(b, 0)
+    assert b.evaluate("[...document.querySelectorAll('#state .actor-box h3')].map(h => h.textContent)") == \
+        ["controller", "producer", "consumer", "budget", "broker1", "broker2"]
+    for step in trace.steps[1:]:
+        click(b, f"#actions button[data-label='{step.action}']")
+        at_step(b, step.index)
+        assert_shows(b, step)
+        fits(b)
+    assert b.evaluate("document.querySelector(\"#properties [data-property='one_master_per_epoch']\").className") \
+        == "prop holds"
+    screenshot(b, shots_dir(tmp_path) / f"explorer-controller-{width}.png")
     assert b.errors() == []

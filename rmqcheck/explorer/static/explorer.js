@@ -112,7 +112,7 @@ function el(tag, attrs = {}, ...children) {
 
 function fmt(value) {
   if (value === null || value === undefined) return "-";
-  if (Array.isArray(value)) return "[" + value.join(",") + "]";
+  if (Array.isArray(value)) return "[" + value.map(fmt).join(",") + "]";   // nested: [[1,0]], not [1,0]
   return String(value);
 }
 

@@ -1,0 +1,111 @@
+"""The explorer on the controller mode (the ``controller`` preset, RocketMQ 5.3.3), without a browser: the page
+shows what that model declares (its fields by actor, its actions, its properties) through the same endpoints
+as for 4.4; a controller trace file loads, and a 4.4 one is refused naming both modes."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent / "cli"))
+from cli_driver import invoke  # noqa: E402
+from explorer_fixtures import client, controller_session  # noqa: E402
+
+from rmqcheck.explorer.session import join_path  # noqa: E402
+
+#: lost by a failover under the 5.3.3 defaults (SEND_OK after the master's local append): 11 steps
+LOST = "acked_message_on_every_later_master"
+
+
+@pytest.fixture(scope="module")
+def api():
+    with client(of=controller_session()) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def lost_trace(tmp_path_factory):
+    """``check --preset controller --json`` of :data:`LOST`: its file and its trace's action labels."""
+    path = tmp_path_factory.mktemp("controller") / "check.json"
+    invoke("check", "--preset", "controller", "--property", LOST, "--json", str(path), "--quiet")
+    data = json.loads(path.read_text())
+    return path, [s["action"] for s in data["properties"][0]["trace"][1:]]
+
+
+def test_the_model_is_the_controller_modes_fields_by_actor_and_its_properties(api):
+    d = api.get("/api/model").json()
+    s = controller_session()
+    assert d["config"] == s.config.as_dict() and d["config"]["mode"] == "controller"
+    view = s.model.view(s.model.initial()[0])
+    assert [f for a in d["actors"] for f in a["fields"]] == list(view)
+    assert [a["actor"] for a in d["actors"]] == ["controller", "producer", "consumer", "budget", "broker1", "broker2"]
+    assert [p["name"] for p in d["properties"]] == [p.name for p in s.properties] and LOST in s.properties.names()
+
+
+def test_initial_state_and_its_enabled_actions_are_the_models(api):
+    d = api.get("/api/path", params={"path": ""}).json()
+    s = controller_session()
+    root = s.model.initial()[0]
+    state = {f["name"]: f["value"] for g in d["state"] for f in g["fields"]}
+    assert state == json.loads(json.dumps(s.model.view(root)))   # tuples read back as lists
+    assert [a["label"] for a in d["enabled"]] == [str(a) for a, _, _ in s.model.enabled(root)]
+    register = next(a for a in d["enabled"] if a["label"] == "RegisterBroker(broker=1)")
+    assert register["actor"] == "controller" and register["changes"] == ["broker1.controllerAlive"]
+    assert "ReplicasManager#startBasicService" in register["doc"]   # the action's own docstring
+    assert {p["name"]: p["value"] for p in d["properties"]}[LOST] == "holds"
+
+
+def test_a_step_takes_the_action_and_a_bad_label_is_a_clear_400(api):
+    d = api.post("/api/step", json={"path": "RegisterBroker(broker=1)", "action": "BrokerElect(broker=1, elected=1)"}).json()
+    state = {f["name"]: f for g in d["state"] for f in g["fields"]}
+    assert state["controller.masterBrokerId"]["value"] == 1 and state["controller.masterEpoch"]["value"] == 1
+    assert state["broker1.role"] == {"name": "broker1.role", "value": "MASTER", "changed": True}
+    assert d["query"] == "RegisterBroker(broker=1);BrokerElect(broker=1,elected=1)"
+    bad = api.get("/api/path", params={"path": "MasterCrash()"})
+    assert bad.status_code == 400 and "'MasterCrash()' is not an action of this configuration" in bad.json()["error"]
+    not_enabled = api.get("/api/path", params={"path": "PullMessage(broker=1)"})
+    assert not_enabled.status_code == 400 and "step 1" in not_enabled.json()["error"]
+    assert "RegisterBroker(broker=1)" in not_enabled.json()["error"]   # what is enabled there
+
+
+def test_shortest_path_to_a_controller_property_is_the_checks_counterexample(lost_trace):
+    _, labels = lost_trace
+    with client(of=controller_session()) as c:
+        search = c.post("/api/search", json={"property": LOST})
+        assert search.status_code == 202
+        deadline = time.monotonic() + 120
+        while (done := c.get(f"/api/search/{search.json()['id']}").json())["state"] == "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert done["state"] == "done" and done["status"] == "violated", done
+        assert done["path"] == labels and f"{len(labels)} steps" in done["message"]
+        end = c.get("/api/properties", params={"path": join_path(done["path"])}).json()["properties"]
+        assert {p["name"]: p["value"] for p in end}[LOST] == "violated"
+        before = c.get("/api/properties", params={"path": join_path(done["path"][:-1])}).json()["properties"]
+        assert {p["name"]: p["value"] for p in before}[LOST] == "holds"
+
+
+def test_a_controller_trace_file_loads_and_a_44_one_is_refused_naming_both_modes(api, lost_trace):
+    path, labels = lost_trace
+    loaded = api.post("/api/trace", json={"name": "check.json", "text": path.read_text()})
+    assert loaded.status_code == 200, loaded.text
+    assert loaded.json()["traces"] == [{"name": LOST, "path": labels, "loop_start": None, "status": "violated"}]
+    from model import preset
+
+    old = {"config": preset("default").as_dict(), "properties": [{"name": "master_recovers", "trace": []}]}
+    refused = api.post("/api/trace", json={"name": "44.json", "text": json.dumps(old)})
+    assert refused.status_code == 400
+    assert refused.json()["error"] == ("44.json: a trace of model mode 4.4, and this explorer runs mode controller; "
+                                       "start 'rmqcheck explore --trace FILE' to explore its own")
+
+
+def test_a_trace_file_alone_explores_its_own_mode(lost_trace):
+    """``explore --trace FILE`` without knobs reads the configuration the file names, controller included."""
+    from rmqcheck.explorer.command import _configuration
+
+    cfg, _ = _configuration(None, None, (), str(lost_trace[0]))
+    assert cfg == controller_session().config

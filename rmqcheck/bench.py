@@ -15,6 +15,9 @@ explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
   property selection (checks, edges for the graph property and the backward reachability included);
   ``bench-live``: the same with the eventually properties too (their edge labelling and component
   searches included: docs/liveness.md, Cost, compares it with ``bench-check``).
+- ``controller``, ``controller-allack``, ``controller-unclean``: the controller mode's presets (RocketMQ
+  5.3.3, docs/controller.md), each explored exhaustively without property checks: each must take under a
+  minute on the reference machine (issue "controller mode", measured here, never asserted).
 - ``spark-bench``: the ``bench`` preset on a Spark standalone cluster started on 127.0.0.1 with one, then
   two workers: total time, time per level, throughput, and the fixed overhead per level - the median time
   of a cluster level of under a thousand states, measured first with a small configuration on the same
@@ -39,6 +42,7 @@ import click
 
 from . import cpu_roles
 from .pinned import group as pinned_group
+from .pinned_controller import load as load_controller_pins
 
 QUICK = {"twophase": 6, "preset": "default", "spark_preset": "default", "spark_set": ["messages=1"]}
 FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": []}
@@ -46,6 +50,11 @@ FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": 
 #: table (rmqcheck/pinned.toml): a benchmark whose count differs measured another model, and says so
 PINNED_COUNTS = {e.preset: (e.distinct_states, e.transitions)
                  for e in pinned_group("preset", include_large=True) if e.preset and not e.knobs}
+#: the controller mode's presets, each a benchmark of its own (explored whole, no property), and the sizes of
+#: those pinned in rmqcheck/pinned_controller.toml
+CONTROLLER_PRESETS = ("controller", "controller-allack", "controller-unclean")
+PINNED_COUNTS.update({e.preset: (e.distinct_states, e.transitions) for e in load_controller_pins().values()
+                      if not e.knobs and not e.mutation})
 #: the processes that hold a Spark run's visited set and levels: their memory is the executors'
 EXECUTOR_ROLES = ("executor_jvms", "python_workers")
 #: a local benchmark whose every run took less than this (seconds) is run ``--repeat`` times
@@ -61,7 +70,7 @@ def pinned_mismatch(spec: dict[str, Any], result: dict[str, Any]) -> str | None:
     if got == pinned:
         return None
     return (f"benchmark {spec['name']} explored {got[0]:,} states and {got[1]:,} transitions, but the "
-            f"{spec['preset']} preset is pinned at {pinned[0]:,} and {pinned[1]:,} (rmqcheck/pinned.toml): "
+            f"{spec['preset']} preset is pinned at {pinned[0]:,} and {pinned[1]:,} (rmqcheck/pinned*.toml): "
             "the model's reachable behaviour changed")
 
 
@@ -109,6 +118,8 @@ def workload(spec: dict[str, Any]) -> tuple[Any, Any]:
     from model import RocketMQModel, preset
 
     threads = spec.get("threads", 1)
+    if spec["kind"] == "controller":
+        return controller_workload(spec["preset"], threads)
     if spec["kind"] == "twophase":
         model = TwoPhase(spec["rms"])
         props = dataclasses.replace(TWOPHASE_PROPERTIES, properties=())
@@ -123,6 +134,18 @@ def workload(spec: dict[str, Any]) -> tuple[Any, Any]:
         warm = RocketMQModel(preset("default").with_overrides(["messages=1"]))
         LocalExplorer(warm, PROPERTIES, threads=threads, parallel_from=1).run()
     return model, props
+
+
+def controller_workload(name: str, threads: int) -> tuple[Any, Any]:
+    """The controller mode's preset ``name`` with no property (its kernels loaded by a small run first)."""
+    from explore.local import LocalExplorer
+    from model.modes import get_mode
+
+    mode = get_mode("controller")
+    props = dataclasses.replace(mode.properties(), properties=())
+    warm = mode.model(mode.preset("controller").with_overrides(["messages=1", "max_broker_crashes=0"]))
+    LocalExplorer(warm, props, threads=threads, parallel_from=1).run()
+    return mode.model(mode.preset(name)), props
 
 
 def run_one(spec: dict[str, Any]) -> dict[str, Any]:
@@ -233,6 +256,7 @@ def plan(quick: bool, spark: bool, workers: tuple[int, ...], threads: tuple[int,
     if not quick:   # not in the CI smoke test (--quick): its cost is measured, not smoke-tested
         local.append({"name": "bench-live", "kind": "rocketmq", "preset": sizes["preset"], "check": True,
                       "live": True})
+        local += [{"name": name, "kind": "controller", "preset": name} for name in CONTROLLER_PRESETS]
     specs = [dict(spec, threads=n) for spec in local for n in threads]   # thread counts side by side
     if spark:
         for n in workers:
@@ -371,8 +395,8 @@ def failure_summary(stderr: str, limit: int = 600) -> str:
 @click.option("--timeout", default=3600.0, show_default=True, help="Seconds allowed per benchmark.")
 def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_list: str, repeat: int | None,
           timeout: float) -> None:
-    """Measure exploration speed and memory: two-phase commit, the bench preset (each at every --threads
-    count), Spark 1 vs 2 workers."""
+    """Measure exploration speed and memory: two-phase commit, the bench preset, the controller mode's presets
+    (each at every --threads count), Spark 1 vs 2 workers."""
     from rich.table import Table
 
     from explore.sweep import usable_cores

@@ -65,9 +65,21 @@ def test_bad_thread_list_is_bad_input():
 
 def test_plan_compares_one_and_two_spark_workers():
     specs = plan(quick=False, spark=True, workers=(1, 2))
-    assert [s["name"] for s in specs] == ["twophase-8", "bench", "bench-check", "bench-live", "spark-bench",
-                                          "spark-bench"]
+    assert [s["name"] for s in specs] == ["twophase-8", "bench", "bench-check", "bench-live", "controller",
+                                          "controller-allack", "controller-unclean", "spark-bench", "spark-bench"]
     assert [s.get("workers") for s in specs[-2:]] == [1, 2]
+
+
+def test_a_controller_preset_runs_in_its_own_mode_and_is_held_to_its_pinned_size():
+    """The controller entries explore the controller model (pinned sizes: rmqcheck/pinned_controller.toml)."""
+    from rmqcheck.bench import pinned_mismatch
+    from rmqcheck.pinned_controller import load
+
+    pinned = load()["ctl-controller"]
+    spec = next(s for s in plan(quick=False, spark=False, workers=(1,)) if s["name"] == "controller")
+    assert spec["kind"] == "controller" and spec["preset"] == "controller"
+    assert pinned_mismatch(spec, {"distinct_states": pinned.distinct_states, "transitions": pinned.transitions}) is None
+    assert f"pinned at {pinned.distinct_states:,}" in pinned_mismatch(spec, {"distinct_states": 1, "transitions": 2})
 
 
 def test_overhead_fit_recovers_intercept_and_slope():

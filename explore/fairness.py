@@ -10,7 +10,8 @@ queue=0)``): each is one index of the model's action table, so fairness is per i
 Failures are never fair: crashes, power losses, HA disconnects and retention deletions are bounded by
 their budgets, so every infinite run has finitely many, and none is forced to happen. Restarts are fair
 (a crashed broker or consumer comes back) unless ``--unfair`` names them: ``--unfair MasterRestart`` lets
-the master stay down for ever.
+the master stay down for ever. Each model mode declares its failures (:mod:`model.modes`); their kind
+names do not overlap.
 """
 from __future__ import annotations
 
@@ -19,17 +20,17 @@ from typing import Any, Iterable
 import numpy as np
 
 from invariants.base import NO_FAIRNESS, Fairness
+from model.modes import MODES
 
-#: action kinds that are failures: never fair, whatever ``--fairness`` says
-FAILURES = frozenset({"MasterCrash", "MasterPowerLoss", "SlaveCrash", "SlavePowerLoss", "ConsumerCrash",
-                      "HaDisconnect", "DeleteExpiredFiles"})
+#: action kinds that are failures, in every model mode: never fair, whatever ``--fairness`` says
+FAILURES = frozenset(kind for mode in MODES.values() for kind in mode.failures)
 
 __all__ = ["FAILURES", "action_kind", "fair_actions", "unknown_kinds"]
 
 
 def action_kind(action: Any) -> str:
-    """The kind of an action value: the name its trace label starts with (``Pull`` for ``Pull(consumer=1,
-    queue=0)``): a 4.4 action's class name, a controller-mode action's ``name``."""
+    """The kind of an action value: its label up to the arguments (``Pull`` for ``Pull(consumer=1,
+    queue=0)``), in every model mode."""
     return str(action).partition("(")[0]
 
 

@@ -57,6 +57,8 @@ def _action_class(decl: ActionDecl) -> type[Action]:
 #: every action class, by kind
 ACTION_TYPES: tuple[type[Action], ...] = tuple(_action_class(d) for d in declarations())
 globals().update({cls.__name__: cls for cls in ACTION_TYPES})
+#: every action kind's name (what a label starts with; ``--unfair`` takes them)
+KINDS: tuple[str, ...] = tuple(cls.__name__ for cls in ACTION_TYPES)
 
 
 def actions_for(cfg: Config) -> tuple[Action, ...]:

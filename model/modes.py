@@ -29,6 +29,9 @@ class Mode:
     model_path: str          # "module:Class", built as Class(config, mutation=...)
     properties_path: str     # "module:NAME" of its PropertySet
     faults_path: str         # "module:NAME" of its FaultProfile (explore/fault_profiles.py): what faults needs
+    kinds_path: str          # "module:NAME" of its action kinds (the names ``--unfair`` takes)
+    #: the action kinds that are failures: never fair for an eventually property (explore/fairness.py)
+    failures: tuple[str, ...] = ()
 
     def _config(self) -> Any:
         return importlib.import_module(self.config_module)
@@ -61,6 +64,9 @@ class Mode:
     def faults(self) -> Any:
         return _load(self.faults_path)
 
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(_load(self.kinds_path))
+
 
 def _load(path: str) -> Any:
     module, _, name = path.partition(":")
@@ -70,11 +76,16 @@ def _load(path: str) -> Any:
 MODES: dict[str, Mode] = {
     "4.4": Mode("4.4", "RocketMQ 4.4 master/slave replication (a slave never takes over)",
                 "model.config", "Config", "model.rocketmq:RocketMQModel", "invariants.rocketmq:PROPERTIES",
-                "explore.fault_profiles:ROCKETMQ_44"),
+                "explore.fault_profiles:ROCKETMQ_44", "model.actions:KINDS",
+                ("MasterCrash", "MasterPowerLoss", "SlaveCrash", "SlavePowerLoss", "ConsumerCrash", "HaDisconnect",
+                 "DeleteExpiredFiles")),
     "controller": Mode("controller", "RocketMQ 5.3.3 controller mode: the controller elects a master from "
                        "the SyncStateSet", "model.controller.config", "ControllerConfig",
                        "model.controller.model:ControllerModel", "invariants.controller:PROPERTIES",
-                       "explore.fault_profiles:CONTROLLER"),
+                       "explore.fault_profiles:CONTROLLER", "model.controller.kernel:KINDS",
+                       # a lost RPC reply is a network failure too; restarts, heals and ControllerUp are fair
+                       ("BrokerCrash", "BrokerPowerLoss", "ControllerDown", "ControllerLinkLoss", "HADisconnect",
+                        "AlterSyncStateSetReplyLost")),
 }
 
 

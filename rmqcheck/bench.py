@@ -17,7 +17,7 @@ explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
   searches included: docs/liveness.md, Cost, compares it with ``bench-check``).
 - ``controller``, ``controller-allack``, ``controller-unclean``: the controller mode's presets (RocketMQ
   5.3.3, docs/controller.md), each explored exhaustively without property checks: each must take under a
-  minute on the reference machine (issue "controller mode", measured here, never asserted).
+  minute on the reference machine (measured here, never asserted).
 - ``spark-bench``: the ``bench`` preset on a Spark standalone cluster started on 127.0.0.1 with one, then
   two workers: total time, time per level, throughput, and the fixed overhead per level - the median time
   of a cluster level of under a thousand states, measured first with a small configuration on the same

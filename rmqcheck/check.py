@@ -67,7 +67,7 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     from reports.graph_export import graph_format
 
     cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
-    props = with_fairness(ctx, select_properties(property_names, cfg), fairness, unfair_kinds)
+    props = with_fairness(ctx, select_properties(property_names, cfg), fairness, unfair_kinds, cfg)
     if engine != "local" and props.of_kind("eventually"):
         raise BadInput(f"--property {props.of_kind('eventually')[0].name}: eventually properties are checked by "
                        "the local engine only; drop --engine " + engine)

@@ -65,7 +65,7 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, fairne
     modes = list(dict.fromkeys(getattr(cfg, "mode", "4.4") for _, cfg in configs))
     if len(modes) > 1:   # one table has one set of property columns
         raise BadInput(f"--preset: presets of modes {' and '.join(modes)}; give the presets of one mode")
-    props = with_fairness(ctx, select_properties(property_names, configs[0][1]), fairness, unfair_kinds)
+    props = with_fairness(ctx, select_properties(property_names, configs[0][1]), fairness, unfair_kinds, configs[0][1])
     lim = limits(max_states, max_depth, max_seconds)
     spark_options(ctx, engine, ("spark_master",))
     if engine == "spark" and given_options(ctx, ("jobs",)):

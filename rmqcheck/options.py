@@ -256,13 +256,14 @@ def fairness_options(f: Callable) -> Callable:
     return f
 
 
-def with_fairness(ctx: click.Context, props, fairness: str, unfair_kinds: tuple[str, ...]):
-    """``props`` with the fairness the options give: bad input for an unknown action kind; a note (once, on
-    the console) when a fairness option is given but no eventually property is selected."""
+def with_fairness(ctx: click.Context, props, fairness: str, unfair_kinds: tuple[str, ...], config: Any = None):
+    """``props`` with the fairness the options give: bad input for an action kind unknown to ``config``'s
+    model mode (4.4 when None); a note (once, on the console) when a fairness option is given but no
+    eventually property is selected."""
     from explore.fairness import unknown_kinds
     from invariants.base import EVENTUALLY, Fairness
-    from model.actions import ACTION_TYPES
-    known = [cls.__name__ for cls in ACTION_TYPES]
+    from model.modes import MODES, mode_of
+    known = list((MODES["4.4"] if config is None else mode_of(config)).kinds())
     bad = unknown_kinds(unfair_kinds, known)
     if bad:
         raise BadInput(f"--unfair {bad[0]}: not an action kind; kinds: {', '.join(sorted(known))}")

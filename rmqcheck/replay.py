@@ -122,14 +122,17 @@ def recorded_fairness(recorded: dict[str, dict[str, Any]], where: str) -> Any:
     return Fairness()
 
 
-def lasso_fault_of(model: RocketMQModel, prop: Property, trace: Trace, loop_start: Any, fairness: Any) -> str:
-    """Why a replayed lasso is no counterexample ("" when it is one); see explore.liveness.lasso_fault."""
+def lasso_fault_of(model: RocketMQModel, prop: Property, trace: Trace, loop_start: Any, fairness: Any,
+                   properties: Any = None) -> str:
+    """Why a replayed lasso is no counterexample ("" when it is one); see explore.liveness.lasso_fault.
+    ``properties``: the model mode's (4.4 by default), whose P and Q masks the lasso is read with."""
     from explore.liveness import lasso_fault
     from invariants import PROPERTIES
     if not isinstance(loop_start, int) or isinstance(loop_start, bool):
         return "its 'loop_start' (the step the lasso repeats from) is missing"
+    masks = (properties if properties is not None else PROPERTIES).eventually_masks
     return lasso_fault(model, prop, [s.state for s in trace.steps], [s.action_index for s in trace.steps[1:]],
-                       loop_start, fairness, PROPERTIES.eventually_masks)
+                       loop_start, fairness, masks)
 
 
 def recorded_properties(data: dict[str, Any], where: str, properties: Any = None) -> dict[str, dict[str, Any]]:
@@ -321,7 +324,7 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
         out.print(trace_table(trace, f"{prop.name}: {len(trace)} steps replayed, each allowed by the model "
                                      "and reaching the recorded state", loop_start))
         if prop.kind == EVENTUALLY and status == S_VIOLATED:
-            fault = lasso_fault_of(model, prop, trace, loop_start, fairness)
+            fault = lasso_fault_of(model, prop, trace, loop_start, fairness, PROPERTIES)
             if fault:
                 out.print(f"[bold red]{prop.name}: recorded violated, but {fault}[/bold red]")
                 lost.append(prop.name)

@@ -15,9 +15,9 @@ from model.controller import fields as F
 from model.controller.fields import NFIELDS
 from model.controller.params import P_BROKERS, P_MESSAGES
 from model.native import kernel, scratch
-from model.packed import STATE_CHECK_SIG, TRANSITION_CHECK_SIG
+from model.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG
 
-from ..base import ALWAYS, SOMETIMES, Property, PropertySet
+from ..base import ALWAYS, EVENTUALLY, SOMETIMES, Property, PropertySet
 
 
 @kernel(inline=True)
@@ -123,6 +123,35 @@ def epoch_file_agrees_with_log(v, p):
 
 
 @kernel
+def master_eventually_elected(v, p):
+    """After a master failure, while the controller can still elect from the SyncStateSet, some broker
+    becomes master again. P: the broker the controller names master has crashed or lost power, the
+    controller is up, and another member of the controller's SyncStateSet is running and reaches it (its
+    link is up). Q: a broker is master at the controller's master epoch and accepts writes. In 5.3.3 the
+    controller finds the master inactive (``DefaultBrokerHeartbeatManager``), and
+    ``ControllerManager#triggerElectMaster`` / ``ElectMasterEventHandler`` have
+    ``ReplicasInfoManager#electMaster`` pick a live SyncStateSet member with ``DefaultElectPolicy``; the
+    member learns its new role (``ReplicasManager#changeToMaster``) on its next metadata poll. Checked on
+    fair runs: the controller's and brokers' periodic work (heartbeats, the inactive-broker scan, the
+    election, the metadata poll, restarts) keeps happening, while crashes, power losses, controller
+    outages, link losses, HA disconnects and lost replies need never happen."""
+    m = v[F.CTL_MASTER] - 1
+    if v[F.CTL_EPOCH] < 1 or m < 0 or _g(v, m, F.B_UP) == 1 or v[F.CTL_UP] == 0:
+        return 0
+    for b in range(p[P_BROKERS]):
+        if b != m and v[F.CTL_SSS] >> b & 1 and _g(v, b, F.B_UP) == 1 and _g(v, b, F.B_LINK_DOWN) == 0:
+            return 1
+    return 0
+
+
+@kernel
+def master_serving(v, p):
+    """Q of ``master_eventually_elected``: a broker is master at the controller's master epoch and accepts
+    writes."""
+    return 1 if _current_master(v) >= 0 else 0
+
+
+@kernel
 def _unpack(state, v):
     for f in range(F.NFIELDS):
         mask = (np.uint64(1) << np.uint64(F.WIDTH[f])) - np.uint64(1)
@@ -160,6 +189,20 @@ def transition_check(source, flags, target, params):
     return np.uint64(0)
 
 
+#: the bit of the eventually property (its P mask is ``out[2 * bit]``, its Q mask ``out[2 * bit + 1]``), after
+#: the availability witnesses' 6-7
+ELECTED_BIT = 8
+
+
+@nb.njit(EVENTUALLY_MASKS_SIG, cache=True, nogil=True, _nrt=False)
+def eventually_masks(state, params, out):
+    """P and Q of ``master_eventually_elected`` (one instance: mask bit 0)."""
+    v = scratch(NFIELDS)
+    _unpack(state, v)
+    out[2 * ELECTED_BIT] = np.uint64(master_eventually_elected(v, params))
+    out[2 * ELECTED_BIT + 1] = np.uint64(master_serving(v, params))
+
+
 def _doc(fn) -> str:
     return " ".join((fn.__doc__ or "").split())
 
@@ -183,7 +226,10 @@ PROPERTIES = PropertySet(
                 "the controller elects a master after a failover (masterEpoch >= 2)",
                 "A witness that failover happens in the explored space: some state has a master at master "
                 "epoch 2 or more."),),
-    state_check, transition_check)
+    state_check, transition_check, eventually_masks=eventually_masks,
+    opt_in=(Property("master_eventually_elected", EVENTUALLY, ELECTED_BIT,
+                     "after a master failure, with a live SyncStateSet member and the controller reachable, "
+                     "some broker becomes master", _doc(master_eventually_elected)),))
 
 #: the availability witnesses of ``rmqcheck faults`` (bits 6-7 of ``state_check``, not checked by ``check``):
 #: a change that closes a failure mode counts only while the configuration still reaches each of them

@@ -374,8 +374,11 @@ def broker_elect(w, b, c, params):
 def controller_elect(w, c, y, params):
     """``ControllerManager#triggerElectMaster`` (after ``#onBrokerInactive`` or
     ``DLedgerController#scanInactiveMasterAndTriggerReelect``): the master is not alive, ``c`` is
-    electable -> ``c`` is the new master (it learns so by :func:`sync_broker_metadata`)."""
+    electable -> ``c`` is the new master (it learns so by :func:`sync_broker_metadata`). The seeded bug
+    ``controller_skips_election`` never triggers it (nor :func:`controller_elect_none`)."""
     if w[F.CTL_UP] == 0 or w[F.CTL_MASTER] == 0 or master_still_alive(w) or not electable(w, c, params):
+        return 0
+    if params[P_MUTANT] == 6:   # the seeded bug controller_skips_election
         return 0
     elect(w, c, params)
     return OK
@@ -386,7 +389,7 @@ def controller_elect_none(w, x, y, params):
     """``ReplicasInfoManager#electMaster``, controller-triggered, no candidate: ``ElectMasterEvent(false)``
     -> no master, masterEpoch + 1, the SyncStateSet kept (the seeded bug ``election_keeps_epoch`` keeps
     the epoch)."""
-    if w[F.CTL_UP] == 0 or w[F.CTL_MASTER] == 0 or master_still_alive(w):
+    if w[F.CTL_UP] == 0 or w[F.CTL_MASTER] == 0 or master_still_alive(w) or params[P_MUTANT] == 6:
         return 0
     for c in range(params[P_BROKERS]):
         if electable(w, c, params):

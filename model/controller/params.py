@@ -15,6 +15,7 @@ MUTANTS = {
     "read_uncommitted": 3,               # consumers read past confirmOffset (readUnCommitted=true)
     "queue_offset_reused": 4,            # a put takes the queue offset of the last message (overwrites it)
     "epoch_entry_past_max": 5,           # a new master's epoch entry starts one past its max offset
+    "controller_skips_election": 6,      # the controller never elects when it finds the master inactive
 }
 
 

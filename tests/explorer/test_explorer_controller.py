@@ -109,3 +109,9 @@ def test_a_trace_file_alone_explores_its_own_mode(lost_trace):
 
     cfg, _ = _configuration(None, None, (), str(lost_trace[0]))
     assert cfg == controller_session().config
+
+
+def test_a_44_knob_in_controller_mode_is_one_line_naming_the_knob_and_the_mode():
+    bad = invoke("explore", "--mode", "controller", "--set", "slaves=2")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
+    assert "knob 'slaves' belongs to mode 4.4, not to mode controller" in bad.stderr

@@ -141,8 +141,9 @@ class Session:
         for action, nxt, flags in self.model.enabled(here.state):
             error = bool(flags & 2)
             changes = [] if error else list(diff(here.view, self.model.view(nxt)))
+            doc = getattr(action, "doc", None) or type(action).__doc__   # what the action models
             out.append({"label": str(action), "actor": action.actor, "outcome": self.model.describe_outcome(flags),
-                        "error": error, "changes": changes, "doc": _first_line(getattr(action, "doc", None) or type(action).__doc__)})
+                        "error": error, "changes": changes, "doc": _first_line(doc)})
         return out
 
     def steps(self, walk: Walk) -> list[dict[str, Any]]:

@@ -60,7 +60,8 @@ def test_initial_state_and_its_enabled_actions_are_the_models(api):
 
 
 def test_a_step_takes_the_action_and_a_bad_label_is_a_clear_400(api):
-    d = api.post("/api/step", json={"path": "RegisterBroker(broker=1)", "action": "BrokerElect(broker=1, elected=1)"}).json()
+    d = api.post("/api/step", json={"path": "RegisterBroker(broker=1)",
+                                    "action": "BrokerElect(broker=1, elected=1)"}).json()
     state = {f["name"]: f for g in d["state"] for f in g["fields"]}
     assert state["controller.masterBrokerId"]["value"] == 1 and state["controller.masterEpoch"]["value"] == 1
     assert state["broker1.role"] == {"name": "broker1.role", "value": "MASTER", "changed": True}
@@ -115,3 +116,18 @@ def test_a_44_knob_in_controller_mode_is_one_line_naming_the_knob_and_the_mode()
     bad = invoke("explore", "--mode", "controller", "--set", "slaves=2")
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
     assert "knob 'slaves' belongs to mode 4.4, not to mode controller" in bad.stderr
+
+
+def test_the_sequence_diagram_has_the_controller_modes_lifelines_and_notes_on_them():
+    from reports.sequence import Mark, diagram
+
+    s = controller_session()
+    walk = s.path(["RegisterBroker(broker=1)", "BrokerElect(broker=1, elected=1)", "RegisterBroker(broker=2)",
+                   "BrokerCrash(broker=1)", "ControllerDeclareDead(broker=1)", "ControllerElectNone()"])
+    d = diagram(walk.trace)
+    assert d.actors == ["controller", "producer", "consumer", "broker1", "broker2"]   # no lifeline for budget
+    owners = [(row.events[0].actor, row.events[0].label) for row in d.rows]
+    assert all(isinstance(row.events[0], Mark) for row in d.rows)
+    assert owners == [("broker1", "RegisterBroker(broker=1)"), ("broker1", "BrokerElect(broker=1, elected=1)"),
+                      ("broker2", "RegisterBroker(broker=2)"), ("broker1", "BrokerCrash(broker=1)"),
+                      ("controller", "ControllerDeclareDead(broker=1)"), ("controller", "ControllerElectNone()")]

@@ -29,9 +29,11 @@ def api():
 
 @pytest.fixture(scope="module")
 def lost_trace(tmp_path_factory):
-    """``check --preset controller --json`` of :data:`LOST`: its file and its trace's action labels."""
+    """``check --preset controller --json --itf`` of :data:`LOST`: its JSON file (its ITF trace beside it, in
+    ``itf/``) and its trace's action labels."""
     path = tmp_path_factory.mktemp("controller") / "check.json"
-    invoke("check", "--preset", "controller", "--property", LOST, "--json", str(path), "--quiet")
+    invoke("check", "--preset", "controller", "--property", LOST, "--json", str(path), "--itf",
+           str(path.parent / "itf"), "--quiet")
     data = json.loads(path.read_text())
     return path, [s["action"] for s in data["properties"][0]["trace"][1:]]
 
@@ -90,11 +92,15 @@ def test_shortest_path_to_a_controller_property_is_the_checks_counterexample(los
         assert {p["name"]: p["value"] for p in before}[LOST] == "holds"
 
 
-def test_a_controller_trace_file_loads_and_a_44_one_is_refused_naming_both_modes(api, lost_trace):
+def test_a_controller_trace_loads_from_json_and_itf_and_a_44_one_is_refused_naming_both_modes(api, lost_trace):
     path, labels = lost_trace
     loaded = api.post("/api/trace", json={"name": "check.json", "text": path.read_text()})
     assert loaded.status_code == 200, loaded.text
     assert loaded.json()["traces"] == [{"name": LOST, "path": labels, "loop_start": None, "status": "violated"}]
+    itf = path.parent / "itf" / f"{LOST}.itf.json"
+    from_itf = api.post("/api/trace", json={"name": itf.name, "text": itf.read_text()})
+    assert from_itf.status_code == 200, from_itf.text
+    assert [t["path"] for t in from_itf.json()["traces"]] == [labels]
     from model import preset
 
     old = {"config": preset("default").as_dict(), "properties": [{"name": "master_recovers", "trace": []}]}

@@ -77,7 +77,7 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
 
     cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
     _mode_options(cfg, grow, engine)
-    props = with_fairness(ctx, select_properties(property_names, cfg), fairness, unfair_kinds)
+    props = with_fairness(ctx, select_properties(property_names, cfg), fairness, unfair_kinds, cfg)
     sometimes = [p.name for p in props if p.kind == SOMETIMES]
     if property_names and sometimes:
         raise BadInput(f"--property {sometimes[0]}: a sometimes property has no failure modes; "

@@ -68,9 +68,6 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
 
     cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
     props = with_fairness(ctx, select_properties(property_names, cfg), fairness, unfair_kinds, cfg)
-    if engine != "local" and props.of_kind("eventually"):
-        raise BadInput(f"--property {props.of_kind('eventually')[0].name}: eventually properties are checked by "
-                       "the local engine only; drop --engine " + engine)
     lim = limits(max_states, max_depth, max_seconds)
     if threads is not None and engine != "local":
         raise BadInput(f"--threads: the local engine's option; --engine {engine} has its own workers")

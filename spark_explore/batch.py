@@ -3,8 +3,8 @@
 :func:`expand_batch` runs the one expansion step every engine shares (:func:`explore.step.expand_state`:
 the same ``successors`` / ``transition_check`` and the same generation step as the local engine) on every
 state of a batch with this engine's insert policy: duplicate successors inside the batch are removed
-keeping the canonical parent (smallest parent key, then smallest action), every transition is recorded when
-the graph properties need them, and the batch's terminal state kept is its smallest by key (a batch is not
+keeping the canonical parent (smallest parent key, then smallest action), every transition is recorded with its action when
+the graph and eventually properties need them, and the batch's terminal state kept is its smallest by key (a batch is not
 in key order). It then checks each distinct successor when asked. :mod:`spark_explore.level_job` runs it
 in the tasks of each level step.
 """
@@ -33,6 +33,12 @@ Batch = namedtuple("Batch", "child parent action table tmask edges")
 BATCH_ARG_T = types.Tuple((U64_2D, I64_1D, I64_1D, I64_1D, U64_2D))   # child, parent, action, table, edges
 
 
+def edge_width(words: int) -> int:
+    """Words of a stored transition row: the target's words, the source's, then the action's index (the
+    eventually properties' fairness reads it, as the local engine's ``edge_act``)."""
+    return 2 * words + 1
+
+
 @kernel(inline=True)
 def batch_home(place, row):
     """``home`` of the batch policy: the row's slot in the batch's table (no tag)."""
@@ -41,13 +47,15 @@ def batch_home(place, row):
 
 @kernel(inline=True)
 def insert_in_batch(place, c, states, src, a, row, slot, tag):
-    """``insert`` of the batch policy: the transition recorded, the successor added to the batch's
-    distinct ones, or its parent lowered to ``src`` when ``src`` has the smaller key."""
+    """``insert`` of the batch policy: the transition recorded (with its action, as the local kernels'
+    ``edge_act``), the successor added to the batch's distinct ones, or its parent lowered to ``src`` when
+    ``src`` has the smaller key."""
     if place.edges.shape[0] > 0:
         w = states.shape[1]
         for k in range(w):
             place.edges[c.edges, k] = row[k]
             place.edges[c.edges, w + k] = states[src, k]
+        place.edges[c.edges, 2 * w] = a
         c.edges += 1
     child = place.child
     while True:

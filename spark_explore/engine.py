@@ -34,6 +34,7 @@ from invariants.base import PropertySet
 from .batch import KernelRefs
 from .level_job import (ALL_BITS, LevelJob, check_rows, MapSummary, PartSummary, bucket_owner, drop_buckets, edges_name,
                         run_level_step, write_array, write_run)
+from .liveness import decide_eventually_on_spark
 from .reachability import ReachJob, cannot_reach_goal_on_spark
 from .shards import key_order, rows_by_owner
 from .errors import SparkRefused, SparkUnavailable, WorkDirLost, failure_cause
@@ -140,7 +141,10 @@ class SparkExplorer:
             lo, hi = local.level_starts[level], local.level_starts[level + 1]
             src = np.repeat(np.arange(lo, hi), np.diff(row_start[lo:hi + 1]))
             tgt = edges[row_start[lo]:row_start[hi]].astype(np.int64)
-            pairs = np.hstack([states[tgt], states[src]])
+            # the action of each edge: stored when an eventually property is selected (else unused)
+            act = (local.store.edge_act[row_start[lo]:row_start[hi]].astype(np.int64) if local.store.labels
+                   else np.full(len(tgt), -1, np.int64))
+            pairs = np.hstack([states[tgt], states[src], act.view(np.uint64)[:, None]])
             for q, rows in enumerate(rows_by_owner(states[tgt], self.parts)):
                 part = pairs[rows]
                 meta.edges[q].append(write_array(self.wd.edges_dir(q) / edges_name(level), part[key_order(part)]))
@@ -154,6 +158,7 @@ class SparkExplorer:
         self.signals: StopOnSignals | None = None
         self.error: ModelError | None = None
         self.graph_witness: dict[str, KeyWitness | None] = {}   # per graph property, once decided
+        self.live_results: dict[str, PropertyResult] = {}         # per eventually property, once decided
         try:
             meta = self.wd.load_meta() if self.resume else None
             if meta is not None and meta.digest != run_digest(self.model, self.props):
@@ -252,14 +257,24 @@ class SparkExplorer:
                 self.wd.drop_unrecorded_runs(self.meta)
 
     def _graph_phase(self) -> None:
-        """Decide the graph properties over the stored levels and edges (:mod:`spark_explore.reachability`)."""
+        """Decide the graph and eventually properties over the stored levels and edges
+        (:mod:`spark_explore.reachability`, :mod:`spark_explore.liveness`)."""
         meta = self.meta
         base = ReachJob(str(self.wd.root), self.parts, self.words, len(meta.levels),
                         tuple(tuple(f.name for f in runs) for runs in meta.runs))
         props = self.tracker.graph_props
-        found = cannot_reach_goal_on_spark(self.spark.sparkContext, base, [p.mask for p in props])
-        for p, w in zip(props, found):
-            self.graph_witness[p.name] = None if w is None else KeyWitness(w[0], tuple(_u(x) for x in w[1]))
+        if props:
+            found = cannot_reach_goal_on_spark(self.spark.sparkContext, base, [p.mask for p in props])
+            for p, w in zip(props, found):
+                self.graph_witness[p.name] = None if w is None else KeyWitness(w[0], tuple(_u(x) for x in w[1]))
+        if self.tracker.eventually:
+            def path_to(trigger: tuple[int, tuple[int, ...]]) -> tuple[tuple[int, ...], list[int]]:
+                root, actions, _ = self.wd.path(KeyWitness(*trigger))
+                return root, actions
+
+            self.live_results = decide_eventually_on_spark(
+                self.spark.sparkContext, self.model, self.props, self.tracker.eventually, base, path_to,
+                lambda root, actions: replay(self.model, root, actions))
 
     def _stop_before(self, level: int) -> bool:
         """Whether the run ends before expanding ``level`` (the space is exhausted, every property is
@@ -407,6 +422,7 @@ class SparkExplorer:
         if self.wd.lost:   # the levels may be another run's now: no trace or count is read back from them
             self.tracker.witness.clear()
             self.graph_witness.clear()
+            self.live_results.clear()
             meta.terminal = None
         results = self.tracker.verdicts(complete, self._trace)
         for p in self.tracker.graph_props:
@@ -418,9 +434,9 @@ class SparkExplorer:
             else:
                 results[p.name] = PropertyResult(p.name, p.kind, S_VIOLATED, p.summary,
                                                  self._trace(self.graph_witness[p.name]))
-        for p in self.tracker.eventually:   # the component search is not on Spark yet (docs/liveness.md)
-            results[p.name] = PropertyResult(p.name, p.kind, UNKNOWN, p.summary,
-                                             note="eventually properties are decided by the local engine only")
+        for p in self.tracker.eventually:
+            results[p.name] = (self.live_results[p.name] if complete and p.name in self.live_results else
+                               PropertyResult(p.name, p.kind, UNKNOWN, p.summary, note="needs the whole reachable graph"))
         ordered = [results[p.name] for p in self.props]
         levels = [li for li in meta.levels if li.size > 0]
         stats = level_stats([li.size for li in levels], meta.transitions, time.perf_counter() - self.t0,

@@ -4,9 +4,11 @@
 meta.json                                   the record --resume continues from (spark_explore.workdir)
 levels/level=L/part-Q.parquet               level L's states owned by partition Q, with parent and action
 visited/part-Q/run-A-B.npy                  partition Q's visited keys of levels A..B, sorted
-edges/part-Q/from-level-L.npy               the transitions out of level L into partition Q (graph properties)
+edges/part-Q/from-level-L.npy               the transitions out of level L into partition Q: (target, source,
+                                            action) rows (graph and eventually properties)
 shuffle/level=L/to-Q-from-P.bin             what the expansion of level L in partition P sent to partition Q
 graph/part-Q/...                            the graph properties' backward search (spark_explore.reachability)
+                                            and the eventually properties' (spark_explore.liveness)
 ```
 """
 from __future__ import annotations

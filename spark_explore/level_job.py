@@ -55,7 +55,7 @@ from explore.kernel import SCHECK_T
 from explore import counters
 from explore.step import I64_1D, U64_2D, Rows, tally_size
 
-from .batch import KernelRefs, expand_batch, first_raising
+from .batch import KernelRefs, edge_width, expand_batch, first_raising
 from .errors import ExchangeFileError
 from .layout import (bucket_owner, bucket_path, edges_dir, edges_name, level_dir, part_name, run_levels,  # noqa: F401
                      run_name, runs_dir, shuffle_dir)
@@ -89,7 +89,7 @@ class LevelJob:
     leaf_mask: int             # a state with all these bits is a leaf: stored, never expanded
     state_watch: tuple[tuple[int, int], ...]     # (bit, mask) of each undecided state property
     runs: tuple[tuple[str, ...], ...]            # per partition, its visited runs' file names
-    edges: bool = False        # also store every transition (target, source), for the graph properties
+    edges: bool = False        # also store every transition (target, source, action): graph and eventually properties
     batch: int = BATCH_STATES
     # per partition, the exchange files the previous step wrote for it (its manifest, from the driver):
     # filing reads exactly these, never what a directory listing shows
@@ -201,7 +201,8 @@ class MapSummary:
 class Outbox:
     """What expanding one partition leaves for the next step, grouped by owner partition: the distinct
     successors with their canonical parents (owner ``r``'s at ``[starts[r], starts[r + 1])``) and, for
-    the graph properties, the transitions ``(target, source)`` by their target's owner."""
+    the graph and eventually properties, the transitions ``(target, source, action)`` by their target's
+    owner."""
 
     keys: np.ndarray
     parents: np.ndarray
@@ -233,7 +234,7 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> tuple[O
     unused = np.empty(cap, dtype=np.uint64)
     table = np.empty(1 << max(int(2 * cap).bit_length(), 4), dtype=np.int64)
     got_keys, got_parents, got_actions, got_edges = [], [], [], []
-    edges = np.empty((cap if job.edges else 0, 2 * w), dtype=np.uint64)
+    edges = np.empty((cap if job.edges else 0, edge_width(w)), dtype=np.uint64)
     for lo in range(0, len(keys), job.batch):
         states = keys[lo:lo + job.batch]
         io = counters.new(counters.BATCH, 1)
@@ -262,7 +263,7 @@ def expand_states(job: LevelJob, keys: np.ndarray, sbits: np.ndarray) -> tuple[O
     ks, ps, acts = _concat(got_keys, got_parents, got_actions, w)
     del got_keys[:], got_parents[:], got_actions[:]   # a copy of every successor fewer at the next peak
     ks, ps, acts, starts = unique_by_owner(ks, ps, acts, job.parts, UNIQUE_CHUNK)
-    pairs = np.concatenate(got_edges) if got_edges else np.empty((0, 2 * w), np.uint64)
+    pairs = np.concatenate(got_edges) if got_edges else np.empty((0, edge_width(w)), np.uint64)
     order, edge_starts = group_by_owner(owner_of(np.ascontiguousarray(pairs[:, :w]), job.parts), job.parts)
     return Outbox(ks, ps, acts, starts, pairs[order], edge_starts), summary
 
@@ -418,7 +419,7 @@ def read_bucket(path: Path, expected: LevelFile, w: int) -> tuple[np.ndarray, ..
                                 f"{expected.rows} of {w}")
     got, at = [], 8 * _HEADER
     for dtype, count, shape in ((np.uint64, n * w, (n, w)), (np.uint64, n * w, (n, w)), (np.int16, n, (n,)),
-                                (np.uint64, e * 2 * w, (e, 2 * w))):
+                                (np.uint64, e * edge_width(w), (e, edge_width(w)))):
         got.append(np.frombuffer(data, dtype, count, at).reshape(shape))
         at += np.dtype(dtype).itemsize * count
     return tuple(got)
@@ -437,7 +438,7 @@ def read_buckets(root: str | Path, level: int, q: int, w: int, expected: tuple[L
         for i, part in enumerate(read_bucket(base / f.name, f, w)):
             got[i].append(part)
     keys, parents, actions = _concat(got[0], got[1], got[2], w)
-    edges = np.concatenate(got[3]) if got[3] else np.empty((0, 2 * w), np.uint64)
+    edges = np.concatenate(got[3]) if got[3] else np.empty((0, edge_width(w)), np.uint64)
     return Inbox(keys, parents, actions, edges)
 
 

@@ -1,7 +1,7 @@
 """Graph properties on Spark: ``AG EF goal`` by backward reachability over the stored edges, as jobs.
 
 The level jobs stored, per owner partition ``q``, every transition into a state of ``q`` as a
-``(target, source)`` row (``edges/part-Q/``). Then, per graph property:
+``(target, source, action)`` row (``edges/part-Q/``). Then, per graph property:
 
 1. **Prepare** (one job, shared by the properties): task ``q`` merges its visited runs into one sorted
    array of its states and turns its edges into predecessor lists (CSR over those states).
@@ -28,6 +28,7 @@ import numpy as np
 
 from explore.step import rows_equal
 
+from .batch import edge_width
 from .layout import edges_dir, graph_dir, graph_root
 from .level_job import _replace_into, _signed, read_frontier, read_run
 from .shards import gallop, key_order, merge_runs, rows_by_owner
@@ -111,7 +112,7 @@ def prepare_partition(job: ReachJob, q: int) -> Iterator[int]:
         merge_runs(states, np.ascontiguousarray(run), merged)
         states = merged
     files = sorted(edges_dir(job.root, q).glob("from-level-*.npy"))
-    pairs = np.concatenate([np.load(f) for f in files]) if files else np.empty((0, 2 * w), np.uint64)
+    pairs = np.concatenate([np.load(f) for f in files]) if files else np.empty((0, edge_width(w)), np.uint64)
     pairs = pairs[key_order(np.ascontiguousarray(pairs[:, :w]))]
     target = _positions(pairs[:, :w], states)
     pred_start = np.zeros(len(states) + 1, np.int64)
@@ -119,7 +120,8 @@ def prepare_partition(job: ReachJob, q: int) -> Iterator[int]:
     d = graph_dir(job.root, q)
     _save(d / "states.npy", states)
     _save(d / "pred_start.npy", pred_start)
-    _save(d / "pred_src.npy", pairs[:, w:])
+    _save(d / "pred_src.npy", pairs[:, w:2 * w])
+    _save(d / "pred_act.npy", pairs[:, 2 * w].astype(np.int16))
     yield len(states)
 
 

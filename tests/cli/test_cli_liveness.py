@@ -123,7 +123,3 @@ def test_matrix_and_faults_take_the_fairness(tmp_path):
     assert [(v["budgets"]["master_crashes"], v["status"]) for v in p["vectors"]] == [(0, "holds"), (1, "violated")]
     lasso = p["vectors"][1]
     assert lasso["trace"][lasso["loop_start"]]["state"] == lasso["trace"][-1]["state"]
-
-
-def test_spark_refuses_eventually_properties():
-    assert_bad_input(invoke("check", *TINY, *LIVE, "--engine", "spark"), "local engine only")

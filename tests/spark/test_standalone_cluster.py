@@ -12,6 +12,9 @@ from spark_explore.cluster import StandaloneCluster
 from spark_explore.session import EXECUTOR_JVM
 
 ARGS = ["check", "--preset", "default", "--set", "messages=1", "--set", "max_master_power_losses=0"]
+#: the eventually properties with a master that may stay down: two lassos, decided by Spark jobs
+LIVE = ["--property", "acked_message_eventually_consumed", "--property", "slaves_eventually_catch_up",
+        "--property", "consumption_eventually_completes", "--unfair", "MasterRestart"]
 
 
 @pytest.mark.timeout(600)
@@ -21,6 +24,9 @@ def test_check_on_a_standalone_cluster_matches_the_local_engine(tmp_path):
     local = subprocess.run(cmd + ARGS + ["--json", str(local_json), "--quiet"], capture_output=True, text=True,
                            timeout=300)
     assert local.returncode == 1, local.stderr
+    local_live = subprocess.run(cmd + ARGS + LIVE + ["--json", str(tmp_path / "local-live.json"), "--quiet"],
+                                capture_output=True, text=True, timeout=300)
+    assert local_live.returncode == 1, local_live.stderr
     with StandaloneCluster(workers=2, start_timeout=120) as cluster:
         assert cluster.alive_workers() == 2
         spark_json = tmp_path / "spark.json"
@@ -28,6 +34,10 @@ def test_check_on_a_standalone_cluster_matches_the_local_engine(tmp_path):
                                            "--driver-level-limit", "0", "--partitions", "4",
                                            "--json", str(spark_json), "--quiet"],
                              capture_output=True, text=True, timeout=480)
+        live = subprocess.run(cmd + ARGS + LIVE + ["--engine", "spark", "--spark-master", cluster.master_url,
+                                                   "--driver-level-limit", "450", "--partitions", "4",
+                                                   "--json", str(tmp_path / "spark-live.json"), "--quiet"],
+                              capture_output=True, text=True, timeout=480)
         # each worker logs the command line of its executor JVM: the lean JVM options reached it
         commands = [line for f in (cluster.log_dir / "work").glob("app-*/*/stderr")
                     for line in f.read_text(errors="replace").splitlines() if "Spark Executor Command" in line]
@@ -41,6 +51,12 @@ def test_check_on_a_standalone_cluster_matches_the_local_engine(tmp_path):
         assert pa["name"] == pb["name"]
         assert pa["status"] == pb["status"], pa["name"]
         assert [s["action"] for s in pa.get("trace", [])] == [s["action"] for s in pb.get("trace", [])]
+    # the eventually properties: the same verdicts, notes, loop_start and lassos as the local engine
+    assert live.returncode == 1, live.stderr
+    a, b = (json.loads((tmp_path / f"{e}-live.json").read_text()) for e in ("local", "spark"))
+    assert "cluster" in b["stats"]["level_engines"]
+    assert [p["status"] for p in b["properties"]] == ["violated", "violated", "holds"]
+    assert a["properties"] == b["properties"]
 
 
 def test_an_unreachable_master_is_bad_input_from_the_command_line():

@@ -3,10 +3,10 @@
 :func:`expand_batch` runs the one expansion step every engine shares (:func:`explore.step.expand_state`:
 the same ``successors`` / ``transition_check`` and the same generation step as the local engine) on every
 state of a batch with this engine's insert policy: duplicate successors inside the batch are removed
-keeping the canonical parent (smallest parent key, then smallest action), every transition is recorded with its action when
-the graph and eventually properties need them, and the batch's terminal state kept is its smallest by key (a batch is not
-in key order). It then checks each distinct successor when asked. :mod:`spark_explore.level_job` runs it
-in the tasks of each level step.
+keeping the canonical parent (smallest parent key, then smallest action), every transition is recorded
+with its action when the graph and eventually properties need them, and the batch's terminal state kept
+is its smallest by key (a batch is not in key order). It then checks each distinct successor when asked.
+:mod:`spark_explore.level_job` runs it in the tasks of each level step.
 """
 from __future__ import annotations
 

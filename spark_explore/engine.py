@@ -435,8 +435,9 @@ class SparkExplorer:
                 results[p.name] = PropertyResult(p.name, p.kind, S_VIOLATED, p.summary,
                                                  self._trace(self.graph_witness[p.name]))
         for p in self.tracker.eventually:
-            results[p.name] = (self.live_results[p.name] if complete and p.name in self.live_results else
-                               PropertyResult(p.name, p.kind, UNKNOWN, p.summary, note="needs the whole reachable graph"))
+            decided = complete and p.name in self.live_results
+            results[p.name] = self.live_results[p.name] if decided else PropertyResult(
+                p.name, p.kind, UNKNOWN, p.summary, note="needs the whole reachable graph")
         ordered = [results[p.name] for p in self.props]
         levels = [li for li in meta.levels if li.size > 0]
         stats = level_stats([li.size for li in levels], meta.transitions, time.perf_counter() - self.t0,

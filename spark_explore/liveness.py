@@ -9,18 +9,19 @@ the predecessor lists of :func:`spark_explore.reachability.prepare_partition`:
    successor lists of its states (in action order) and labels each state: its BFS level, the P / Q
    instance masks of every eventually property, and whether a run may stutter there (no fair action
    instance enabled).
-2. **Trim** (per property, one job a step; OWCTY): the candidates are the not-Q states, per instance (a
-   bit of a byte, so every instance is trimmed at once); each step removes the candidates with no
-   candidate successor or no candidate predecessor, until a step removes nothing. What is left holds every
-   strongly connected component with a cycle among not-Q states, and is usually small.
+2. **Trim** (one job a step; OWCTY): the candidates are the not-Q states, per property and instance (a
+   bit each of one word per state, so every property is trimmed at once); each step removes the
+   candidates with no candidate successor or no candidate predecessor, until a step removes nothing or at
+   most :data:`CORE_LIMIT` candidates are left. What is left holds every strongly connected component with
+   a cycle among not-Q states.
 3. **Components** (the driver): the states left, with their successor lists, are gathered; the same
    compiled passes as the local engine (:func:`explore.liveness.fair_ends`: Tarjan, the weak / strong
    fairness test, Emerson and Lei's refinement) find the fair components, written back to the partitions.
 4. **Doomed** (one job a step): backwards from the fair end states (stuttering ones and fair components'),
-   through not-Q states, per instance; each step sends the states newly reached to their predecessors'
+   through not-Q states, per property and instance; each step sends the states newly reached to their predecessors'
    owners.
 5. **Trigger** (one job): per instance, the smallest (level, key) state where P holds and a fair end is
-   reachable without Q; the smallest violated instance is the verdict's.
+   reachable without Q; a property's smallest violated instance is its verdict's.
 
 The lasso is then made in the driver: the stem's first part is the trigger's canonical path
 (:meth:`spark_explore.workdir.WorkDir.path`); the breadth-first path from the trigger through not-Q states
@@ -29,7 +30,7 @@ the k-th edge, the order the local engine stores them in); the cycle is the loca
 :func:`explore.liveness.fair_cycle` over the gathered component.
 
 Every step reads and writes files in the work directory (``graph/part-Q/live-*``) under names carrying the
-property and the step, so a task Spark runs again rewrites the same bytes; a run stopped during the pass
+step, so a task Spark runs again rewrites the same bytes; a run stopped during the pass
 does it again on ``--resume``, from the stored levels and transitions (as the graph properties' pass).
 """
 from __future__ import annotations
@@ -37,7 +38,7 @@ from __future__ import annotations
 import importlib
 import shutil
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -51,9 +52,6 @@ from .layout import graph_dir, graph_root
 from .level_job import _signed, read_frontier
 from .reachability import ReachJob, _load, _positions, _save, prepare_partition
 from .shards import key_order, rows_by_owner
-
-BYTE = np.uint64(0xFF)
-
 
 #: the gathered candidates: trimming goes on while more are left (a driver holds this many states'
 #: successor lists at ease), and stops early once a step removes none
@@ -114,8 +112,8 @@ def _arrivals(job: LiveJob, r: int, items: list[Any], n: int, tag: int = 0) -> n
     rows = np.concatenate(rows) if rows else np.empty((0, w + 1), np.uint64)
     rows = rows[key_order(np.ascontiguousarray(rows[:, :w]))]
     got = np.zeros(n, np.uint64)
-    np.bitwise_or.at(got, _positions(np.ascontiguousarray(rows[:, :w]), _load(graph_dir(job.base.root, r) / "states.npy")),
-                     rows[:, w])
+    states = _load(graph_dir(job.base.root, r) / "states.npy")
+    np.bitwise_or.at(got, _positions(np.ascontiguousarray(rows[:, :w]), states), rows[:, w])
     return got
 
 
@@ -312,7 +310,6 @@ def trigger_partition(job: LiveJob, q: int) -> Iterator[dict[int, tuple[int, tup
 def _steps(sc: Any, job: LiveJob, what: str, send: Callable, receive: Callable, enough: int = -1) -> int:
     """Run ``send`` / ``receive`` steps until one changes nothing (or leaves at most ``enough`` states);
     returns the number of the step whose files hold the result."""
-    from dataclasses import replace
     nodes = sc.parallelize(range(job.base.parts), job.base.parts)
     step = 0
     while True:
@@ -355,7 +352,6 @@ class SparkLiveness:
         self.nodes = sc.parallelize(range(base.parts), base.parts)
 
     def decide(self) -> dict[str, PropertyResult]:
-        from dataclasses import replace
         sc, parts, job, base = self.sc, self.base.parts, self.job, self.base   # the tasks' closures take no self
         sc.setJobDescription("rmqcheck eventually: predecessor lists")
         self.nodes.mapPartitionsWithIndex(lambda q, _: prepare_partition(base, q)).collect()
@@ -385,7 +381,6 @@ class SparkLiveness:
 
     def _triggers(self, job: LiveJob) -> tuple[dict[int, tuple[int, tuple[int, ...]]], "Core"]:
         """Per violated instance bit, its trigger (level, signed key); and the gathered core."""
-        from dataclasses import replace
         sc, parts = self.sc, self.base.parts
         last = _steps(sc, job, "trimming", trim_send, trim_receive, self.core_limit)
         sc.setJobDescription("rmqcheck eventually: components")
@@ -396,7 +391,8 @@ class SparkLiveness:
         last = _steps(sc, job, "doomed states", doom_send, doom_receive)
         sc.setJobDescription("rmqcheck eventually: triggers")
         best: dict[int, tuple[int, tuple[int, ...]]] = {}
-        for f in self.nodes.mapPartitionsWithIndex(lambda q, _, j=replace(job, step=last): trigger_partition(j, q)).collect():
+        found = self.nodes.mapPartitionsWithIndex(lambda q, _, j=replace(job, step=last): trigger_partition(j, q))
+        for f in found.collect():
             for b, w in f.items():
                 best[b] = min(best.get(b, w), w)
         return best, core

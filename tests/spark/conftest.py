@@ -12,13 +12,10 @@ pytestmark = pytest.mark.spark
 
 
 def pytest_collection_modifyitems(config, items):
-    no_java = shutil.which("java") is None
-    skip = pytest.mark.skip(reason="Java is not installed: the Spark engine cannot run here")
-    for item in items:
-        if "tests/spark" in str(item.fspath):
-            # with pytest-xdist's --dist loadgroup, every Spark test runs in one worker: one JVM, one session
-            item.add_marker(pytest.mark.xdist_group("spark"))
-            if no_java:
+    if shutil.which("java") is None:
+        skip = pytest.mark.skip(reason="Java is not installed: the Spark engine cannot run here")
+        for item in items:
+            if "tests/spark" in str(item.fspath):
                 item.add_marker(skip)
 
 

@@ -124,15 +124,13 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
 
 
 def _mode_options(cfg: Any, grow: str, engine: str) -> None:
-    """``--grow`` names a count of the configuration's model mode; the Spark engine runs 4.4's faults only."""
+    """``--grow`` names a count of the configuration's model mode."""
     from model.modes import mode_of
 
     mode = mode_of(cfg)
     counts = mode.faults().grow_knobs
     if grow != "none" and grow not in counts:
         raise BadInput(f"--grow {grow}: not a count of mode {mode.name}; it grows: {', '.join(counts)}, none")
-    if engine == "spark" and mode.name != "4.4":
-        raise BadInput(f"--engine spark: faults runs mode {mode.name} on the local engine only; drop --engine")
 
 
 def _analyser(engine: str, spark) -> Any:

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from explore.fairness import action_kind
 from explore.fault_passes import batch_faults
 from explore.faults import Lattice, PropertyFaults, counter_fields
 from explore.local import LocalExplorer
@@ -51,8 +52,8 @@ class SparkFaultAnalysis:
         self.state_check_set = properties
         self.lattice = Lattice.of(model.config)
         actions = model.actions()
-        self.kinds = sorted({type(a).__name__ for a in actions})
-        self.kind_of = np.array([self.kinds.index(type(a).__name__) for a in actions], dtype=np.int64)
+        self.kinds = sorted({action_kind(a) for a in actions})     # as the local analysis names them
+        self.kind_of = np.array([self.kinds.index(action_kind(a)) for a in actions], dtype=np.int64)
         self.prop_bits = np.array([p.bit for p in self.properties + self.witnesses], dtype=np.int64)
         self.cfield = counter_fields(model, self.lattice)
         # the exploration checks nothing itself (so it never stops early): the pass checks every state once

@@ -204,8 +204,3 @@ def test_the_controller_lattice_matches_check_per_budget_vector():
 
 def test_a_controller_count_to_grow_in_4_4_is_bad_input(no_exploration):
     assert_bad_input(invoke("faults", "--grow", "brokers"), "--grow brokers", "mode 4.4")
-
-
-def test_faults_on_spark_is_refused_for_the_controller_mode(no_exploration):
-    assert_bad_input(invoke("faults", "--preset", "controller", "--engine", "spark"), "--engine spark",
-                     "mode controller")

@@ -23,6 +23,8 @@ from cli_driver import assert_bad_input, invoke  # noqa: E402
 DEFAULT_SMALL = ("--set", "messages=1", "--max-configs", "4")
 #: read-from-slave, 1 message: the closing search reaches sets of two changes
 READ_FROM_SLAVE = ("--preset", "read-from-slave", "--set", "messages=1", "--max-configs", "14")
+#: the controller mode, 1 message (12,106 states): its own failure kinds, witnesses and closing changes
+CONTROLLER_SMALL = ("--preset", "controller", "--set", "messages=1", "--max-configs", "6")
 #: no slave, 1 message (331 states, depth 12, levels peaking at 53 states): 8 modes of three properties
 NO_SLAVE = ("--set", "messages=1", "--set", "slaves=0", "--max-configs", "2")
 
@@ -44,7 +46,8 @@ def _without_timings_and_engines(d: dict) -> dict:
     return d
 
 
-@pytest.mark.parametrize("config", [DEFAULT_SMALL, READ_FROM_SLAVE], ids=["default", "read-from-slave"])
+@pytest.mark.parametrize("config", [DEFAULT_SMALL, READ_FROM_SLAVE, CONTROLLER_SMALL],
+                         ids=["default", "read-from-slave", "controller"])
 def test_faults_json_is_the_same_on_spark_and_local(config, tmp_path):
     """Spaces this small run every level in the Spark engine's driver: the pass runs there."""
     local = _faults_json(tmp_path, "local", *config, "--jobs", "2")

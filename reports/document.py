@@ -32,6 +32,12 @@ class ReportSection:
     result: CheckResult
 
 
+def defaults_of(config: dict) -> str:
+    """Whose defaults a configuration's short text is relative to: its model mode's."""
+    mode = config.get("mode", "4.4")
+    return "the 4.4 defaults" if mode == "4.4" else f"the {mode} mode's defaults (RocketMQ 5.3.3)"
+
+
 def report_format(path: str | Path, option: str = "--report") -> str:
     """``markdown`` or ``html`` from the extension of ``path``; bad input otherwise."""
     return format_by_suffix(path, REPORT_FORMATS, "report", option)

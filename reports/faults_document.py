@@ -16,6 +16,7 @@ from typing import Any, Callable
 from .faults import (HOLDS_WITHIN, PER_VECTOR, bounds_text, cell_text, change_text, closed_text, combination_text,
                      costs_text, explanation_of, grown_text, holds_with_text, next_bound_header, setting_text,
                      summary_line, table_title, vector_note)
+from .document import defaults_of
 from .json_report import version
 
 
@@ -30,12 +31,6 @@ class TraceItem:
     back: str          # the id of the table it is listed in
     meaning: str = ""
     grown: dict[str, Any] | None = None   # the next bound's counts, for a trace of the next bound
-
-
-def _defaults(report: Any) -> str:
-    """Whose defaults the configuration text is relative to: its model mode's."""
-    mode = report.config.get("mode", "4.4")
-    return "the 4.4 defaults" if mode == "4.4" else f"the {mode} mode's defaults (RocketMQ 5.3.3)"
 
 
 def property_id(name: str) -> str:
@@ -188,7 +183,7 @@ def render_html(report: Any, name: str, config_text: str) -> str:
            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
            f"<title>rmqcheck faults report: {escape(name)}</title>", f"<style>{STYLE}{FAULTS_STYLE}</style></head><body>",
            f"<h1>rmqcheck faults report: {escape(name)}</h1>",
-           f"<p>Written by rmqcheck {escape(version())}. Knobs that differ from {_defaults(report)}: "
+           f"<p>Written by rmqcheck {escape(version())}. Knobs that differ from {defaults_of(report.config)}: "
            f"{_code(config_text)}.</p>", "<div class='wide'><table class='facts'>"]
     facts = [("bounds", bounds_text(report.bounds)),
              ("availability", ", ".join(report.reached) or "none (no SEND_OK and no delivery is ever reached)")]
@@ -221,7 +216,7 @@ def render_markdown(report: Any, name: str, config_text: str) -> str:
     items = {rep.name: trace_items(report, rep) for rep in props}
     link: Callable[[str, str], str] = lambda target, text: f"[{_cell(text)}](#{target})"   # noqa: E731
     out = [f"# rmqcheck faults report: {name}", "", f"Written by rmqcheck {version()}. Knobs that differ from "
-           f"{_defaults(report)}: `{config_text}`.", "",
+           f"{defaults_of(report.config)}: `{config_text}`.", "",
            f"- **bounds**: {bounds_text(report.bounds)}",
            f"- **availability**: {', '.join(report.reached) or 'none'}"]
     if report.next_bound:

@@ -14,8 +14,8 @@ from typing import Any
 
 from explore.result import S_VIOLATED, ModelError, PropertyResult, Trace
 
-from .document import (ReportSection, anchor, coverage_rows, explanation, never_enabled_text, stats_rows,
-                       terminal_title, trace_title, traced, value_text, when)
+from .document import (ReportSection, anchor, coverage_rows, defaults_of, explanation, never_enabled_text,
+                       stats_rows, terminal_title, trace_title, traced, value_text, when)
 from .json_report import version
 from .sequence import SVG_STYLE, diagram, loop_label, svg
 
@@ -192,7 +192,7 @@ def _section_head(s: ReportSection, index: int) -> list[str]:
     comes for, on the first screen."""
     r = s.result
     out = [f"<section id='{anchor(index)}'><h2>Configuration <code>{escape(s.name)}</code></h2>",
-           f"<p>Knobs that differ from the 4.4 defaults: {escape(s.config_text)}</p>",
+           f"<p>Knobs that differ from {escape(defaults_of(r.config))}: {escape(s.config_text)}</p>",
            f"<p>Outcome: <span class='{escape(r.outcome)}'>{escape(r.outcome)}</span>"
            f"{' (' + escape(r.incomplete_reason) + ')' if r.incomplete_reason else ''}</p>"]
     return out + _verdicts(s, index)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from explore.result import S_VIOLATED, PropertyResult, Trace
 
-from .document import (ReportSection, coverage_rows, explanation, never_enabled_text, stats_rows, terminal_title,
-                       trace_title, traced, value_text, when)
+from .document import (ReportSection, coverage_rows, defaults_of, explanation, never_enabled_text, stats_rows,
+                       terminal_title, trace_title, traced, value_text, when)
 from .json_report import version
 from .sequence import diagram, loop_label, mermaid
 
@@ -49,7 +49,8 @@ def _diagram(trace: Trace, witness: bool, loop_start: int | None = None) -> list
 
 def _section(s: ReportSection, heading: str) -> list[str]:
     r = s.result
-    out = [f"{heading} Configuration `{s.name}`", "", f"Knobs that differ from the 4.4 defaults: {s.config_text}", "",
+    out = [f"{heading} Configuration `{s.name}`", "",
+           f"Knobs that differ from {defaults_of(r.config)}: {s.config_text}", "",
            f"Outcome: **{r.outcome}**" + (f" ({r.incomplete_reason})" if r.incomplete_reason else "")]
     # the verdicts first, then every knob, the statistics and the coverage
     out += ["", f"{heading}# Verdicts", "", "| property | kind | verdict | trace steps | meaning |",

@@ -2,6 +2,7 @@
 are bad input (exit 2, one line)."""
 from __future__ import annotations
 
+import html
 import json
 
 from cli_driver import assert_bad_input, invoke
@@ -19,6 +20,16 @@ def test_check_runs_the_controller_mode():
     assert doc["stats"]["distinct_states"] == 510
     assert doc["config"]["mode"] == "controller"
     assert {p["name"]: p["status"] for p in doc["properties"]} == dict.fromkeys(ALWAYS, "holds")
+
+
+def test_the_reports_name_the_controller_modes_defaults(tmp_path):
+    """The knobs line of a report is relative to the run's own mode's defaults, not 4.4's."""
+    for name in ("r.md", "r.html"):
+        r = invoke("check", "--mode", "controller", *TINY, "--quiet", "--report", str(tmp_path / name))
+        assert r.exit_code == 0, r.stderr
+        text = html.unescape((tmp_path / name).read_text())
+        assert "Knobs that differ from the controller mode's defaults (RocketMQ 5.3.3)" in text, name
+        assert "4.4 defaults" not in text, name
 
 
 def test_a_controller_preset_and_a_toml_mode_choose_the_mode(tmp_path):

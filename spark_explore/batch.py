@@ -28,7 +28,7 @@ from model.native import kernel
 
 #: where the batch policy files successors: the distinct successors (``child``, each one's ``parent`` row of
 #: the batch and ``action``), the open-addressing table over them (``tmask``: its length - 1), and the
-#: batch's transitions as rows ``(target words, source words)`` when ``edges`` has rows
+#: batch's transitions as rows ``(target words, source words, action)`` when ``edges`` has rows
 Batch = namedtuple("Batch", "child parent action table tmask edges")
 BATCH_ARG_T = types.Tuple((U64_2D, I64_1D, I64_1D, I64_1D, U64_2D))   # child, parent, action, table, edges
 

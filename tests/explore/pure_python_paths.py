@@ -16,7 +16,7 @@ from model import Config, RocketMQModel
 from explore.step import tally_size
 from explore import counters
 from explore.step import Rows
-from spark_explore.batch import expand_batch
+from spark_explore.batch import edge_width, expand_batch
 
 CONFIGS = {
     "one-message-no-failures": dict(messages=1, max_master_crashes=0, max_master_power_losses=0),
@@ -50,7 +50,7 @@ def batch(model: RocketMQModel) -> list:
     tally = np.zeros(tally_size(nact), dtype=np.int64)
     masks = counters.new(counters.MASKS, 1)
     masks["state_watch"] = masks["trans_watch"] = (1 << len(PROPERTIES)) - 1
-    edges = np.zeros((cap, 2 * w), dtype=np.uint64)
+    edges = np.zeros((cap, edge_width(w)), dtype=np.uint64)
     rows = Rows(np.zeros((nact, w), dtype=np.uint64), np.zeros(nact, dtype=np.int64), np.zeros(nact, dtype=np.int64),
                 np.zeros(nact, dtype=np.uint64))
     n = expand_batch(model.successors, PROPERTIES.state_check, PROPERTIES.transition_check, model.params, states,

@@ -2,10 +2,20 @@
 from __future__ import annotations
 
 import functools
+import os
+from pathlib import Path
 
 import pytest
 
 from model import Config, RocketMQModel
+
+# Every process a test starts (``python -m rmqcheck``, a Spark worker, a helper script) imports the project
+# from this source tree, as the tests themselves do: numba keys its kernel cache on the source file's path,
+# so a process importing the installed copy in site-packages would compile every kernel a second time
+# (about 90 s of a CI run). The installed entry point is still started by tests/cli/test_cli_subprocess.py,
+# and tests/test_packaging.py checks that the install ships every package.
+ROOT = Path(__file__).resolve().parents[1]
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
 
 TINY = dict(messages=1, max_master_crashes=0, max_master_power_losses=0)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -43,5 +44,7 @@ def test_bad_input_in_a_real_process(args, words, tmp_path):
 def test_console_script_is_installed():
     exe = Path(sys.executable).parent / "rmqcheck"   # the venv's script, as pip installs it
     assert exe.exists(), exe
-    r = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60)
+    # as a user starts it: without the source tree on PYTHONPATH (tests/conftest.py puts it there)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0 and "rmqcheck" in r.stdout

@@ -34,3 +34,14 @@ def tiny(**knobs) -> RocketMQModel:
 @pytest.fixture
 def default_model() -> RocketMQModel:
     return model_for()
+
+
+@pytest.fixture
+def no_exploration(monkeypatch):
+    """Fail the test if any command starts exploring (bad input must be caught before)."""
+    def refuse(*a, **k):
+        raise AssertionError("exploration started despite bad input")
+    for module in ("rmqcheck.check", "rmqcheck.matrix", "rmqcheck.gate"):
+        monkeypatch.setattr(f"{module}.run_check", refuse)
+    monkeypatch.setattr("explore.simulate.simulate", refuse)
+    monkeypatch.setattr("rmqcheck.fault_search.FaultSearch.run", refuse)

@@ -170,6 +170,17 @@ def send_message(w, b, y, params):
     return OK
 
 
+@kernel(inline=True)
+def _acked_by(w, b, members, params):
+    """The master ``b`` and every slave of ``members`` connected to it whose ``slaveAckOffset`` has reached
+    the waiting put's end: the acks ``GroupTransferService#doWaitTransfer`` counts."""
+    acks = 1
+    for s in range(params[P_BROKERS]):
+        if s != b and members & bit(s) and connected_to(w, s, b) and bg(w, s, F.B_ACK) - 1 >= w[F.P_WAIT_END]:
+            acks += 1
+    return acks
+
+
 @kernel
 def ack_wait_done(w, x, y, params):
     """``GroupTransferService#doWaitTransfer``: with needAckNums = -1 (allAck) the union set re-read, OK
@@ -182,26 +193,12 @@ def ack_wait_done(w, x, y, params):
     if bg(w, b, F.B_UP) == 0:
         return 0
     if params[P_ALL_ACK] == 0:
-        acks = 1
-        for s in range(params[P_BROKERS]):
-            if s != b and connected_to(w, s, b) and bg(w, s, F.B_ACK) - 1 >= w[F.P_WAIT_END]:
-                acks += 1
-        if acks < params[P_ISR]:
+        if _acked_by(w, b, bit(params[P_BROKERS]) - 1, params) < params[P_ISR]:
             return 0
-        m = w[F.P_NEXT]
-        w[F.ACKED] |= bit(m)
-        w[F.P_NEXT] = m + 1
-        w[F.P_WAIT] = 0
-        w[F.P_WAIT_BROKER] = 0
-        w[F.P_WAIT_END] = 0
-        return OK
-    members = union_set(w, b)
-    count = 1
-    for s in range(params[P_BROKERS]):
-        if s != b and members & bit(s) and connected_to(w, s, b) and bg(w, s, F.B_ACK) - 1 >= w[F.P_WAIT_END]:
-            count += 1
-    if popcount(members) > 1 and count < popcount(members):
-        return 0
+    else:
+        members = union_set(w, b)
+        if popcount(members) > 1 and _acked_by(w, b, members, params) < popcount(members):
+            return 0
     m = w[F.P_NEXT]
     w[F.ACKED] |= bit(m)
     w[F.P_NEXT] = m + 1

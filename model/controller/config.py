@@ -71,12 +71,10 @@ class ControllerConfig:
             parsed = knob.parse(value)
             if parsed != value or type(parsed) is not type(value):
                 object.__setattr__(self, knob.key, parsed)
-        if self.in_sync_replicas > self.brokers:
-            raise ConfigError(f"knob 'in_sync_replicas': value {self.in_sync_replicas} exceeds "
-                              f"brokers={self.brokers}; allowed: 1..{self.brokers}")
-        if self.min_in_sync_replicas > self.brokers:
-            raise ConfigError(f"knob 'min_in_sync_replicas': value {self.min_in_sync_replicas} exceeds "
-                              f"brokers={self.brokers}; allowed: 1..{self.brokers}")
+        for key in ("in_sync_replicas", "min_in_sync_replicas"):
+            if getattr(self, key) > self.brokers:
+                raise ConfigError(f"knob '{key}': value {getattr(self, key)} exceeds brokers={self.brokers}; "
+                                  f"allowed: 1..{self.brokers}")
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], base: "ControllerConfig | None" = None) -> "ControllerConfig":

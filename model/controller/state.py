@@ -165,26 +165,27 @@ def epoch_append(w, b, epoch, start):
     return True
 
 
-@kernel
-def epoch_truncate_by_epoch(w, b, epoch):
-    """``EpochFileCache#truncateSuffixByEpoch``: remove entries with epoch >= ``epoch``."""
+@kernel(inline=True)
+def _epoch_truncate_suffix(w, b, column, bound):
+    """Remove the epoch file's last entries while their ``column`` (epoch or start offset) is >= ``bound``."""
     n = bg(w, b, F.B_EF_N)
-    while n > 0 and bg(w, b, F.B_EF_EP + n - 1) >= epoch:
+    while n > 0 and bg(w, b, column + n - 1) >= bound:
         n -= 1
         bs(w, b, F.B_EF_EP + n, 0)
         bs(w, b, F.B_EF_START + n, 0)
     bs(w, b, F.B_EF_N, n)
+
+
+@kernel
+def epoch_truncate_by_epoch(w, b, epoch):
+    """``EpochFileCache#truncateSuffixByEpoch``: remove entries with epoch >= ``epoch``."""
+    _epoch_truncate_suffix(w, b, F.B_EF_EP, epoch)
 
 
 @kernel
 def epoch_truncate_by_offset(w, b, offset):
     """``EpochFileCache#truncateSuffixByOffset``: remove entries with startOffset >= ``offset``."""
-    n = bg(w, b, F.B_EF_N)
-    while n > 0 and bg(w, b, F.B_EF_START + n - 1) >= offset:
-        n -= 1
-        bs(w, b, F.B_EF_EP + n, 0)
-        bs(w, b, F.B_EF_START + n, 0)
-    bs(w, b, F.B_EF_N, n)
+    _epoch_truncate_suffix(w, b, F.B_EF_START, offset)
 
 
 @kernel

@@ -19,8 +19,11 @@ NO_ROOM_TO_LOAD = ("failed to map segment", "cannot allocate memory", "llvmlite"
 EXIT_INCOMPLETE = 3   # rmqcheck.exit_codes, which imports the engine
 #: under this address-space cap nothing of rmqcheck can load (numba's compiler library alone maps about
 #: 0.3 GB; the smallest run measured needs about 340 MiB): the command says so before importing anything,
-#: since between about 70 and 90 MiB numpy's BLAS ends the process from C, out of Python's reach
-MIN_ADDRESS_SPACE = 256 << 20
+#: since C code out of Python's reach fails there: between about 70 and 90 MiB numpy's BLAS ends the
+#: process, and between 256 and about 285 MiB numba's loader of the cached kernels sometimes segfaults or
+#: spins at full CPU (measured at 280 MiB: one run in six segfaulted, one spun for minutes); from 290 MiB
+#: on, the first allocation fails as a MemoryError, one line and exit 3
+MIN_ADDRESS_SPACE = 300 << 20
 
 
 def address_space_cap() -> int | None:

@@ -105,7 +105,8 @@ def kernels_cached(tmp_path_factory):
     """The run's kernels compiled and cached first, without a cap, so that every capped process meets the
     same cache. Which kernels earlier tests happened to cache must not decide this test: in one CI run, with
     part of them cached, the 280 MiB process died with SIGABRT in numba's C code while loading, where no
-    Python code runs (with all of them cached, or none, it ends with the one line and exit 3)."""
+    Python code runs; and with all of them cached it once segfaulted and once spun for minutes. Caps under
+    ``MIN_ADDRESS_SPACE`` (300 MiB) are now refused before anything loads (rmqcheck/memory_cap.py)."""
     cwd = tmp_path_factory.mktemp("warm")
     p = subprocess.run([sys.executable, "-m", "rmqcheck", "check", *TINY, "--json", "r.json", "--quiet"],
                        capture_output=True, text=True, cwd=cwd, timeout=300, stdin=subprocess.DEVNULL)

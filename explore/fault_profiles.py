@@ -86,12 +86,12 @@ class FaultProfile:
         return _load(self.availability_path)
 
     def witnesses(self) -> list[Any]:
-        """The availability witnesses a closing change must keep, as properties. A ``sometimes`` one must
-        stay reached; the liveness properties (kind ``eventually``) will plug in here with the rule "does
-        not become violated", once the engine checks them."""
-        from invariants.base import SOMETIMES
+        """The availability witnesses a closing change must keep, as properties: a ``sometimes`` one must
+        stay reached, an ``eventually`` one (4.4: ``acked_message_eventually_consumed``) must not become
+        violated (the exploration decides it; it is kept where it holds)."""
+        from invariants.base import EVENTUALLY, SOMETIMES
         names = self.availability()
-        return [p for p in _load(self.witnesses_path) if p.name in names and p.kind == SOMETIMES]
+        return [p for p in _load(self.witnesses_path) if p.name in names and p.kind in (SOMETIMES, EVENTUALLY)]
 
 
 def changed(cfg: Any, change: Change) -> Any:

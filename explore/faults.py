@@ -24,13 +24,13 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from invariants.base import ALWAYS, KINDS, SOMETIMES, PropertySet
+from invariants.base import ALWAYS, EVENTUALLY, SOMETIMES, PropertySet
 
 from .fairness import action_kind
 from .fault_passes import breaking_transitions, check_states
 from .local import LocalExplorer
 from .run_control import Limits, Listener
-from .result import CheckResult, Trace
+from .result import HOLDS, CheckResult, Trace
 from .trace import replay
 
 #: the failure kinds of a combination in the RocketMQ 4.4 model: JSON key, budget knob, packed field of the
@@ -211,10 +211,19 @@ class FaultSummary:
         return any(k == kind and dominates(vector, v) for k, v in self.breaking)
 
 
-def reached_witnesses(witnesses: Sequence[Any], bits: np.ndarray) -> tuple[str, ...]:
-    """The state-observed ``sometimes`` properties of ``witnesses`` that some state's ``bits`` satisfy."""
-    return tuple(w.name for w in witnesses if w.kind == SOMETIMES and not w.on_transitions
-                 and bool(np.any(bits & np.uint64(w.mask))))
+def reached_witnesses(witnesses: Sequence[Any], bits: np.ndarray, result: CheckResult) -> tuple[str, ...]:
+    """The availability witnesses an exploration keeps: the state-observed ``sometimes`` ones some state's
+    ``bits`` satisfy, and the ``eventually`` ones it decided (:func:`explored_with`) as holding."""
+    held = {p.name for p in result.properties if p.kind == EVENTUALLY and p.status == HOLDS}
+    return tuple(w.name for w in witnesses
+                 if w.kind == SOMETIMES and not w.on_transitions and bool(np.any(bits & np.uint64(w.mask)))
+                 or w.kind == EVENTUALLY and w.name in held)
+
+
+def explored_with(properties: PropertySet, witnesses: Sequence[Any]) -> PropertySet:
+    """What a failure-mode exploration itself checks: only the ``eventually`` availability witnesses (their
+    pass needs the whole graph; the passes over the stored states check everything else once)."""
+    return properties.only([w for w in witnesses if w.kind == EVENTUALLY])
 
 
 class FaultAnalysis:
@@ -230,9 +239,10 @@ class FaultAnalysis:
         self.witnesses = tuple(witnesses)
         self.reached: tuple[str, ...] = ()
         self.lattice = Lattice.of(model.config)
-        # the exploration checks nothing itself: the passes below evaluate every state once
-        self.explorer = LocalExplorer(model, properties.without(KINDS), limits, listener, memory_budget,
-                                      exhaustive=True, threads=threads)
+        # the exploration checks nothing itself but the eventually witnesses: the passes below evaluate
+        # every state once
+        self.explorer = LocalExplorer(model, explored_with(properties, self.witnesses), limits, listener,
+                                      memory_budget, exhaustive=True, threads=threads)
         self.state_check = properties.state_check
         self.result: CheckResult | None = None
         self.faults: dict[str, PropertyFaults] = {}
@@ -259,7 +269,7 @@ class FaultAnalysis:
         bits = np.zeros(count, dtype=np.uint64)
         check_states(self.state_check, self.model.params, states, count, bits)
         cells = counter_cells(self.model, states, self.lattice)
-        self.reached = reached_witnesses(self.witnesses, bits[:count])
+        self.reached = reached_witnesses(self.witnesses, bits[:count], self.result)
         self._violations(bits, cells)
         if self.modes and self.properties and not self.result.incomplete_reason:
             self._breaking(states, count, bits, cells)

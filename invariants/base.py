@@ -127,6 +127,10 @@ class PropertySet:
             self.get(name)
         return replace(self, properties=tuple(p for p in self.every() if p.name in wanted))
 
+    def only(self, props: Iterable[Property]) -> "PropertySet":
+        """The set checking just ``props`` (with this set's checks and fairness)."""
+        return replace(self, properties=tuple(props))
+
     def without(self, kinds: Iterable[str]) -> "PropertySet":
         kinds = set(kinds)
         return replace(self, properties=tuple(p for p in self.properties if p.kind not in kinds))

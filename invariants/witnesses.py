@@ -67,10 +67,12 @@ def message_consumed(v, p):
     return v[F.H_DELIVERED] != 0
 
 
-#: the availability witnesses, and what a configuration that never reaches one has lost: ``rmqcheck
-#: faults`` counts a change as closing a failure mode only while every one of them the configuration
-#: reached is still reached (a change that loses one buys safety by giving up service)
+#: the availability witnesses, and what a configuration that loses one has lost: ``rmqcheck faults``
+#: counts a change as closing a failure mode only while every one of them the configuration keeps is still
+#: kept (a change that loses one buys safety by giving up service). A sometimes witness is kept when it is
+#: reached; the eventually one (``acked_message_eventually_consumed``, the delivery guarantee) when it holds
 AVAILABILITY: dict[str, str] = {
     "message_acked": "no SEND_OK is ever given",
     "message_consumed": "no message is ever delivered to the application",
+    "acked_message_eventually_consumed": "an acknowledged message may never be delivered",
 }

@@ -12,9 +12,11 @@
 
 A change buys nothing when it closes a mode by giving up service: under SYNC_MASTER with no slave, no
 SEND_OK is ever given, so no acknowledged message can be lost. Every exploration therefore also records
-which availability witnesses (:data:`invariants.witnesses.AVAILABILITY`, in every mode) it reaches; a change closes a
+which availability witnesses (:data:`invariants.witnesses.AVAILABILITY`, in every mode) it keeps: a
+``sometimes`` one (``message_acked``, ``message_consumed``) where it is reached, the ``eventually`` one
+(4.4: ``acked_message_eventually_consumed``, under the run's fairness) where it holds. A change closes a
 mode, and a set is one the property "holds with", only while it keeps every witness the configuration
-itself reaches, and does not remove a slave. The others are listed apart with what they cost.
+itself keeps, and does not remove a slave. The others are listed apart with what they cost.
 
 Every task is a function of a configuration (of any model mode: :mod:`explore.fault_profiles` says what
 the search needs of a mode) and returns small picklable values, so the sweep runs
@@ -105,11 +107,14 @@ class ConfigFaults:
 
 
 def faults_task(cfg: Any, names: tuple[str, ...], limits: Limits, memory: int, modes: bool,
-                threads: int = 1) -> ConfigFaults:
+                threads: int = 1, witnesses: tuple[str, ...] | None = None,
+                fairness: Fairness = Fairness()) -> ConfigFaults:
+    """The always properties ``names`` of ``cfg``, and which of the availability ``witnesses`` (names; None:
+    all of its mode's) it keeps, an eventually one decided under ``fairness``."""
     mode = mode_of(cfg)
-    props = mode.properties().select(list(names))
-    a = FaultAnalysis(mode.model(cfg), props, limits, None, memory, modes, threads,
-                      witnesses=availability_witnesses(cfg)).run()
+    props = mode.properties().select(list(names)).with_fairness(fairness)
+    kept = [w for w in availability_witnesses(cfg) if witnesses is None or w.name in witnesses]
+    a = FaultAnalysis(mode.model(cfg), props, limits, None, memory, modes, threads, witnesses=kept).run()
     r = a.result
     if r.error is not None:
         return ConfigFaults((), "", r.error.message)
@@ -288,7 +293,7 @@ class FaultSearch:
         self.next_bound: dict[str, Any] | None = None
         self.rows: list[TableRow] | None = None
         if self.always:
-            analysis = self._step1(self.config, "step 1: every state with the full budgets")
+            analysis = self._step1(self.config, "step 1: every state with the full budgets", self.witnesses)
             self.reached = analysis.reached
             if analysis.result.error is not None:
                 return self._report([], ERROR, analysis, error=analysis.result.error.message)
@@ -314,16 +319,25 @@ class FaultSearch:
         if self.on_progress is not None:
             self.on_progress(text)
 
-    def _step1(self, cfg: Any, text: str) -> Any:
-        """The one exhaustive exploration with the full budgets of ``cfg``, analysed."""
+    def _step1(self, cfg: Any, text: str, witnesses: list[Any]) -> Any:
+        """The one exhaustive exploration with the full budgets of ``cfg``, analysed, with which of
+        ``witnesses`` it keeps."""
         step1 = self.analyser or partial(analyse, threads=self.step1_threads)
         names = [p.name for p in self.always]
         model = mode_of(cfg).model(cfg)
         if self.progress is None:
             self._say(text)
-            return step1(model, self.properties.select(names), self.limits, self.listener, witnesses=self.witnesses)
+            return step1(model, self.properties.select(names), self.limits, self.listener, witnesses=witnesses)
         with self.progress.exploring(text) as listener:
-            return step1(model, self.properties.select(names), self.limits, listener, witnesses=self.witnesses)
+            return step1(model, self.properties.select(names), self.limits, listener, witnesses=witnesses)
+
+    def _faults_task(self, cfg: Any, names: tuple[str, ...], modes: bool) -> Task:
+        """A sweep task analysing ``cfg``: the always properties ``names``, and the availability witnesses
+        a change could lose: every sometimes one, and an eventually one only where step 1 found the
+        configuration keeping it (elsewhere no change can lose it, and its pass would cost for nothing)."""
+        keep = tuple(w.name for w in self.witnesses if w.kind != EVENTUALLY or w.name in self.reached)
+        return Task(faults_task, (cfg, names, self.limits, self.memory, modes, self.threads, keep,
+                                  self.properties.fairness))
 
     def _report(self, ordered: list[Any], outcome: str, analysis: FaultAnalysis | None,
                 error: str = "") -> FaultsReport:
@@ -374,8 +388,7 @@ class FaultSearch:
         names = tuple(p.name for p in self.always)
         settings = self.profile.table_settings(self.config)
         configs = [changed(self.config, c) for c in settings]
-        sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, False, self.threads))
-                             for cfg in configs], f"decision table: one exploration {self.profile.table_title}",
+        sweep = self._sweep([self._faults_task(cfg, names, False) for cfg in configs], f"decision table: one exploration {self.profile.table_title}",
                             [change_label(c) for c in settings])
         rows = []
         for setting, r in zip(settings, sweep.results):
@@ -397,7 +410,9 @@ class FaultSearch:
         if grown is None:
             self.next_bound["skipped"] = f"{self.grow}={count} is beyond the model's range"
             return
-        a = self._step1(grown, f"next bound: every state with {self.grow}={count}")
+        # (what it keeps is not read there: no eventually witness is decided)
+        a = self._step1(grown, f"next bound: every state with {self.grow}={count}",
+                        [w for w in self.witnesses if w.kind != EVENTUALLY])
         r = a.result
         self.next_bound.update(bounds=bounds(grown), distinct_states=r.stats.distinct_states,
                                transitions=r.stats.transitions, depth=r.stats.depth, seconds=r.stats.seconds)
@@ -457,8 +472,7 @@ class FaultSearch:
             self.stopped = f"--max-configs {self.max_configs} reached within the single changes"
             singles = singles[: self.max_configs]
         self._say(f"closing: {len(singles)} single changes")
-        sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, True, self.threads))
-                             for _, cfg in singles], "step 3: what closes each mode, one change at a time",
+        sweep = self._sweep([self._faults_task(cfg, names, True) for _, cfg in singles], "step 3: what closes each mode, one change at a time",
                             [change_label(c) for c, _ in singles], True)
         answers = {_key(c): r for (c, _), r in zip(singles, sweep.results) if r is not None}
         for c, _ in singles:
@@ -522,8 +536,7 @@ class FaultSearch:
             configs = [_combined(self.config, settings, idx) for idx in batch]
             self._say(f"closing: {len(batch)} sets of {size} changes")
             kept = [(idx, cfg) for idx, cfg in zip(batch, configs) if cfg is not None]
-            sweep = self._sweep([Task(faults_task, (cfg, names, self.limits, self.memory, False, self.threads))
-                                 for _, cfg in kept], f"step 4: sets of {size} changes a property holds with",
+            sweep = self._sweep([self._faults_task(cfg, names, False) for _, cfg in kept], f"step 4: sets of {size} changes a property holds with",
                                 [change_label(_merged(settings, idx)) for idx, _ in kept], True)
             self.sets_tried += len(batch)
             results = iter(sweep.results)

@@ -19,12 +19,12 @@ import numpy as np
 
 from explore.fairness import action_kind
 from explore.fault_passes import batch_faults
-from explore.faults import Lattice, PropertyFaults, counter_fields
+from explore.faults import Lattice, PropertyFaults, counter_fields, explored_with
 from explore.local import LocalExplorer
 from explore.run_control import Limits
-from explore.result import CheckResult, Trace
+from explore.result import HOLDS, CheckResult, Trace
 from explore.trace import replay
-from invariants.base import ALWAYS, KINDS, SOMETIMES, PropertySet
+from invariants.base import ALWAYS, EVENTUALLY, SOMETIMES, PropertySet
 
 from .batch import KernelRefs, arrow_states, key_columns
 from .engine import DRIVER_LEVEL_LIMIT, SparkExplorer, _is_spark_failure, _u, start_session_cached
@@ -45,9 +45,12 @@ class SparkFaultAnalysis:
                  driver_threshold: int = DRIVER_LEVEL_LIMIT, witnesses: Any = ()) -> None:
         self.model = model
         self.properties = [p for p in properties if p.kind == ALWAYS]
-        # the availability witnesses ride along as extra rows of the pass: a "violating" state of one is a
-        # state that satisfies it (its bit is set), so it is reached when it has any row
+        # the sometimes availability witnesses ride along as extra rows of the pass: a "violating" state of
+        # one is a state that satisfies it (its bit is set), so it is reached when it has any row; the
+        # eventually ones are decided by the exploration (as locally: explore.faults.explored_with)
         self.witnesses = [w for w in witnesses if w.kind == SOMETIMES and not w.on_transitions]
+        self.kept = [w for w in witnesses if w.kind == EVENTUALLY]
+        self.order = [w.name for w in witnesses]
         self.reached: tuple[str, ...] = ()
         self.state_check_set = properties
         self.lattice = Lattice.of(model.config)
@@ -56,9 +59,10 @@ class SparkFaultAnalysis:
         self.kind_of = np.array([self.kinds.index(action_kind(a)) for a in actions], dtype=np.int64)
         self.prop_bits = np.array([p.bit for p in self.properties + self.witnesses], dtype=np.int64)
         self.cfield = counter_fields(model, self.lattice)
-        # the exploration checks nothing itself (so it never stops early): the pass checks every state once
-        self.explorer = SparkExplorer(model, properties.without(KINDS), limits, listener, master, partitions,
-                                      driver_threshold=driver_threshold)
+        # the exploration checks nothing itself but the eventually witnesses (so it never stops early): the
+        # pass checks every state once
+        self.explorer = SparkExplorer(model, explored_with(properties, self.kept), limits, listener, master,
+                                      partitions, driver_threshold=driver_threshold)
         self.explorer.on_explored = self._analyse
         self.result: CheckResult | None = None
         self.faults: dict[str, PropertyFaults] = {}
@@ -95,8 +99,9 @@ class SparkFaultAnalysis:
             return
         keep_breaking = not result.incomplete_reason   # as the local analysis: modes only of a full space
         first = len(self.properties)
-        self.reached = tuple(w.name for i, w in enumerate(self.witnesses, first)
-                             if any(q == i for q, _ in violated))
+        held = {p.name for p in result.properties if p.kind == EVENTUALLY and p.status == HOLDS}
+        reached = {w.name for i, w in enumerate(self.witnesses, first) if any(q == i for q, _ in violated)}
+        self.reached = tuple(n for n in self.order if n in reached or n in held)
         for pi, p in enumerate(self.properties):
             pf = self.faults[p.name]
             for (q, cell), handle in sorted(violated.items()):

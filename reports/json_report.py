@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from explore.result import CheckResult, ModelError, PropertyResult, Stats, Step, Trace
+from invariants.base import WEAK, Fairness
 
 from .files import write_text_atomic
 
@@ -164,6 +165,13 @@ def trace_from_list(steps: list[dict[str, Any]] | None) -> Trace | None:
                   for s in steps])
 
 
+def _fairness(data: Any) -> Fairness | None:
+    """An eventually property's fairness as ``result_to_dict`` wrote it (None for the other kinds)."""
+    if not isinstance(data, dict):
+        return None
+    return Fairness(data.get("mode", WEAK), tuple(data.get("unfair", ())))
+
+
 def result_from_dict(data: dict[str, Any], where: str) -> CheckResult:
     """The result ``result_to_dict`` wrote, for rendering again (``rmqcheck report``); a file that is not
     one is :class:`ResultFileError` naming ``where`` and what is missing."""
@@ -178,7 +186,8 @@ def result_from_dict(data: dict[str, Any], where: str) -> CheckResult:
         _need(isinstance(p.get("status"), str) and isinstance(p.get("kind"), str), where,
               f"property {p['name']}: missing 'status' or 'kind'")
         props.append(PropertyResult(p["name"], p["kind"], p["status"], p.get("summary", ""),
-                                    trace_from_list(p.get("trace")), p.get("note", "")))
+                                    trace_from_list(p.get("trace")), p.get("note", ""),
+                                    loop_start=p.get("loop_start"), fairness=_fairness(p.get("fairness"))))
     error = None
     if isinstance(data.get("error"), dict):
         e = data["error"]

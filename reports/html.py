@@ -128,7 +128,7 @@ def _trace_article(p: PropertyResult, index: int, s: ReportSection) -> list[str]
     trace = p.trace
     title = trace_title(p)
     out = [f"<article class='trace' id='{anchor(index, p.name)}'>",
-           f"<h4 class='{escape(p.status)}'>{escape(title)}</h4>", f"<p>{escape(p.summary)}</p>"]
+           f"<h4 class='{escape(p.status)}'>{_name(title)}</h4>", f"<p>{escape(p.summary)}</p>"]
     if p.note:
         out.append(f"<p><i>{escape(p.note)}</i></p>")
     out += _explanation(p, s)

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from invariants.base import EVENTUALLY
 from model.events import PRUNE_REASON_SHIFT, PRUNED, prune_reason
 
 from .result import HOLDS, UNREACHED, PropertyResult, Stats
@@ -90,10 +91,11 @@ def pruned_note(stats: Stats) -> str:
 
 def note_pruned(properties: list[PropertyResult], stats: Stats) -> None:
     """A property that holds (or was never reached) in a run that left transitions out says so: the verdict
-    covers only the behaviour the model represents."""
+    covers only the behaviour the model represents. So does a violated eventually property: its lasso may
+    stay for ever in a state a left-out step would have gone on from."""
     if not stats.pruned_transitions:
         return
     note = pruned_note(stats)
     for p in properties:
-        if p.status in CLAIMS_ABSENCE and note not in p.note:
+        if (p.status in CLAIMS_ABSENCE or p.kind == EVENTUALLY) and note not in p.note:
             p.note = f"{p.note}; {note}" if p.note else note

@@ -89,17 +89,14 @@ class PropertySet:
     names_in_order: tuple[str, ...] = field(default=())
     eventually_masks: Any = None     # the eventually properties' compiled P / Q masks (module docstring)
     fairness: Fairness = Fairness()
-    #: properties checked only when named (``--property NAME``), not in the default selection: the
-    #: eventually properties, whose cost is above the default's target (docs/liveness.md, Cost)
-    opt_in: tuple[Property, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.names_in_order:
             object.__setattr__(self, "names_in_order", tuple(p.name for p in self.every()))
 
     def every(self) -> list[Property]:
-        """The default selection and the opt-in properties, in bit order."""
-        return sorted(self.properties + self.opt_in, key=lambda p: p.bit)
+        """The properties in bit order."""
+        return sorted(self.properties, key=lambda p: p.bit)
 
     def __iter__(self):
         return iter(self.properties)
@@ -111,15 +108,14 @@ class PropertySet:
         return [p.name for p in self.properties]
 
     def get(self, name: str) -> Property:
-        for p in self.properties + self.opt_in:
+        for p in self.properties:
             if p.name == name:
                 return p
         raise UnknownPropertyError(
             f"unknown property '{name}'; known properties: {', '.join(self.names_in_order)}")
 
     def select(self, names: Iterable[str] | None) -> "PropertySet":
-        """The subset named by ``names`` (the default selection when None or empty: every property but the
-        opt-in ones), in the set's order."""
+        """The subset named by ``names`` (the whole set when None or empty), in the set's order."""
         if not names:
             return self
         wanted = list(dict.fromkeys(names))

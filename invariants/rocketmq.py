@@ -7,7 +7,7 @@ the declared order, and ``state_check`` / ``transition_check`` are generated fro
 """
 from __future__ import annotations
 
-from .base import EVENTUALLY, Property, PropertySet
+from .base import Property, PropertySet
 from .checks import eventually_masks, state_check, transition_check
 from .declare import declarations
 
@@ -16,6 +16,5 @@ __all__ = ["PROPERTIES", "state_check", "transition_check"]
 
 _ALL = tuple(Property(d.name, d.kind, bit, d.summary, d.doc, d.on_transitions, d.over)
              for bit, d in enumerate(declarations()))
-#: the default selection; the eventually properties are opt-in (``--property NAME``): see docs/liveness.md
-PROPERTIES = PropertySet(tuple(p for p in _ALL if p.kind != EVENTUALLY), state_check, transition_check,
-                         eventually_masks=eventually_masks, opt_in=tuple(p for p in _ALL if p.kind == EVENTUALLY))
+#: every property is in the default selection, the eventually properties included (docs/liveness.md, Cost)
+PROPERTIES = PropertySet(_ALL, state_check, transition_check, eventually_masks=eventually_masks)

@@ -225,11 +225,11 @@ PROPERTIES = PropertySet(
     + (Property("new_master_elected", SOMETIMES, 5,
                 "the controller elects a master after a failover (masterEpoch >= 2)",
                 "A witness that failover happens in the explored space: some state has a master at master "
-                "epoch 2 or more."),),
-    state_check, transition_check, eventually_masks=eventually_masks,
-    opt_in=(Property("master_eventually_elected", EVENTUALLY, ELECTED_BIT,
-                     "after a master failure, with a live SyncStateSet member and the controller reachable, "
-                     "some broker becomes master", _doc(master_eventually_elected)),))
+                "epoch 2 or more."),
+       Property("master_eventually_elected", EVENTUALLY, ELECTED_BIT,
+                "after a master failure, with a live SyncStateSet member and the controller reachable, "
+                "some broker becomes master", _doc(master_eventually_elected))),
+    state_check, transition_check, eventually_masks=eventually_masks)
 
 #: the availability witnesses of ``rmqcheck faults`` (bits 6-7 of ``state_check``, not checked by ``check``):
 #: a change that closes a failure mode counts only while the configuration still reaches each of them

@@ -48,12 +48,13 @@ def test_json_follows_the_schema(small_json):
     kinds = {p["name"]: p["kind"] for p in d["properties"]}
     assert "slave_serves_pull" not in kinds and kinds["replication_can_catch_up"] == "graph"
     for p in d["properties"]:
-        if p["kind"] == "graph":
+        if p["kind"] in ("graph", "eventually"):   # one verdict per budget vector, a lasso for eventually
             assert len(p["vectors"]) == 4
             for v in p["vectors"]:
                 assert list(v["budgets"]) == list(COMBINATION_KEYS)
                 assert v["status"] in ("holds", "violated")
                 assert ("trace" in v) == (v["status"] == "violated")
+                assert ("loop_start" in v) == (v["status"] == "violated" and p["kind"] == "eventually")
             continue
         assert set(p) >= {"name", "kind", "status", "modes", "holds_with"}
         for m in p["modes"]:

@@ -33,7 +33,7 @@ def test_bash_source_is_a_completion_script():
     ("rmqcheck check --broker", ["plain,--broker-conf"]),
     ("rmqcheck check --preset sync-m", ["plain,sync-master"]),
     ("rmqcheck check --set max_master_c", ["plain,max_master_crashes="]),
-    ("rmqcheck faults --property acked", ["plain,acked_message_never_lost"]),
+    ("rmqcheck faults --property acked", ["plain,acked_message_never_lost", "plain,acked_message_eventually_consumed"]),
     ("rmqcheck check --broker-conf exam", ["file,exam"]),
 ])
 def test_completion_offers_commands_options_and_names(words, offered):

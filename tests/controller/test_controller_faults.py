@@ -43,7 +43,11 @@ def test_faults_on_the_controller_mode_gives_its_kinds_bounds_and_closing_change
     assert (doc["sweep"]["sets_tried"], doc["sweep"]["sets_total"]) == (15, 15)   # 4 changes, every set
     got = {p["name"]: (p["status"], [(c["combination"], c["length"]) for c in p["combinations"]],
                        [(m["breaking_action"], m["combination"], m["length"], m["closed_by"]) for m in p["modes"]],
-                       p["holds_with"]) for p in doc["properties"]}
+                       p["holds_with"]) for p in doc["properties"] if p["kind"] == "always"}
+    # the eventually property: one verdict per budget vector (no crash, one crash), each holds
+    [live] = [p for p in doc["properties"] if p["kind"] == "eventually"]
+    assert live["name"] == "master_eventually_elected"
+    assert [(v["budgets"]["broker_crashes"], v["status"]) for v in live["vectors"]] == [(0, "holds"), (1, "holds")]
     assert got == {
         # SEND_OK after the local append: allAck or inSyncReplicas=2 make the put wait for the slave
         "acked_message_on_every_later_master": ("violated", [(ONE_CRASH, 11)],
@@ -85,7 +89,8 @@ def test_nothing_of_the_4_4_model_shows_in_the_controller_output_and_report(smal
     for word in ("master crash", "slave1", "consumer restart", "durability setting", "failures.", "4.4 defaults"):
         assert word not in text, word
     assert "1 broker crash" in text and "2 brokers, 1 message" in text
-    assert all(set(c["combination"]) == set(KINDS) for p in doc["properties"] for c in p["combinations"])
+    assert all(set(c["combination"]) == set(KINDS) for p in doc["properties"] for c in p.get("combinations", []))
+    assert all(set(v["budgets"]) == set(KINDS) for p in doc["properties"] for v in p.get("vectors", []))
 
 
 def test_the_availability_witnesses_are_read_off_the_state():
@@ -127,7 +132,7 @@ def _controller_entries(tmp_path, edit=None):
 def test_the_gate_checks_the_controller_baseline_entries(tmp_path):
     r = invoke("gate", "--baseline", str(_controller_entries(tmp_path)), "--threads", "1", "--quiet")
     assert r.exit_code == 0, r.stdout + r.stderr
-    assert "gate passed: 18 verdicts in 3 configurations" in r.stdout
+    assert "gate passed: 21 verdicts in 3 configurations" in r.stdout
 
 
 def test_the_gate_fails_on_a_controller_verdict_changed_by_hand(tmp_path):

@@ -31,10 +31,10 @@ def explored(mutation=None, unfair=("BrokerRestart",)):
     return model, props, LocalExplorer(model, props).run().property(NAME)
 
 
-def test_it_is_opt_in_and_holds_when_the_failover_itself_must_elect(tmp_path):
+def test_it_is_in_the_default_selection_and_holds_when_the_failover_itself_must_elect(tmp_path):
     from invariants.controller import PROPERTIES
 
-    assert NAME not in PROPERTIES.names() and PROPERTIES.get(NAME).kind == "eventually"
+    assert NAME in PROPERTIES.names() and PROPERTIES.get(NAME).kind == "eventually"
     out = tmp_path / "live.json"
     run = invoke("check", *SMALL, "--json", str(out), "--quiet")
     assert run.exit_code == 0, run.stdout + run.stderr

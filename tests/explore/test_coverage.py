@@ -226,7 +226,8 @@ def test_pruned_transitions_are_counted_and_every_absence_claim_says_so():
     assert_sums_match_totals(r)
     for p in r.properties:
         noted = "left out by a bound of the model" in p.note
-        assert noted == (p.status in ("holds", "unreached")), p.name
+        # an eventually property's verdict either way: its lasso may stay where a left-out step goes on
+        assert noted == (p.status in ("holds", "unreached") or p.kind == "eventually"), p.name
     quiet = checked("pruning-one-restart-less")
     assert quiet.stats.pruned_transitions == 0 and quiet.stats.pruned_reasons == {}
     assert not any("bound of the model" in p.note for p in quiet.properties)

@@ -280,6 +280,8 @@ def test_property_names_kinds_and_order_are_the_interface():
         ("no_message_skipped", "always"), ("slave_serves_pull", "sometimes"),
         ("offset_committed_to_slave", "sometimes"), ("master_recovers", "sometimes"),
         ("slave_sync_overwrites_offset", "sometimes"), ("message_redelivered", "sometimes"),
-        ("message_acked", "sometimes"), ("message_consumed", "sometimes"), ("replication_can_catch_up", "graph")]
-    assert len({p.bit for p in PROPERTIES}) == 13
+        ("message_acked", "sometimes"), ("message_consumed", "sometimes"), ("replication_can_catch_up", "graph"),
+        ("acked_message_eventually_consumed", "eventually"), ("slaves_eventually_catch_up", "eventually"),
+        ("consumption_eventually_completes", "eventually")]
+    assert len({p.bit for p in PROPERTIES}) == 16
     assert all(p.doc for p in PROPERTIES)

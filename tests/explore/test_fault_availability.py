@@ -4,16 +4,18 @@ A change that closes a mode by giving up an availability witness (``message_acke
 given; ``message_consumed``) or by removing the slave is listed apart, with what it costs. The costs are
 checked here against direct explorations of the changed configurations, on two configurations: under
 SYNC_MASTER, ``slaves=0`` never acknowledges a send; under the 4.4 defaults it removes the replica the
-offset modes need.
+offset modes need. The delivery guarantee ``acked_message_eventually_consumed`` is a witness too, kept
+where it holds: a change under which an acknowledged message may never be delivered costs it.
 """
 from __future__ import annotations
 
 import functools
 
 from explore import explore
-from invariants import PROPERTIES
+from explore.run_control import Limits
+from invariants import PROPERTIES, Fairness
 from model import Config, RocketMQModel, preset
-from rmqcheck.fault_search import FaultSearch, change_costs
+from rmqcheck.fault_search import FaultSearch, change_costs, faults_task
 
 WITNESSES = PROPERTIES.select(["message_acked", "message_consumed"])
 
@@ -77,6 +79,30 @@ def test_costs_name_each_witness_lost_and_a_removed_slave():
     assert change_costs(base.with_overrides(["slaves=2"]), {"slaves": 1}, both, both) == ["removes a slave"]
     # a witness the configuration itself never reaches is nothing to lose
     assert change_costs(base, {"slaves": 0}, ("message_consumed",), ("message_consumed",)) == ["removes the slave"]
+
+
+def test_a_change_that_loses_the_delivery_guarantee_costs_it():
+    """Under SYNC_FLUSH with one message no acknowledged message is lost and the consumer gets it: the
+    delivery guarantee holds, and the closing explorations decide it. With ASYNC_FLUSH a master power loss
+    erases the acknowledged message before the flush: that change would cost the guarantee."""
+    base = preset("sync-flush").with_overrides(["messages=1"])
+    change = {"flush_disk_type": "ASYNC_FLUSH"}
+    lossy = Config.from_mapping(change, base=base)
+    names = ("acked_message_never_lost",)
+    kept, lost = (faults_task(cfg, names, Limits(), 1 << 30, False) for cfg in (base, lossy))
+    assert kept.reached == ("message_acked", "message_consumed", "acked_message_eventually_consumed")
+    assert lost.reached == ("message_acked", "message_consumed")
+    # what the task decided is what a direct check of the property says
+    live = PROPERTIES.select(["acked_message_eventually_consumed"])
+    assert explore(RocketMQModel(base), live).verdicts() == {"acked_message_eventually_consumed": "holds"}
+    assert explore(RocketMQModel(lossy), live).verdicts() == {"acked_message_eventually_consumed": "violated"}
+    assert change_costs(base, change, kept.reached, lost.reached) == ["an acknowledged message may never be delivered"]
+    # decided under the run's fairness: with none, the consumer may stop for ever, and nothing is kept
+    stalled = faults_task(base, names, Limits(), 1 << 30, False, fairness=Fairness("none"))
+    assert stalled.reached == ("message_acked", "message_consumed")
+    # a task told to keep only the sometimes witnesses does not decide it (no eventually pass)
+    assert faults_task(base, names, Limits(), 1 << 30, False, witnesses=("message_acked", "message_consumed")).reached \
+        == ("message_acked", "message_consumed")
 
 
 def test_at_80_columns_nothing_a_user_types_is_cut():

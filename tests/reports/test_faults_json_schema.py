@@ -41,13 +41,25 @@ def faults_json(tmp_path_factory) -> dict:
 def test_a_real_faults_json_fits_the_schema(faults_json):
     validate(faults_json)
     kinds = {p["kind"] for p in faults_json["properties"]}
-    assert kinds == {"always", "graph"}
+    assert kinds == {"always", "graph", "eventually"}
+    eventually = [p for p in faults_json["properties"] if p["kind"] == "eventually"]
+    assert all(v["status"] in ("holds", "violated") for p in eventually for v in p["vectors"])
     modes = [m for p in faults_json["properties"] if p["kind"] == "always" for m in p["modes"]]
     assert modes and all("explanation" in m for m in modes)
     grown = [p["at_next_bound"] for p in faults_json["properties"] if "at_next_bound" in p]
     assert faults_json["next_bound"]["bounds"]["messages"] == 2 and grown
     assert any(g["modes"] for g in grown)
     assert len(faults_json["table"]) == 4
+
+
+def graph(d: dict) -> dict:
+    return next(p for p in d["properties"] if p["kind"] == "graph")
+
+
+def eventually(d: dict) -> dict:
+    """The first eventually property with a violated vector (its lasso's ``loop_start`` is an integer)."""
+    return next(p for p in d["properties"] if p["kind"] == "eventually"
+                and any(v["status"] == "violated" for v in p["vectors"]))
 
 
 @pytest.mark.parametrize("breaking", [
@@ -58,8 +70,8 @@ def test_a_real_faults_json_fits_the_schema(faults_json):
     lambda d: d["properties"][0]["modes"][0]["combination"].update(master_crashes=-1),
     lambda d: d["properties"][0]["modes"][0].update(closed_at_a_cost=[{"change": {"slaves": 0}, "costs": []}]),
     lambda d: d["properties"][0].update(holds_with=["flush_disk_type=SYNC_FLUSH"]),
-    lambda d: d["properties"][-1]["vectors"][0].update(status="violated") or
-    d["properties"][-1]["vectors"][0].pop("trace", None),
+    lambda d: graph(d)["vectors"][0].update(status="violated") or graph(d)["vectors"][0].pop("trace", None),
+    lambda d: eventually(d)["vectors"][0].update(loop_start="2"),
     lambda d: d.update(outcome="error"),
     lambda d: d["next_bound"].update(grow="brokers"),
     lambda d: d["table"][0]["properties"]["acked_message_never_lost"].update(status="broken"),
@@ -67,7 +79,6 @@ def test_a_real_faults_json_fits_the_schema(faults_json):
 ])
 def test_the_schema_refuses_a_broken_faults_json(faults_json, breaking):
     d = copy.deepcopy(faults_json)
-    assert d["properties"][-1]["kind"] == "graph"
     breaking(d)
     with pytest.raises(jsonschema.ValidationError):
         validate(d)

@@ -78,9 +78,10 @@ def test_json_explains_each_violation_with_a_trace_and_nothing_else(run):
         prop = PropertyResult(p["name"], p["kind"], p["status"], trace=trace_of(p))
         assert explain_result(prop, result["config"]).to_dict() == e
         explained += 1
-    # acked_message_never_lost, consumed_message_never_lost, committed_offset_never_regresses and the
-    # graph property replication_can_catch_up are violated in this space
-    assert explained == 4
+    # acked_message_never_lost, consumed_message_never_lost, committed_offset_never_regresses, the graph
+    # property replication_can_catch_up and the eventually properties acked_message_eventually_consumed and
+    # slaves_eventually_catch_up are violated in this space
+    assert explained == 6
 
 
 def test_html_and_markdown_show_each_explanation_and_each_diagram(run):
@@ -116,7 +117,9 @@ def test_matrix_report_has_the_matrix_table_linking_to_each_trace(tmp_path):
 
 
 # -- --traces on the console -------------------------------------------------------------------------------
-TITLE = re.compile(r"^(?:(\S+) / )?(\w+): (violated|reached) in (\d+) steps( \(witness\))?", re.M)
+#: a trace's title: "name: violated in 5 steps", "name: reached in 3 steps (witness)", or an eventually
+#: property's lasso, "name: violated: a lasso of 8 steps, repeating from step 8"
+TITLE = re.compile(r"^(?:(\S+) / )?(\w+): (violated|reached)(?: in |: a lasso of )(\d+) steps( \(witness\))?", re.M)
 
 
 def titles(output: str) -> list[tuple[str, str, str]]:

@@ -388,7 +388,8 @@ class FaultSearch:
         names = tuple(p.name for p in self.always)
         settings = self.profile.table_settings(self.config)
         configs = [changed(self.config, c) for c in settings]
-        sweep = self._sweep([self._faults_task(cfg, names, False) for cfg in configs], f"decision table: one exploration {self.profile.table_title}",
+        sweep = self._sweep([self._faults_task(cfg, names, False) for cfg in configs],
+                            f"decision table: one exploration {self.profile.table_title}",
                             [change_label(c) for c in settings])
         rows = []
         for setting, r in zip(settings, sweep.results):
@@ -472,7 +473,8 @@ class FaultSearch:
             self.stopped = f"--max-configs {self.max_configs} reached within the single changes"
             singles = singles[: self.max_configs]
         self._say(f"closing: {len(singles)} single changes")
-        sweep = self._sweep([self._faults_task(cfg, names, True) for _, cfg in singles], "step 3: what closes each mode, one change at a time",
+        sweep = self._sweep([self._faults_task(cfg, names, True) for _, cfg in singles],
+                            "step 3: what closes each mode, one change at a time",
                             [change_label(c) for c, _ in singles], True)
         answers = {_key(c): r for (c, _), r in zip(singles, sweep.results) if r is not None}
         for c, _ in singles:
@@ -536,7 +538,8 @@ class FaultSearch:
             configs = [_combined(self.config, settings, idx) for idx in batch]
             self._say(f"closing: {len(batch)} sets of {size} changes")
             kept = [(idx, cfg) for idx, cfg in zip(batch, configs) if cfg is not None]
-            sweep = self._sweep([self._faults_task(cfg, names, False) for _, cfg in kept], f"step 4: sets of {size} changes a property holds with",
+            sweep = self._sweep([self._faults_task(cfg, names, False) for _, cfg in kept],
+                                f"step 4: sets of {size} changes a property holds with",
                                 [change_label(_merged(settings, idx)) for idx, _ in kept], True)
             self.sets_tried += len(batch)
             results = iter(sweep.results)

@@ -5,6 +5,7 @@ imported: ``rmqcheck --help`` must never load numba or the compiled kernels.
 """
 from __future__ import annotations
 
+import errno
 import math
 import os
 import stat
@@ -167,7 +168,7 @@ def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | 
     e.g. ``--config``), compared as files (device and inode), so a symbolic link, a hard link or ``./x``
     for ``x`` is caught: an input is never overwritten; and none lies inside the Spark engine's
     ``--work-dir``, whose files a resumed run reads."""
-    read = input_identities(inputs or {})
+    read = input_identities(list((inputs or {}).items()) + _context_inputs())
     inside = _real_path(work_dir, "--work-dir") if work_dir else None
     seen: dict[str, str] = {}
     for option, path in outputs.items():
@@ -180,8 +181,36 @@ def check_outputs(outputs: Mapping[str, str | None], inputs: Mapping[str, str | 
         if inside and key != STDOUT and (key == inside or key.startswith(inside.rstrip(os.sep) + os.sep)):
             raise BadInput(f"{option} {path!r} lies inside --work-dir {work_dir!r}, whose files a resumed run "
                            "reads; give a path outside it")
+        refuse_link_loop(option, path)
         refuse_input_as_output(option, path, read)
         check_writable(path, option, allow_stdout=option == "--json")
+
+
+def _context_inputs() -> list[tuple[str, str]]:
+    """The broker and group files the command line (or its run file) gave, kept in click's context by
+    rmqcheck/options.py: inputs as much as ``--config`` is."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return []
+    found = [("--broker-conf", path) for path in ctx.meta.get("broker_confs") or ()]
+    if ctx.meta.get("group_config"):
+        found.append(("--group-config", ctx.meta["group_config"]))
+    return found
+
+
+def refuse_link_loop(option: str, path: str) -> None:
+    """A symbolic link that resolves to itself (``ln -s o.json o.json``) names no file to write through:
+    writing would replace the link with a regular file."""
+    if path == STDOUT or not os.path.islink(path):
+        return
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise BadInput(f"{option} {path!r} is a symbolic link that loops back on itself; "
+                           "give another path") from None
 
 
 def _real_path(path: str, option: str) -> str:
@@ -200,10 +229,12 @@ def _identity(path: str) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def input_identities(inputs: Mapping[str, str | None]) -> dict[tuple[int, int], tuple[str, str]]:
-    """The files of a command's inputs: ``{(device, inode): (option, path)}``."""
+def input_identities(inputs: Mapping[str, str | None] | Sequence[tuple[str, str | None]]
+                     ) -> dict[tuple[int, int], tuple[str, str]]:
+    """The files of a command's inputs (option -> path, or (option, path) pairs where an option repeats):
+    ``{(device, inode): (option, path)}``."""
     found = {}
-    for option, path in inputs.items():
+    for option, path in (inputs.items() if isinstance(inputs, Mapping) else inputs):
         ident = _identity(path) if path and path != STDOUT else None
         if ident is not None:
             found[ident] = (option, path)
@@ -232,7 +263,7 @@ def check_itf_dir(path: str, inputs: Mapping[str, str | None] | None = None) -> 
     if is_file:
         raise BadInput(f"--itf {path!r}: is a file; give a directory (created if missing)")
     where = _real_path(path, "--itf")
-    for option, source in (inputs or {}).items():
+    for option, source in list((inputs or {}).items()) + _context_inputs():
         if source and source != STDOUT and source.endswith(".itf.json") and \
                 os.path.dirname(_real_path(source, option)) == where:
             raise BadInput(f"--itf {path!r} would write over {option} {source!r} (a <property>.itf.json there); "

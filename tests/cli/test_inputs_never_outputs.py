@@ -101,3 +101,55 @@ def test_an_output_inside_the_spark_work_dir_is_refused(tmp_path, no_exploration
     r = invoke("check", "--engine", "spark", "--work-dir", str(work), "--json", target, "--quiet")
     assert_bad_input(r, "--json", "inside --work-dir")
     assert (work / "meta.json").read_text() == "{}"
+
+
+MASTER = b"brokerId=0\nbrokerRole=SYNC_MASTER\n"
+SLAVE = b"brokerId=1\nbrokerRole=SLAVE\n"
+GROUP = b"brokerId=0\nwhichBrokerWhenConsumeSlowly=0\n"
+
+
+@pytest.mark.parametrize("command, extra, output_option, output", [
+    ("check", ["--broker-conf", "m.conf"], "--json", "m.conf"),
+    ("check", ["--broker-conf", "m.conf", "--broker-conf", "s.conf"], "--json", "s.conf"),
+    ("check", ["--broker-conf", "m.conf", "--group-config", "g.md"], "--report", "g.md"),
+    ("check", ["--broker-conf", "m.dot"], "--graph", "./sub/../m.dot"),
+    ("simulate", ["--broker-conf", "m.conf"], "--json", "m.conf"),
+    ("faults", ["--broker-conf", "m.conf", "--broker-conf", "s.conf"], "--json", "s.conf"),
+])
+def test_an_output_naming_a_broker_or_group_file_is_refused(tmp_path, monkeypatch, no_exploration, command, extra,
+                                                            output_option, output):
+    """Issue 45, item 1: ``check --broker-conf m.conf --json m.conf`` replaced m.conf with the JSON; the same
+    with a slave's file, ``--group-config`` and ``simulate``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    files = {"m.conf": MASTER, "m.dot": MASTER, "s.conf": SLAVE, "g.md": GROUP}
+    for name, text in files.items():
+        (tmp_path / name).write_bytes(text)
+    before = sorted(os.listdir(tmp_path))
+    r = invoke(command, *extra, "--set", "messages=1", output_option, output, "--quiet")
+    assert_bad_input(r, output_option, repr(output), "never replaces an input")
+    assert {name: (tmp_path / name).read_bytes() for name in files} == files
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_a_broker_file_named_by_a_run_file_is_an_input_too(tmp_path, monkeypatch, no_exploration):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.conf").write_bytes(MASTER)
+    (tmp_path / "run.toml").write_text('messages = 1\n[run]\nbroker_conf = ["m.conf"]\n')
+    assert_bad_input(invoke("check", "--config", "run.toml", "--json", "m.conf", "--quiet"), "--json",
+                     "never replaces an input")
+    assert (tmp_path / "m.conf").read_bytes() == MASTER
+
+
+@pytest.mark.parametrize("command, option, name", [
+    ("check", "--json", "o.json"), ("check", "--report", "o.html"), ("check", "--graph", "o.dot"),
+    ("simulate", "--json", "o.json"), ("faults", "--report", "o.md"),
+])
+def test_a_self_loop_link_as_an_output_is_refused_and_stays_a_link(tmp_path, monkeypatch, no_exploration, command,
+                                                                   option, name):
+    """``ln -s o.json o.json`` given as an output became a regular file."""
+    monkeypatch.chdir(tmp_path)
+    os.symlink(name, name)
+    r = invoke(command, *TINY, option, name, "--quiet")
+    assert_bad_input(r, option, repr(name), "loops back on itself")
+    assert os.path.islink(name) and os.readlink(name) == name

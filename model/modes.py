@@ -58,6 +58,10 @@ class Mode:
         module, _, name = self.model_path.partition(":")
         return getattr(importlib.import_module(module), name)(config, mutation=mutation)
 
+    def model_name(self) -> str:
+        """The model's name, as a result's ``model`` records it (the model class's ``name``)."""
+        return _load(self.model_path).name
+
     def properties(self) -> Any:
         return _load(self.properties_path)
 

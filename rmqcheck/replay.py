@@ -213,7 +213,7 @@ def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, 
             if not isinstance(record.get("trace"), list):
                 raise ReplayError(f"{what}: no trace (a list of steps)")
             trace, flags = replay_steps(model, record["trace"], what)
-            problem = _faults_problem(model, PROPERTIES, prop, record, trace, flags, graph)
+            problem = faults_problem(model, PROPERTIES, prop, record, trace, flags, graph)
         except (ReplayError, ConfigError) as exc:
             problem = str(exc)
         if problem:
@@ -232,7 +232,7 @@ def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, 
     return EXIT_VIOLATED if failed else EXIT_OK
 
 
-def _faults_problem(model: Any, PROPERTIES: Any, prop: Any, record: dict[str, Any], trace: Trace, flags: int,
+def faults_problem(model: Any, PROPERTIES: Any, prop: Any, record: dict[str, Any], trace: Trace, flags: int,
                     graph: bool) -> str:
     """What a replayed faults trace fails to show, or "" when it shows what its record says (``PROPERTIES``:
     those of the model's mode)."""
@@ -277,27 +277,19 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     """
     announce_compilation()
     from explore.result import REACHED, S_VIOLATED, UNKNOWN
-    from invariants import PROPERTIES
     from invariants.base import EVENTUALLY
-    from model import Config, ConfigError, RocketMQModel
     from reports.console import trace_table
     from reports.json_report import read_result
 
+    from .saved_result import accept_saved, saved_config
+
     check_input_file(trace_file, "trace file")
     data = read_result(trace_file)
-    mode = data["config"].get("mode", "4.4") if isinstance(data.get("config"), dict) else "4.4"
-    try:
-        if mode != "4.4":   # a trace of another model mode (model/modes.py): its config, model, properties
-            from model.modes import get_mode
-            knobs = {k: v for k, v in data["config"].items() if k != "mode"}
-            cfg = get_mode(mode).from_mapping(knobs)
-            PROPERTIES = get_mode(mode).properties()
-        else:
-            cfg = Config.from_mapping(data["config"])
-    except ConfigError as exc:
-        raise BadInput(f"{trace_file}: its config does not fit this model: {exc}") from None
+    command, mode = accept_saved(data, trace_file, ("check", "simulate", "faults"), "rmqcheck replay")
+    cfg = saved_config(data, trace_file, mode)
+    PROPERTIES = mode.properties()
     lim = limits(max_states, max_depth, max_seconds)
-    if data.get("command") == "faults":
+    if command == "faults":
         sys.exit(replay_faults(data, trace_file, cfg, property_names))
     recorded = recorded_properties(data, trace_file, PROPERTIES)
     for name in property_names:
@@ -308,7 +300,7 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     chosen = list(dict.fromkeys(property_names)) or list(recorded)
     if not chosen:
         raise BadInput(f"{trace_file}: no property to re-check")
-    model = RocketMQModel(cfg) if mode == "4.4" else CheckJob(cfg, PROPERTIES, lim).model()
+    model = mode.model(cfg)
     fairness = recorded_fairness(recorded, trace_file)
     replayed = []
     for name in chosen:

@@ -46,6 +46,13 @@ def parse(text: str, where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise TraceFileError(f"{where}: expected a JSON object (a result of 'rmqcheck check --json' or an ITF "
                              "trace)")
+    if not is_itf(data):   # a result: of this rmqcheck, a command with traces, a known mode and model
+        from ..saved_result import accept_saved
+        from ..setup import BadInput
+        try:
+            accept_saved(data, where, ("check", "simulate", "faults"), "rmqcheck explore --trace")
+        except BadInput as exc:
+            raise TraceFileError(str(exc)) from None
     return data
 
 

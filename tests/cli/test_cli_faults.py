@@ -169,7 +169,8 @@ def test_every_mode_trace_replays_with_rmqcheck_replay(small_json, tmp_path):
     for p in small_json["properties"]:
         for i, m in enumerate(p.get("modes", [])):
             path = tmp_path / f"{p['name']}-{i}.json"
-            path.write_text(json.dumps({"config": small_json["config"], "properties": [
+            path.write_text(json.dumps({"tool": "rmqcheck", "version": small_json["version"], "command": "check",
+                                        "config": small_json["config"], "properties": [
                 {"name": p["name"], "kind": "always", "status": "violated", "trace": m["trace"]}]}))
             r = invoke("replay", str(path))
             assert r.exit_code == 0, r.output

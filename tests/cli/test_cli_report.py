@@ -40,7 +40,7 @@ def test_a_saved_result_renders_the_report_it_was_written_with(tmp_path, suffix)
 def test_report_refuses_what_is_not_a_result(tmp_path, no_exploration):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"config": {}, "properties": []}))
-    assert_bad_input(invoke("report", str(bad), "--report", str(tmp_path / "r.html")), "bad.json", "stats")
+    assert_bad_input(invoke("report", str(bad), "--report", str(tmp_path / "r.html")), "bad.json", "not a result of rmqcheck")
     bad.write_text("{")
     assert_bad_input(invoke("report", str(bad), "--report", str(tmp_path / "r.html")), "not valid JSON")
     assert_bad_input(invoke("report", str(bad), "--report", str(bad)), "--report")

@@ -103,7 +103,9 @@ def test_a_controller_trace_loads_from_json_and_itf_and_a_44_one_is_refused_nami
     assert [t["path"] for t in from_itf.json()["traces"]] == [labels]
     from model import preset
 
-    old = {"config": preset("default").as_dict(), "properties": [{"name": "master_recovers", "trace": []}]}
+    from reports.json_report import version
+    old = {"tool": "rmqcheck", "version": version(), "config": preset("default").as_dict(),
+           "properties": [{"name": "master_recovers", "trace": []}]}
     refused = api.post("/api/trace", json={"name": "44.json", "text": json.dumps(old)})
     assert refused.status_code == 400
     assert refused.json()["error"] == ("44.json: a trace of model mode 4.4, and this explorer runs mode controller; "

@@ -73,7 +73,8 @@ def test_simulate_and_faults_results_load(api, files):
     assert loaded, "three walks of eight steps reach some property"
     check = json.loads((files / "check.json").read_text())
     p = next(p for p in check["properties"] if p["name"] == PROPERTY)
-    faults = {"config": check["config"], "properties": [
+    faults = {"tool": "rmqcheck", "version": check["version"], "command": "faults", "config": check["config"],
+              "properties": [
         {"name": PROPERTY, "status": "violated", "modes": [{"combination": {}, "trace": p["trace"]}]}]}
     assert load(api, "faults.json", faults).json()["traces"] == [
         {"name": f"{PROPERTY}: mode 1", "path": actions(p["trace"]), "loop_start": None, "status": "violated"}]
@@ -109,10 +110,13 @@ def test_files_the_explorer_cannot_show_are_refused_with_the_reason(api, files):
     refused(load(api, "other.json", (files / "other.json").read_text()), "another configuration", "messages")
     refused(load(api, "x.json", "{not json"), "not valid JSON")
     refused(load(api, "x.json", [1]), "JSON object")
-    refused(load(api, "x.json", {"config": {}}), "'properties'")
-    refused(load(api, "x.json", {"config": {"nonsense": 1}, "properties": []}), "unknown knob 'nonsense'")
-    refused(load(api, "x.json", {"config": json.loads((files / "check.json").read_text())["config"],
+    ours = {k: json.loads((files / "check.json").read_text())[k] for k in ("tool", "version")}
+    refused(load(api, "x.json", {"config": {}}), "not a result of rmqcheck")
+    refused(load(api, "x.json", {**ours, "config": {}}), "'properties'")
+    refused(load(api, "x.json", {**ours, "config": {"nonsense": 1}, "properties": []}), "unknown knob 'nonsense'")
+    refused(load(api, "x.json", {**ours, "config": json.loads((files / "check.json").read_text())["config"],
                                  "properties": [{"name": PROPERTY, "status": "holds"}]}), "holds no trace")
+    refused(load(api, "x.json", {**ours, "model": "rocketmq-9", "config": {}}), "its model is 'rocketmq-9'")
 
 
 @pytest.mark.parametrize("change, words", [

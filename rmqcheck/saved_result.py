@@ -1,0 +1,130 @@
+"""A saved result read back (``report``, ``replay``, ``explore --trace``): only what this rmqcheck wrote.
+
+A file is read back only when it is a result of this tool (``tool``), of a version whose format this
+rmqcheck reads (the same major and minor version), written by a command the reader takes (``command``;
+results written before results named their command are known by their shape), of a model mode this
+rmqcheck has, and of that mode's model (``model``). Anything else is bad input (exit 2) in one line. What a
+reader re-renders as a verdict is verified first where it can be without exploring
+(:func:`verify_traces`): every trace is replayed against the model and must still show its verdict, so a
+status or a trace edited by hand is refused rather than rendered.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .setup import BadInput
+
+#: the commands that write a result, and what each is called in a message
+COMMANDS = {"check": "check --json", "simulate": "simulate --json", "faults": "faults --json",
+            "matrix": "matrix --json"}
+
+
+def result_command(data: dict[str, Any]) -> str:
+    """The command that wrote ``data``: its ``command``, else (an older file) the one its shape says."""
+    named = data.get("command")
+    if isinstance(named, str):
+        return named
+    if "configurations" in data:
+        return "matrix"
+    if "sweep" in data:
+        return "faults"
+    return "simulate" if data.get("search") == "random-walks" else "check"
+
+
+def _readable_version(version: Any) -> bool:
+    from reports.json_report import version as ours
+
+    def major_minor(text: str) -> tuple[str, ...]:
+        return tuple(text.split(".")[:2])
+    return isinstance(version, str) and major_minor(version) == major_minor(ours())
+
+
+def accept_saved(data: dict[str, Any], where: str, commands: Sequence[str], reader: str) -> tuple[str, Any]:
+    """``(command, mode)`` of a result ``reader`` (``rmqcheck report`` ...) may read; bad input naming what
+    does not fit otherwise."""
+    from model.modes import MODES
+    from reports.json_report import TOOL, version
+
+    if data.get("tool") != TOOL:
+        raise BadInput(f"{where}: not a result of rmqcheck (its 'tool' is {data.get('tool')!r}); "
+                       f"{reader} reads only what rmqcheck wrote")
+    if not _readable_version(data.get("version")):
+        raise BadInput(f"{where}: written by rmqcheck {data.get('version')!r}; this rmqcheck ({version()}) reads "
+                       f"results of version {'.'.join(version().split('.')[:2])}.x: re-run the command")
+    command = result_command(data)
+    if command not in commands:
+        takes = " or ".join(f"'rmqcheck {COMMANDS[c]}'" for c in commands)
+        what = f"'rmqcheck {COMMANDS[command]}'" if command in COMMANDS else f"command {command!r}"
+        raise BadInput(f"{where}: a result of {what}; {reader} reads results of {takes}")
+    config = data.get("config")
+    mode_name = config.get("mode", "4.4") if isinstance(config, dict) else "4.4"
+    mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
+    if mode is None:
+        raise BadInput(f"{where}: its config names mode {mode_name!r}; known modes: {', '.join(MODES)}")
+    model = data.get("model")
+    if model is not None and model != mode.model_name():
+        raise BadInput(f"{where}: its model is {model!r}, not mode {mode.name}'s {mode.model_name()!r}; "
+                       f"{reader} reads only results of this rmqcheck's models")
+    return command, mode
+
+
+def saved_config(data: dict[str, Any], where: str, mode: Any) -> Any:
+    """The typed configuration of the result, in its mode (bad input when its knobs do not fit)."""
+    from model import ConfigError
+
+    try:
+        return mode.from_mapping({k: v for k, v in data["config"].items() if k != "mode"})
+    except ConfigError as exc:
+        raise BadInput(f"{where}: its config does not fit this model: {exc}") from None
+
+
+def verify_traces(data: dict[str, Any], where: str, command: str, cfg: Any) -> None:
+    """Every trace of a check or faults result replays against ``cfg``'s model and still shows its
+    recorded verdict (a violated always property's last state violates it, a reached witness is reached,
+    a lasso is a fair counterexample, a failure mode ends with its breaking action); each status is a
+    verdict of its property's kind. Bad input naming the first that does not."""
+    from explore.trace import ReplayError
+    from model import ConfigError
+    from model.modes import mode_of
+
+    from .replay import (faults_traces, faults_problem, lasso_fault_of, recorded_fairness, recorded_properties,
+                         replay_steps, still_shows)
+
+    mode = mode_of(cfg)
+    properties = mode.properties()
+    edited = "edited, or written by another model: re-run the command that wrote it"
+    try:
+        if command == "faults":
+            models: dict[tuple, Any] = {}
+            for what, name, record, knobs, graph in faults_traces(data, where, ()):
+                prop = properties.get(name)
+                key = tuple(sorted((knobs or {}).items()))
+                if key not in models:
+                    models[key] = mode.model(type(cfg).from_mapping(knobs or {}, base=cfg))
+                if not isinstance(record.get("trace"), list):
+                    raise BadInput(f"{what}: no trace (a list of steps); {edited}")
+                trace, flags = replay_steps(models[key], record["trace"], what)
+                problem = faults_problem(models[key], properties, prop, record, trace, flags, graph)
+                if problem:
+                    raise BadInput(f"{what}: {problem}; {edited}")
+            return
+        recorded = recorded_properties(data, where, properties)
+        model = mode.model(cfg)
+        fairness = recorded_fairness(recorded, where)
+        for name, record in recorded.items():
+            if "trace" not in record:
+                continue
+            prop = properties.get(name)
+            trace, flags = replay_steps(model, record["trace"], f"{where}, property {name}")
+            if prop.kind == "eventually" and record["status"] == "violated":
+                fault = lasso_fault_of(model, prop, trace, record.get("loop_start"), fairness, properties)
+                if fault:
+                    raise BadInput(f"{where}, property {name}: recorded violated, but {fault}; {edited}")
+            elif record["status"] in ("violated", "reached") and \
+                    still_shows(model, prop, trace, flags, properties) is False:
+                raise BadInput(f"{where}, property {name}: recorded {record['status']}, but the last state of its "
+                               f"trace does not show it; {edited}")
+    except (ReplayError, ConfigError, ValueError) as exc:
+        if isinstance(exc, BadInput):
+            raise
+        raise BadInput(f"{str(exc).splitlines()[0]}; {edited}") from None

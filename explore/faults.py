@@ -106,6 +106,14 @@ def vector_type(config: Any) -> type[Vector]:
     return mode_of(config).faults().vector
 
 
+def bounds(cfg: Any) -> dict[str, Any]:
+    """What an answer rests on: the mode's counts (4.4: messages, consumers, queues, slaves) and the failure
+    budgets (as a ``combination``: the most failures of each kind any run may have)."""
+    from model.modes import mode_of
+    counts = mode_of(cfg).faults().bound_knobs
+    return {**{k: int(getattr(cfg, k)) for k in counts}, "budgets": combination(Lattice.of(cfg).budgets)}
+
+
 def combination(vector: Vector) -> dict[str, int]:
     """A vector as the JSON ``combination`` (every key of its kinds, zeros included)."""
     return {key: int(c) for key, c in zip(vector.keys(), vector)}

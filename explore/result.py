@@ -104,6 +104,10 @@ class CheckResult:
     incomplete_reason: str = ""
     error: ModelError | None = None
     terminal_trace: Trace | None = None   # shortest path to a terminal state (smallest key at its depth)
+    #: what the verdicts rest on: the counts and failure budgets (explore.faults.bounds; as faults writes them)
+    bounds: dict[str, Any] = field(default_factory=dict)
+    #: ``check --next-bound``: the exploration with one more message and the verdicts that move there
+    next_bound: dict[str, Any] | None = None
 
     def property(self, name: str) -> PropertyResult:
         for p in self.properties:

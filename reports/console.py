@@ -37,8 +37,8 @@ def fmt_value(value: Any) -> str:
         return "-"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ",".join(str(x) for x in value) + "]"
+    if isinstance(value, (list, tuple)):   # a tuple as a list: as JSON gives it back (rmqcheck report)
+        return "[" + ",".join(fmt_value(x) if isinstance(x, (list, tuple)) else str(x) for x in value) + "]"
     return str(value)
 
 
@@ -248,6 +248,12 @@ def summary_table(result: CheckResult, title: str = "") -> Table:
     t.add_column()
     outcome = Text(result.outcome.upper(), style=OUTCOME_STYLE.get(result.outcome, "bold"))
     t.add_row("outcome", outcome)
+    if result.bounds:
+        from .bounds import bounds_text, check_next_bound_text
+        t.add_row("bounds", bounds_text(result.bounds))
+        if result.next_bound is not None:
+            t.add_row("next bound", Text(check_next_bound_text(result.next_bound),
+                                         style="yellow" if result.next_bound.get("moved") else ""))
     if result.incomplete_reason:
         t.add_row("incomplete", Text(result.incomplete_reason, style="yellow"))
     t.add_row("engine", result.engine)

@@ -58,7 +58,11 @@ def trace_title(p: PropertyResult) -> str:
 def stats_rows(result: CheckResult) -> list[tuple[str, str]]:
     from .console import human_bytes
     s = result.stats
-    rows = [("outcome", result.outcome), ("engine", result.engine)]
+    from .bounds import bounds_text, check_next_bound_text
+    rows = [("outcome", result.outcome)] + ([("bounds", bounds_text(result.bounds))] if result.bounds else [])
+    if result.next_bound is not None:
+        rows.append(("next bound", check_next_bound_text(result.next_bound)))
+    rows.append(("engine", result.engine))
     if result.incomplete_reason:
         rows.append(("incomplete", result.incomplete_reason))
     if s.stopped_early:

@@ -22,20 +22,9 @@ from rich.text import Text
 from explore.faults import COMBINATION_KEYS, Vector, combination
 
 from .console import NameTable, WholeNames, explanation_table, trace_table
+from .bounds import KIND_WORDS, bounds_text, grown_text
 from .json_report import TOOL, trace_to_list, version
 
-#: singular and plural of each failure kind, for the console
-KIND_WORDS = {"master_crashes": ("master crash", "master crashes"),
-              "master_power_losses": ("master power loss", "master power losses"),
-              "slave_crashes": ("slave crash", "slave crashes"),
-              "slave_power_losses": ("slave power loss", "slave power losses"),
-              "consumer_restarts": ("consumer restart", "consumer restarts"),
-              "ha_disconnects": ("HA disconnect", "HA disconnects"),
-              # the controller mode's (explore/fault_profiles.py)
-              "broker_crashes": ("broker crash", "broker crashes"),
-              "broker_power_losses": ("broker power loss", "broker power losses"),
-              "controller_outages": ("controller outage", "controller outages"),
-              "link_losses": ("controller link loss", "controller link losses")}
 GRAPH_NOTE = ("not monotone in the budgets (a slave that is down counts as caught up), so one verdict per "
               "budget vector")
 #: the kinds with one verdict per budget vector; an eventually property's note
@@ -73,17 +62,6 @@ def costs_text(costly: list[Any]) -> str:
     return " | ".join(cost_text(c) for c in costly)
 
 
-# -- bounds ----------------------------------------------------------------------------------------------
-def bounds_text(b: dict[str, Any]) -> str:
-    """``2 messages, 1 consumer, 1 queue, 1 slave; at most 1 master crash + 1 master power loss``."""
-    if not b:
-        return ""
-    counts = ", ".join(f"{n} {k[:-1] if n == 1 else k}" for k, n in b.items() if k != "budgets")
-    budgets = b["budgets"]
-    return f"{counts}; at most " + (" + ".join(f"{c} {KIND_WORDS[k][c != 1]}" for k, c in budgets.items() if c)
-                                    or "no failure")
-
-
 def holds_with_text(report: Any, rep: Any) -> str:
     """The sets a violated property holds with, or, when none, whether every set was tried."""
     if rep.holds_with:
@@ -92,15 +70,6 @@ def holds_with_text(report: Any, rep: Any) -> str:
         return (f"none of the {report.sets_tried} sets tried (not every set: {report.sets_total} exist; "
                 f"the search stopped: {report.stopped or 'interrupted'})")
     return f"no set of the setting changes (all {report.sets_total} tried)"
-
-
-def grown_text(nb: dict[str, Any]) -> str:
-    """``with 2 messages`` (the count that grew, at its new value)."""
-    grow = nb["grow"]
-    if "bounds" not in nb:
-        return f"one more of {grow}"
-    n = nb["bounds"][grow]
-    return f"with {n} {grow[:-1] if n == 1 else grow}"
 
 
 def next_bound_header(nb: dict[str, Any]) -> str:
@@ -405,8 +374,9 @@ def _costly(c: Any) -> dict[str, Any]:
     return {"change": c.change, "costs": list(c.costs)}
 
 
-def faults_json(report: Any) -> str:
-    return json.dumps(report_to_dict(report), indent=2) + "\n"
+def faults_json(report: Any, name: str = "") -> str:
+    """``name``: how reports title the configuration (``rmqcheck report`` titles its document so again)."""
+    return json.dumps({**report_to_dict(report), **({"name": name} if name else {})}, indent=2) + "\n"
 
 
 def faults_report(path: str | Path, report: Any, name: str, config_text: str) -> str:

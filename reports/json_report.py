@@ -58,6 +58,7 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
     d: dict[str, Any] = {
         "tool": TOOL,
         "version": version(),
+        "command": "simulate" if result.engine == SIMULATE else "check",
         "model": result.model,
         "config": result.config,
         # simulation runs on the local machine; the schema's engine is where, "search" says how
@@ -85,6 +86,10 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
         },
         "properties": [property_to_dict(p, result.config) for p in result.properties],
     }
+    if result.bounds:
+        d["bounds"] = result.bounds
+    if result.next_bound is not None:
+        d["next_bound"] = result.next_bound
     if result.terminal_trace is not None:
         d["terminal_trace"] = trace_to_list(result.terminal_trace)
     if result.incomplete_reason:
@@ -96,8 +101,11 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
     return d
 
 
-def result_json(result: CheckResult) -> str:
-    return json.dumps(result_to_dict(result), indent=2) + "\n"
+def result_json(result: CheckResult, name: str = "", reproduce: str = "") -> str:
+    """The JSON of ``result``; ``name`` (how reports title the configuration) and ``reproduce`` (the command
+    line that reproduces the run) let ``rmqcheck report`` render the run's own report again."""
+    extra = {**({"name": name} if name else {}), **({"reproduce": reproduce} if reproduce else {})}
+    return json.dumps({**result_to_dict(result), **extra}, indent=2) + "\n"
 
 
 def write_json(path: str | Path, result: CheckResult) -> None:
@@ -106,7 +114,7 @@ def write_json(path: str | Path, result: CheckResult) -> None:
 
 def matrix_to_dict(sections: list[Any]) -> dict[str, Any]:
     """Several configurations (``rmqcheck matrix``): one full result per configuration, by name."""
-    return {"tool": TOOL, "version": version(),
+    return {"tool": TOOL, "version": version(), "command": "matrix",
             "configurations": [{"name": s.name, **result_to_dict(s.result)} for s in sections]}
 
 
@@ -194,4 +202,6 @@ def result_from_dict(data: dict[str, Any], where: str) -> CheckResult:
         error = ModelError(e.get("message", ""), e.get("action", ""), e.get("state", {}),
                            trace_from_list(e.get("trace")))
     return CheckResult(data.get("engine", "local"), data["outcome"], s, props, data["config"], data.get("model", ""),
-                       data.get("incomplete_reason", ""), error, trace_from_list(data.get("terminal_trace")))
+                       data.get("incomplete_reason", ""), error, trace_from_list(data.get("terminal_trace")),
+                       data["bounds"] if isinstance(data.get("bounds"), dict) else {},
+                       data["next_bound"] if isinstance(data.get("next_bound"), dict) else None)

@@ -16,6 +16,7 @@ from typing import Any
 
 from explore.result import ERROR, CheckResult, PropertyResult, Trace
 
+from .bounds import bounds_text
 from .console import fmt_value
 from .files import write_text_atomic
 
@@ -73,6 +74,14 @@ def gate_junit(runs: list[tuple[Any, CheckResult]]) -> ET.Element:
     for entry, result in runs:
         got = {p.name: p for p in result.properties}
         suite = ET.SubElement(root, "testsuite", name=entry.name, time=f"{result.stats.seconds:.3f}")
+        if result.bounds:   # what the verdicts rest on, as check and faults state it
+            props = ET.SubElement(suite, "properties")
+            ET.SubElement(props, "property", name="bounds", value=bounds_text(result.bounds))
+            for key, value in result.bounds.items():
+                if key != "budgets":
+                    ET.SubElement(props, "property", name=key, value=str(value))
+            for key, value in result.bounds["budgets"].items():
+                ET.SubElement(props, "property", name=f"budget.{key}", value=str(value))
         counts = {"tests": 0, "failures": 0, "errors": 0}
         for name, expected in entry.expect.items():
             case = ET.SubElement(suite, "testcase", classname=f"rmqcheck.gate.{entry.name}",

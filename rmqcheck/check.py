@@ -41,6 +41,9 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_
                    "its states (any space size).")
 @click.option("--graph-radius", type=int, default=DEFAULT_RADIUS, show_default=True, metavar="K",
               help="With --graph-around: how many steps after the trace to export.")
+@click.option("--next-bound", "next_bound", is_flag=True,
+              help="Explore the configuration once more with one more message (local engine) and say which "
+                   "verdicts move there; the exit code stays this bound's.")
 @click.option("--itf", "itf_dir", metavar="DIR",
               help="Write each trace as DIR/<property>.itf.json in the Informal Trace Format (Apalache, Quint).")
 @quiet_option
@@ -53,7 +56,8 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, fairness, unfair_kinds, engine,
           max_states,
-          max_depth, max_seconds, threads, json_path, report_path, graph_path, graph_around, graph_radius, itf_dir, quiet,
+          max_depth, max_seconds, threads, json_path, report_path, graph_path, graph_around, graph_radius, next_bound,
+          itf_dir, quiet,
           traces, spark_master, partitions,
           work_dir, resume, driver_level_limit) -> None:
     """Explore a configuration exhaustively and give every property a verdict.
@@ -75,7 +79,9 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     spark = _spark_options(ctx, engine, graph_path and not graph_around)
     if report_path:
         report_format(report_path)
-    _graph_around_options(ctx, graph_path, graph_around, graph_radius, props)
+    _graph_around_options(ctx, graph_path, graph_around, graph_radius, props, cfg)
+    if next_bound and engine != "local":
+        raise BadInput(f"--next-bound explores on the local engine; drop it with --engine {engine}")
     if graph_path:
         graph_format(graph_path)
         # explore at most one state past the export limit: a space too big to export fails fast
@@ -89,6 +95,9 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     job = CheckJob(cfg, props, lim, threads)
     with stop_on_signals(engine == "local"):
         result, explorer = run_check(job, engine, quiet, spark)
+        if next_bound:
+            from .next_bound import compare, explore_next_bound
+            result.next_bound = compare(explore_next_bound(job, quiet), result.verdicts())
         extra_files = {}
         if graph_path:
             from reports.graph_export import graph_text
@@ -112,7 +121,7 @@ def _spark_options(ctx: click.Context, engine: str, graph_path: str | None) -> S
     return spark
 
 
-def _graph_around_options(ctx: click.Context, graph_path, graph_around, graph_radius, props) -> None:
+def _graph_around_options(ctx: click.Context, graph_path, graph_around, graph_radius, props, cfg) -> None:
     radius_given = ctx.get_parameter_source("graph_radius") not in (ParameterSource.DEFAULT, None)
     if graph_around and not graph_path:
         raise BadInput("--graph-around needs --graph PATH (the file to write)")
@@ -121,8 +130,11 @@ def _graph_around_options(ctx: click.Context, graph_path, graph_around, graph_ra
     if graph_radius < 0:
         raise BadInput(f"--graph-radius {graph_radius}: must be >= 0")
     if graph_around and graph_around not in props.names():
-        from invariants import PROPERTIES
-        PROPERTIES.get(graph_around)   # an unknown name: bad input with the known names
+        from model.modes import mode_of
+        try:   # an unknown name: bad input with the known names of the configuration's mode
+            mode_of(cfg).properties().get(graph_around)
+        except ValueError as exc:
+            raise BadInput(f"--graph-around: {exc}") from None
         raise BadInput(f"--graph-around {graph_around}: not among the checked properties "
                        f"({', '.join(props.names())}); add --property {graph_around}")
 

@@ -91,4 +91,7 @@ def run_check(job: CheckJob, engine: str = "local", quiet: bool = False,
         result = explorer.run()
     if not result.config:
         result.config = job.config.as_dict()
+    if not result.bounds:
+        from explore.faults import bounds
+        result.bounds = bounds(job.config)
     return result, (explorer if explorer.engine == "local" else None)

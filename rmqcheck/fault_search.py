@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from explore.fault_profiles import changed
-from explore.faults import FaultAnalysis, FaultSummary, Lattice, Vector, analyse, combination, minimal
+from explore.faults import FaultAnalysis, FaultSummary, Lattice, Vector, analyse, bounds, combination, minimal
 from explore.local import LocalExplorer
 from explore.memory import available_memory_bytes
 from explore.run_control import Limits
@@ -56,13 +56,6 @@ def setting_changes(cfg: Any) -> list[Change]:
 def single_changes(cfg: Any) -> list[Change]:
     """Every single change a mode can be closed by: the settings, then (4.4) one slave fewer and one more."""
     return mode_of(cfg).faults().single_changes(cfg)
-
-
-def bounds(cfg: Any) -> dict[str, Any]:
-    """What an answer rests on: the mode's counts (4.4: messages, consumers, queues, slaves) and the failure
-    budgets (as a ``combination``: the most failures of each kind any run may have)."""
-    counts = mode_of(cfg).faults().bound_knobs
-    return {**{k: int(getattr(cfg, k)) for k in counts}, "budgets": combination(Lattice.of(cfg).budgets)}
 
 
 def change_label(change: Change) -> str:

@@ -116,7 +116,7 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
         render_console(out, report, cfg.short(), traces)
     files = OutputSet()   # written all or none, as for check; a report holds every trace (--traces is the console's)
     if json_path:
-        files.add(json_path, faults_json(report))
+        files.add(json_path, faults_json(report, name))
     if report_path:
         files.add(report_path, faults_report(report_path, report, name, cfg.short()))
     files.write()

@@ -57,6 +57,12 @@ def summary_line(result: CheckResult) -> str:
         line += f" ({result.incomplete_reason})"
     if s.stopped_early:
         line += f"; stopped early: {s.stop_reason}"
+    if result.bounds:
+        from reports.bounds import bounds_text
+        line += f"; within {bounds_text(result.bounds)}"
+    if result.next_bound is not None:
+        from reports.bounds import check_next_bound_text
+        line += f"\nnext bound: {check_next_bound_text(result.next_bound)}"
     return line
 
 
@@ -86,7 +92,7 @@ def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, 
     from reports.console import render_result
     out = stdout_console(stderr=is_standard_output(json_path))
     if quiet:
-        out.print(summary_line(result))
+        out.print(summary_line(result), soft_wrap=True)   # one line per fact: a script reads it
     else:
         render_result(out, result, config_text, traces_for)
         if note:
@@ -96,7 +102,7 @@ def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, 
     files = OutputSet()
     if json_path:
         from reports.json_report import result_json
-        files.add(json_path, result_json(result))
+        files.add(json_path, result_json(result, name, command))
     if report_path:
         from reports.document import ReportSection, render_report
         files.add(report_path, render_report(report_path, [ReportSection(name, config_text, result)],

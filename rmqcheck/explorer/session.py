@@ -204,8 +204,12 @@ class Session:
 
     def describe(self) -> dict[str, Any]:
         """What the page needs once: the configuration, the fields by actor, the properties."""
+        from explore.faults import bounds
+        from reports.bounds import bounds_text
+
         initial = self.path(())
         return {"model": self.model.name, "config": self.config.as_dict(), "short": self.config.short(),
+                "bounds": bounds_text(bounds(self.config)),
                 "actors": [{"actor": g["actor"], "fields": [f["name"] for f in g["fields"]]}
                            for g in self.state(initial)],
                 "properties": [{"name": p.name, "kind": p.kind, "summary": p.summary} for p in self.properties],

@@ -17,6 +17,7 @@ def answer(path) -> dict:
     data = json.loads(path.read_text())
     for key in TIMINGS:
         data["stats"].pop(key)
+    assert data.pop("reproduce").startswith("rmqcheck check --preset default --threads ")   # the command line
     return data
 
 

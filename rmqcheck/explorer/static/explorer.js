@@ -301,7 +301,7 @@ async function start() {
     showError(e.message);
     return;
   }
-  $("config").textContent = `${ui.model.model}: ${ui.model.short}`;
+  $("config").textContent = `${ui.model.model}: ${ui.model.short} (within ${ui.model.bounds})`;
   $("search-property").replaceChildren(...ui.model.properties.map((p) =>
     el("option", { value: p.name, title: p.summary }, `${p.name} (${p.kind})`)));
   chooseTraces(ui.model.traces);

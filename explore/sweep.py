@@ -16,6 +16,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from . import stop
+
 
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity), at least 1."""
@@ -68,17 +70,23 @@ class SweepPool:
             self.executor.shutdown(wait=not interrupted, cancel_futures=interrupted)
             self.executor = None
 
-    def run(self, tasks: Sequence[Task], on_result: Callable[[int, Any], None] | None = None) -> SweepResult:
-        """Run ``tasks``; results in task order. Ctrl-C ends the sweep with what finished."""
+    def run(self, tasks: Sequence[Task], on_result: Callable[[int, Any], None] | None = None,
+            stop_between: bool = False) -> SweepResult:
+        """Run ``tasks``; results in task order. Ctrl-C ends the sweep with what finished; with
+        ``stop_between``, so does a stop request (the first Ctrl-C under ``stop_on_signals``), where without
+        it each remaining task runs and ends at once as incomplete (``matrix`` lists them so)."""
         out = SweepResult([None] * len(tasks))
         try:
             if self.jobs <= 1 or (len(tasks) <= 1 and self.executor is None):
                 for i, task in enumerate(tasks):
+                    if stop_between and stop.requested():   # the first Ctrl-C stops the sweep, not one task
+                        out.interrupted = True
+                        break
                     out.results[i] = task.function(*task.args)
                     if on_result is not None:
                         on_result(i, out.results[i])
             else:
-                self._run_pool(tasks, out, on_result)
+                self._run_pool(tasks, out, on_result, stop_between)
         except KeyboardInterrupt:
             out.interrupted = True
             if self.executor is not None:
@@ -87,13 +95,17 @@ class SweepPool:
         return out
 
     def _run_pool(self, tasks: Sequence[Task], out: SweepResult,
-                  on_result: Callable[[int, Any], None] | None) -> None:
+                  on_result: Callable[[int, Any], None] | None, stop_between: bool) -> None:
         if self.executor is None:
             self.executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("spawn"))
         pending: dict[Future, int] = {self.executor.submit(t.function, *t.args): i for i, t in enumerate(tasks)}
         try:
             while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                if stop_between and stop.requested():   # the first Ctrl-C stops the sweep: what finished is kept
+                    out.interrupted = True
+                    self._stop_workers()
+                    return
                 for fut in done:
                     i = pending.pop(fut)
                     out.results[i] = fut.result()
@@ -103,6 +115,17 @@ class SweepPool:
             for fut in pending:
                 fut.cancel()
             raise
+
+
+    def _stop_workers(self) -> None:
+        """End the workers now: their running explorations' results would be thrown away."""
+        if self.executor is None:
+            return
+        workers = list(getattr(self.executor, "_processes", {}).values())   # the executor has no public handle
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.executor = None
+        for process in workers:
+            process.terminate()
 
 
 def run_sweep(tasks: Sequence[Task], jobs: int, on_result: Callable[[int, Any], None] | None = None) -> SweepResult:

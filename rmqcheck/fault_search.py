@@ -31,6 +31,7 @@ from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from explore import stop
 from explore.fault_profiles import changed
 from explore.faults import FaultAnalysis, FaultSummary, Lattice, Vector, analyse, bounds, combination, minimal
 from explore.local import LocalExplorer
@@ -287,6 +288,7 @@ class FaultSearch:
         self.rows: list[TableRow] | None = None
         if self.always:
             analysis = self._step1(self.config, "step 1: every state with the full budgets", self.witnesses)
+            self.interrupted |= bool(stop.requested())
             self.reached = analysis.reached
             if analysis.result.error is not None:
                 return self._report([], ERROR, analysis, error=analysis.result.error.message)
@@ -298,9 +300,9 @@ class FaultSearch:
         complete = analysis is None or analysis.complete
         broken = [reports[p.name] for p in self.always if reports[p.name].modes]
         with self.sweeper as self.pool:
-            if self.table and self.always:
+            if self.table and self.always and not self.interrupted:
                 self.rows = self._decision_table()
-            if complete and self.graph:
+            if complete and self.graph and not self.interrupted:
                 for p in self.graph:
                     reports[p.name] = self._graph_report(p)
             if complete and broken and not self.interrupted:
@@ -450,7 +452,7 @@ class FaultSearch:
     def _sweep(self, tasks: list[Task], phase: str, labels: list[str], closing: bool = False):
         """Run ``tasks`` (one exploration each, named by ``labels``), reporting each as it finishes."""
         done = self.progress.sweep(phase, labels) if self.progress is not None else None
-        sweep = self.pool.run(tasks, done) if done is not None else self.pool.run(tasks)
+        sweep = self.pool.run(tasks, done, stop_between=True)
         self.configurations += sweep.finished
         self.closing += sweep.finished if closing else 0
         self.interrupted |= sweep.interrupted

@@ -14,6 +14,7 @@ from reports.files import OutputSet, is_standard_output
 from .compile_notice import announce_compilation
 from .engines import sweep_runner
 from .exit_codes import EXIT_FOR_OUTCOME
+from .interrupt import stop_on_signals
 from .options import (config_options, driver_level_limit_option, engine_option, fairness_options, given_options,
                       json_option, limit_options, partitions_option, property_option, quiet_option,
                       spark_master_option, spark_options, threads_option, traces_option, with_fairness)
@@ -105,8 +106,12 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
     from reports.faults import FaultsProgress
     err = Console(stderr=True, highlight=False)
     progress = None if quiet else FaultsProgress(err, bar=err.is_terminal)
-    report = FaultSearch(cfg, props, lim, jobs, max_configs, threads=threads, step1_threads=step1_threads,
-                         sweeper=sweeper, analyser=_analyser(engine, spark), progress=progress, grow=grow, table=table).run()
+    # the first Ctrl-C stops the whole search (every exploration and sweep), keeping what is complete; Spark
+    # keeps its own handler, which cancels its jobs
+    with stop_on_signals(engine == "local"):
+        report = FaultSearch(cfg, props, lim, jobs, max_configs, threads=threads, step1_threads=step1_threads,
+                             sweeper=sweeper, analyser=_analyser(engine, spark), progress=progress, grow=grow,
+                             table=table).run()
     out = stdout_console(stderr=is_standard_output(json_path))
     name = config_name(preset_name, config_file)
     from reports.faults import faults_json, faults_report, render_console, summary_line

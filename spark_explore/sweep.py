@@ -67,8 +67,10 @@ class SparkSweep:
         """The tasks that run at once, as the master URL says (what a sweep reports as its jobs)."""
         return task_slots(self.master)
 
-    def run(self, tasks: Sequence[Task], on_result: Callable[[int, Any], None] | None = None) -> SweepResult:
-        """Run ``tasks`` as one Spark job, one partition each; results in task order."""
+    def run(self, tasks: Sequence[Task], on_result: Callable[[int, Any], None] | None = None,
+            stop_between: bool = False) -> SweepResult:
+        """Run ``tasks`` as one Spark job, one partition each; results in task order (one job: Ctrl-C, which
+        Spark's own handler turns into a cancellation, stops it whole, ``stop_between`` or not)."""
         out = SweepResult([None] * len(tasks))
         if not tasks:
             return out

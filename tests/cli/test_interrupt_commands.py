@@ -52,3 +52,43 @@ def test_simulate_stops_between_walks(monkeypatch):
     stop.clear()
     assert r.exit_code == 3, r.output
     assert "interrupted (SIGTERM) after 0 walks" in r.stdout
+
+
+def _interrupt_faults_in_its_sweep(tmp_path, jobs: int):
+    """``faults`` in a subprocess, sent one SIGINT (to its own pid only) once a sweep has started."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "f.json"
+    err = tmp_path / "err.txt"
+    p = subprocess.Popen([sys.executable, "-m", "rmqcheck", "faults", "--preset", "default", "--set", "messages=1",
+                          "--jobs", str(jobs), "--json", str(out)], stdout=subprocess.DEVNULL,
+                         stderr=open(err, "w"), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while "step 2 [" not in err.read_text() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert p.poll() is None, "faults ended before its first sweep"
+        os.kill(p.pid, signal.SIGINT)
+        assert p.wait(timeout=60) == 3
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    return json.loads(out.read_text()), err.read_text()
+
+
+def test_the_first_ctrl_c_stops_the_whole_faults_search(tmp_path):
+    """Issue 45, item 9: with one job the first Ctrl-C ended only the running exploration and the sweep went
+    on (outcome violated, every closing step run); now it stops the search, writing what is complete."""
+    data, err = _interrupt_faults_in_its_sweep(tmp_path, jobs=1)
+    assert data["outcome"] == "incomplete" and "interrupted" in data["incomplete_reason"]
+    assert "step 3" not in err and "step 4" not in err   # no closing search after the interruption
+    assert data["sweep"]["configurations"] < 16   # step 2 has 16 explorations; it stopped within them
+
+
+def test_the_first_ctrl_c_stops_a_sweep_on_worker_processes(tmp_path):
+    data, err = _interrupt_faults_in_its_sweep(tmp_path, jobs=2)
+    assert data["outcome"] == "incomplete" and "step 3" not in err

@@ -179,6 +179,10 @@ class OutputSet:
     def __len__(self) -> int:
         return len(self._files)
 
+    def files(self) -> list[str]:
+        """The paths of the set that are files (not standard output or another stream), in order."""
+        return [path for path, _ in self._files if path != STDOUT and not _is_stream(path)]
+
     def write(self) -> None:
         """Write every file; on any failure (disk full, a signal) remove the temporaries and raise
         :class:`OutputPathError` (an ``OSError``) or the interruption itself."""

@@ -110,3 +110,7 @@ def print_result(result: CheckResult, name: str, config_text: str, quiet: bool, 
     for path, text in (extra_files or {}).items():
         files.add(path, text)
     files.write()
+    if files.files():   # on stderr: standard output stays the report (or the JSON, with --json -)
+        import click
+        sys.stdout.flush()   # after the report's last line, where both go to one terminal
+        click.echo(f"rmqcheck: wrote {', '.join(files.files())}", err=True)

@@ -77,11 +77,29 @@ def properties() -> str:
     return "\n".join(parts)
 
 
+#: what each action argument means, every value a trace may show (tests/test_docs.py: one per declared Arg)
+ARGUMENTS: dict[str, str] = {
+    "broker": "the brokerId: `0` the master, `1`..`n` the slaves",
+    "slave": "the slave's brokerId, `1`..`n`",
+    "consumer": "the consumer of the group, `1`..`n`",
+    "queue": "the queueId, from `0`",
+    "batch": "how many messages a FOUND pull returns when it returns fewer than the queue holds after the pull "
+             "offset, `1`..; left out of the label when it returns all of them (`0`)",
+    "flush": "under SYNC_FLUSH, how the producer's wait for the flush ends (`CommitLog#handleDiskFlush`): `ok` the "
+             "flush completed within syncFlushTimeout, `timeout` it did not and the producer is told "
+             "FLUSH_DISK_TIMEOUT; `none` (ASYNC_FLUSH, nothing waited for) is left out of the label",
+}
+
+
 def actions() -> str:
     from model.declare import declarations
 
-    rows = [(f"`{d.name}`", d.actor, f"`{d.rocketmq}`", d.phrase) for d in declarations()]
-    return _table(("action", "actor", "RocketMQ 4.4", "what it does"), rows)
+    rows = [(f"`{d.name}`", d.actor, ", ".join(f"`{a.name}`" for a in d.args) or "", f"`{d.rocketmq}`", d.phrase)
+            for d in declarations()]
+    used = list(dict.fromkeys(a.name for d in declarations() for a in d.args))
+    return "\n".join([_table(("action", "actor", "arguments", "RocketMQ 4.4", "what it does"), rows), "",
+                      "The arguments, as a trace shows them (`Name(argument=value, ...)`):", "",
+                      _table(("argument", "values and meaning"), [(f"`{a}`", ARGUMENTS[a]) for a in used])])
 
 
 def exit_codes() -> str:

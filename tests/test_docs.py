@@ -79,3 +79,19 @@ def test_the_site_builds_in_strict_mode_with_the_reference_generated(site):
     for page in site.rglob("*.html"):
         found = words.search(page.read_text())
         assert found is None, (page, found.group())
+
+
+def test_every_action_argument_and_its_values_are_documented():
+    """Issue 45, item 10: ``flush=timeout`` (a label of SendMessage under SYNC_FLUSH) was documented nowhere."""
+    from model import Config
+    from model.declare import declarations
+    from rmqcheck.reference import ARGUMENTS, actions
+
+    table = actions()
+    for arg in {a for d in declarations() for a in d.args}:
+        assert arg.name in ARGUMENTS and f"| `{arg.name}` |" in table
+        values = set(arg.values(Config.from_mapping({"flush_disk_type": "SYNC_FLUSH"}))) | \
+            set(arg.values(Config.from_mapping({})))
+        for value in values:
+            if isinstance(value, str):
+                assert f"`{value}`" in ARGUMENTS[arg.name], (arg.name, value)

@@ -31,6 +31,7 @@ class TraceItem:
     back: str          # the id of the table it is listed in
     meaning: str = ""
     grown: dict[str, Any] | None = None   # the next bound's counts, for a trace of the next bound
+    loop_start: int | None = None   # an eventually property's lasso: the step its cycle repeats from
 
 
 def property_id(name: str) -> str:
@@ -42,7 +43,8 @@ def trace_items(report: Any, rep: Any) -> list[TraceItem]:
     pid = property_id(rep.name)
     if rep.kind in PER_VECTOR:
         return [TraceItem(f"{pid}-v{i + 1}", f"{rep.name} with budgets {combination_text(v.vector)}", v.trace,
-                          rep.name, pid) for i, v in enumerate(rep.vectors) if v.trace is not None]
+                          rep.name, pid, loop_start=getattr(v, "loop_start", None))
+                for i, v in enumerate(rep.vectors) if v.trace is not None]
     out = [TraceItem(f"{pid}-m{i + 1}", f"{rep.name}: {m.kind} with {combination_text(m.vector)}", m.trace,
                      rep.name, pid, m.meaning) for i, m in enumerate(rep.modes)]
     out += [TraceItem(f"{pid}-c{i + 1}", f"{rep.name}: shortest with {combination_text(c.vector)}", c.trace,
@@ -88,10 +90,11 @@ def _link(target: str, text: str) -> str:
 
 
 def _html_trace(report: Any, item: TraceItem) -> list[str]:
-    from .html import _steps
+    from .html import _name, _steps
     from .sequence import diagram, svg
-    out = [f"<article class='trace' id='{item.id}'>", f"<h4>{escape(item.title)} ({len(item.trace)} steps)</h4>",
-           f"<p><a class='back' href='#{item.back}'>&uarr; back to {escape(item.prop)}</a></p>"]
+    # a title starts with a property name of up to 33 characters: it may break after its underscores
+    out = [f"<article class='trace' id='{item.id}'>", f"<h4>{_name(item.title)} ({len(item.trace)} steps)</h4>",
+           f"<p><a class='back' href='#{item.back}'>&uarr; back to {_name(item.prop)}</a></p>"]
     if item.meaning:
         out.append(f"<p>{escape(item.meaning)}</p>")
     e = explanation_of(report, item.prop, item.trace, item.grown)
@@ -102,8 +105,12 @@ def _html_trace(report: Any, item: TraceItem) -> list[str]:
                 f"{escape(c.text)}</li>" for c in e.conditions]
         changed = ", ".join(f"<code>{escape(f)}</code> {when(i)}" for f, i in e.last_changed.items())
         out += ["</ul>", f"<p>Deciding fields last changed: {changed}.</p>", "</div>"]
+    d = diagram(item.trace, witness=False, loop_start=item.loop_start)
+    if item.loop_start is not None:
+        from .sequence import loop_label
+        out.append(f"<p class='loop'>&#x21bb; {escape(loop_label(d))}</p>")
     out += ["<p class='scroll-hint'>The diagram is wider than the screen: swipe it sideways for every process.</p>",
-            f"<div class='diagram'>{svg(diagram(item.trace, witness=False), f'sequence diagram of {item.title}')}</div>",
+            f"<div class='diagram'>{svg(d, f'sequence diagram of {item.title}')}</div>",
             *_steps(item.trace), "</article>"]
     return out
 
@@ -273,7 +280,10 @@ def render_markdown(report: Any, name: str, config_text: str) -> str:
                                                      for c in e.conditions]
                 out += ["", "Deciding fields last changed: " + ", ".join(f"`{f}` {when(i)}"
                                                                         for f, i in e.last_changed.items()) + ".", ""]
-            out += _diagram(item.trace, False) + _trace(item.trace)
+            if item.loop_start is not None:
+                from .sequence import diagram, loop_label
+                out += [f"↻ {_cell(loop_label(diagram(item.trace, loop_start=item.loop_start)))}", ""]
+            out += _diagram(item.trace, False, item.loop_start) + _trace(item.trace)
     return "\n".join(out) + "\n"
 
 

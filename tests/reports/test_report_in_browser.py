@@ -108,3 +108,37 @@ def test_the_checks_fail_on_a_page_that_is_too_wide_errs_and_hides_its_diagram(b
     assert any("boom" in e for e in errors) and any("missing.png" in e or "ERR_FILE_NOT_FOUND" in e for e in errors)
     assert not browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert browser.evaluate(DIAGRAMS)[0][1] is False
+
+
+@pytest.fixture(scope="module")
+def faults_reports(tmp_path_factory):
+    """The faults report of each model mode, with the decision table (issue 45, item 10: 405 and 422 px wide
+    at 400, a trace title of a long property name could not break)."""
+    d = tmp_path_factory.mktemp("faults-browser")
+    out = {}
+    for name, args in (("4.4", ("--preset", "default", "--set", "messages=1")),
+                       ("controller", ("--preset", "controller", "--set", "messages=1"))):
+        path = d / f"{name}.html"
+        r = invoke("faults", *args, "--table", "--report", str(path), "--json", str(d / f"{name}.json"), "--quiet")
+        assert r.exit_code == 1, r.stderr
+        out[name] = path, json.loads((d / f"{name}.json").read_text())
+    return out
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("mode", ["4.4", "controller"])
+def test_faults_report_fits_the_width_and_draws_every_trace(browser, faults_reports, mode, width):
+    path, data = faults_reports[mode]
+    browser.events.clear()
+    browser.open(path.as_uri(), width)
+    assert browser.errors() == []
+    assert browser.evaluate("window.innerWidth") == width
+    assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), \
+        browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    articles, diagrams = browser.evaluate("[document.querySelectorAll('article.trace').length, "
+                                          "document.querySelectorAll('article.trace svg.sequence').length]")
+    assert articles == diagrams > 0
+    lassos = [v for p in data["properties"] if p["kind"] == "eventually" for v in p["vectors"]
+              if "loop_start" in v]
+    loops = browser.evaluate("document.querySelectorAll('article.trace p.loop').length")
+    assert loops == len(lassos) and (mode == "controller" or loops > 0)   # every lasso says its cycle

@@ -52,10 +52,11 @@ def knobs() -> str:
     from model import KNOBS
 
     rows = []
-    for k in KNOBS:
+    for k in KNOBS:   # three columns: a wider table hid its meanings off the screen's edge
         default = str(k.default).lower() if isinstance(k.default, bool) else k.default
-        rows.append((f"`{k.key}`", k.allowed_text(), default, k.rocketmq, k.doc))
-    return _table(("knob", "allowed", "default", "RocketMQ", "meaning"), rows)
+        meaning = f"{k.rocketmq}: {k.doc}" if k.rocketmq else k.doc
+        rows.append((f"`{k.key}`", f"{k.allowed_text()} (default **{default}**)", meaning))
+    return _table(("knob", "allowed (default)", "RocketMQ setting: meaning"), rows)
 
 
 def presets() -> str:

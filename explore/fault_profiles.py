@@ -45,6 +45,13 @@ class FaultProfile:
     reads: Mapping[str, str] = field(default_factory=dict)     # property -> fields it decides on (empty: 4.4's)
     counter_prefix: str = "failures."     # the readable counters' prefix, left out of a meaning
     view_counters: Mapping[str, str] = field(default_factory=dict)   # combination key -> readable field
+    #: the settings that are no operator's setting but a change of RocketMQ's code that no release has (4.4's
+    #: alternative behaviours V1-V5): a change setting one is labelled ``"code_change": true``
+    code_changes: tuple[str, ...] = ()
+
+    def labelled(self, change: Change) -> Change:
+        """``change`` as a report shows it: with ``"code_change": true`` when it sets a code change."""
+        return {**change, "code_change": True} if any(k in self.code_changes for k in change) else change
 
     def setting_changes(self, cfg: Any) -> list[Change]:
         """The single changes sets are built from, in ``settings`` order; a change that makes no valid
@@ -129,6 +136,7 @@ ROCKETMQ_44 = FaultProfile(
     table=("broker_role", "flush_disk_type"), table_title="per durability setting",
     witnesses_path="invariants:PROPERTIES", availability_path="invariants.witnesses:AVAILABILITY",
     structural=Structural("slaves", 0, 3, "removes the slave", "removes a slave"),
+    code_changes=SWITCHES[:-1],   # V6 is offsetCheckInSlave, a broker setting
     view_counters={"master_crashes": "failures.masterCrashes", "master_power_losses": "failures.masterPowerLosses",
                    "slave_crashes": "failures.slaveCrashes", "slave_power_losses": "failures.slavePowerLosses",
                    "consumer_restarts": "failures.consumerRestarts", "ha_disconnects": "failures.haDisconnects"})

@@ -45,12 +45,21 @@ def combination_text(vector: Sequence[int]) -> str:
     return " + ".join(parts) if parts else "no failure"
 
 
+#: how a change of RocketMQ's code (``"code_change": true``, explore/fault_profiles.py) is labelled
+CODE_CHANGE = "code change: no RocketMQ release has it"
+
+
 def change_text(change: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in change.items())
+    """``flush_disk_type=SYNC_FLUSH``; a code change says so (an operator cannot set it)."""
+    text = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in change.items()
+                     if k != "code_change")
+    return f"{text} ({CODE_CHANGE})" if change.get("code_change") else text
 
 
 def closed_text(changes: list[dict[str, Any]]) -> str:
-    return "; ".join(change_text(c) for c in changes) if changes else "(no single change)"
+    """The settings an operator can set first, then the code changes."""
+    ordered = sorted(changes, key=lambda c: bool(c.get("code_change")))
+    return "; ".join(change_text(c) for c in ordered) if changes else "(no single change)"
 
 
 def cost_text(costly: Any) -> str:

@@ -483,9 +483,9 @@ class FaultSearch:
                         continue
                     costs = change_costs(self.config, c, self.reached, r.reached)
                     if costs:
-                        mode.closed_at_a_cost.append(CostlyChange(c, tuple(costs)))
+                        mode.closed_at_a_cost.append(CostlyChange(self.profile.labelled(c), tuple(costs)))
                     else:
-                        mode.closed_by.append(c)
+                        mode.closed_by.append(self.profile.labelled(c))
         if sweep.interrupted:
             self.stopped = self._stop_reason()
             return
@@ -554,12 +554,12 @@ class FaultSearch:
         for rep in reports:
             smallest = min((len(h) for h in holding[rep.name]), default=0)
             for idx in sorted(h for h in holding[rep.name] if len(h) == smallest):
-                rep.holds_with.append(_merged(settings, idx))
+                rep.holds_with.append(self.profile.labelled(_merged(settings, idx)))
             # the costly sets no larger than the smallest clean one (all the smallest, when none is clean)
             cheapest = smallest or min((len(i) for i, _ in costly[rep.name]), default=0)
             for idx, costs in sorted(costly[rep.name]):
                 if len(idx) <= cheapest:
-                    rep.holds_at_a_cost.append(CostlyChange(_merged(settings, idx), costs))
+                    rep.holds_at_a_cost.append(CostlyChange(self.profile.labelled(_merged(settings, idx)), costs))
 
 
 def _merged(settings: list[Change], idx: tuple[int, ...]) -> Change:

@@ -9,6 +9,7 @@ names the key, the value given and the allowed values, so the command line can p
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,9 @@ class Knob:
     rocketmq: str
     doc: str
     slot: str = ""  # the kernel's name for its parameter slot (model/slots.py); "" = K_ + the key in capitals
+    #: the RocketMQ property name ``--set`` also takes for this knob (``brokerRole``): only where the
+    #: property's values are the knob's values; "" where there is none or its unit differs (bytes, %)
+    alias: str = ""
 
     @property
     def slot_name(self) -> str:
@@ -55,24 +59,27 @@ class Knob:
         return f"{low}..{high}"
 
     def parse(self, value: Any) -> Any:
-        """Coerce ``value`` (from TOML or from a ``--set`` string) to this knob's type, or raise."""
+        """Coerce ``value`` (from TOML or from a ``--set`` string) to this knob's type, or raise. Text is
+        read strictly: plain ASCII without blanks (no fullwidth digit, no ``' 1'``), a whole number in
+        ASCII digits (no sign on zero, no ``_``); ``true``/``false`` and the enum words in any case."""
+        if isinstance(value, str) and not _PLAIN_WORD.fullmatch(value):
+            raise self._bad(value, " (only ASCII letters, digits, '_' and '-', no blanks)")
         if self.kind == "bool":
             if isinstance(value, bool):
                 return value
-            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-                return value.strip().lower() == "true"
+            if isinstance(value, str) and value.lower() in ("true", "false"):
+                return value.lower() == "true"
             raise self._bad(value)
         if self.kind == "enum":
-            if isinstance(value, str) and value.strip().upper() in self.allowed:
-                return value.strip().upper()
+            if isinstance(value, str) and value.upper() in self.allowed:
+                return value.upper()
             raise self._bad(value)
         if isinstance(value, bool):
             raise self._bad(value)
         if isinstance(value, str):
-            try:
-                value = int(value.strip(), 10)
-            except ValueError:
-                raise self._bad(value) from None
+            if not _WHOLE_NUMBER.fullmatch(value):
+                raise self._bad(value, " (a whole number in ASCII digits)")
+            value = int(value, 10)
         if not isinstance(value, int):
             raise self._bad(value)
         low, high = self.allowed
@@ -80,28 +87,56 @@ class Knob:
             raise self._bad(value)
         return value
 
-    def _bad(self, value: Any) -> ConfigError:
+    def _bad(self, value: Any, why: str = "") -> ConfigError:
         return ConfigError(
-            f"knob '{self.key}': value {value!r} is not allowed; allowed: {self.allowed_text()}"
+            f"knob '{self.key}': value {value!r} is not allowed{why}; allowed: {self.allowed_text()}"
         )
+
+
+#: the text a knob's value may be: ASCII letters, digits, '_' and '-' (str.isdigit would let '１' through)
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_\-]*")
+#: a whole number as a knob takes it from text: ASCII digits, a minus only before a non-zero number
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}|-[1-9][0-9]{0,17}")
+
+
+def knob_values(values: Mapping[str, Any], knobs: Iterable[Knob]) -> dict[str, Any]:
+    """``values`` with each knob's RocketMQ name (its ``alias``, e.g. ``brokerRole``) replaced by the knob's
+    key (``broker_role``); other keys are left for the caller to refuse. A knob given under both names
+    is bad input."""
+    by_alias = {k.alias: k.key for k in knobs if k.alias}
+    out: dict[str, Any] = {}
+    named: dict[str, str] = {}
+    for key, value in values.items():
+        canonical = by_alias.get(key, key)
+        if canonical in out:
+            raise ConfigError(f"knob '{canonical}' is given twice, as '{named[canonical]}' and as '{key}' "
+                              f"(the RocketMQ name of the same knob); keep one")
+        out[canonical] = value
+        named[canonical] = key
+    return out
 
 
 _BUDGET = (0, 3)
 
 KNOBS: tuple[Knob, ...] = (
     Knob("broker_role", "enum", "ASYNC_MASTER", ("ASYNC_MASTER", "SYNC_MASTER"), "brokerRole",
-         "SYNC_MASTER makes a send wait for a slave to report the message (CommitLog#handleHA).", slot="K_SYNC_MASTER"),
+         "SYNC_MASTER makes a send wait for a slave to report the message (CommitLog#handleHA).", slot="K_SYNC_MASTER",
+         alias="brokerRole"),
     Knob("flush_disk_type", "enum", "ASYNC_FLUSH", ("ASYNC_FLUSH", "SYNC_FLUSH"), "flushDiskType",
-         "SYNC_FLUSH makes a send wait for the commitlog flush (CommitLog#handleDiskFlush).", slot="K_SYNC_FLUSH"),
+         "SYNC_FLUSH makes a send wait for the commitlog flush (CommitLog#handleDiskFlush).", slot="K_SYNC_FLUSH",
+         alias="flushDiskType"),
     Knob("slave_read_enable", "bool", False, (), "slaveReadEnable",
-         "Lets the master suggest pulling from a slave (PullMessageProcessor#processRequest).", slot="K_SLAVE_READ"),
+         "Lets the master suggest pulling from a slave (PullMessageProcessor#processRequest).", slot="K_SLAVE_READ",
+         alias="slaveReadEnable"),
     Knob("offset_check_in_slave", "bool", False, (), "offsetCheckInSlave",
-         "A slave corrects illegal pull offsets as a master does (V6; DefaultMessageStore#getMessage)."),
+         "A slave corrects illegal pull offsets as a master does (V6; DefaultMessageStore#getMessage).",
+         alias="offsetCheckInSlave"),
     Knob("group_broker_id", "int", 0, (0, 3), "SubscriptionGroupConfig.brokerId",
          "The broker the group reads from when slave reads are enabled and the pull is not slow."),
     Knob("which_broker_when_consume_slowly", "int", 1, (0, 3),
          "SubscriptionGroupConfig.whichBrokerWhenConsumeSlowly",
-         "The broker suggested when a pull is slow (the 40 % in-memory rule fired).", slot="K_WHICH_BROKER"),
+         "The broker suggested when a pull is slow (the 40 % in-memory rule fired).", slot="K_WHICH_BROKER",
+         alias="whichBrokerWhenConsumeSlowly"),
     Knob("consume_slowly_backlog", "int", 1, (0, 8), "accessMessageInMemoryMaxRatio (40 %)",
          "A pull is slow when more than this many messages lie in the log after the last entry it scanned "
          "(the last one returned, or the first one left out when the batch was cut).", slot="K_BACKLOG"),
@@ -222,6 +257,7 @@ class Config:
     def from_mapping(cls, values: Mapping[str, Any], base: "Config | None" = None) -> "Config":
         """Build a config from ``base`` (default: 4.4 defaults) with ``values`` applied; validates keys."""
         fields = dataclasses.asdict(base) if base is not None else {}
+        values = knob_values(values, KNOBS)
         for key, value in values.items():
             knob = _KNOB_BY_KEY.get(key)
             if knob is None:
@@ -264,13 +300,16 @@ class Config:
 
 
 def set_assignments(assignments: "Iterable[str]", example: str) -> dict[str, str]:
-    """The ``--set key=value`` strings as a mapping (bad input names the item and shows ``example``)."""
+    """The ``--set key=value`` strings as a mapping (bad input names the item and shows ``example``): no
+    blank anywhere in an item (``messages= 1`` is refused, not trimmed)."""
     values: dict[str, str] = {}
     for item in assignments:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"--set {item!r}: expected key=value, e.g. --set {example}")
-        values[key.strip()] = value
+        if any(c.isspace() for c in item):
+            raise ConfigError(f"--set {item!r}: blanks in key=value; write it without blanks, e.g. --set {example}")
+        values[key] = value
     return values
 
 
@@ -340,33 +379,62 @@ def load_toml(path: "str | Path", base: Config | None = None) -> Config:
     An optional top-level ``preset = "name"`` starts from that preset instead of the defaults; a ``[run]``
     table is left to the command line.
     """
+    return load_knobs_toml(path, "4.4", KNOBS, PRESETS, preset, Config.from_mapping, base)
+
+
+def load_knobs_toml(path: "str | Path", mode: str, knobs: "Iterable[Knob]", presets: "Iterable[str]",
+                    preset_of: Any, from_mapping: Any, base: Any = None) -> Any:
+    """A TOML config file of model mode ``mode`` (whose ``knobs``, ``presets``, ``preset_of(name)`` and
+    ``from_mapping(values, base=...)`` are given), read strictly: every value of the type its key takes
+    (``mode`` and ``preset`` strings, knobs plain values), nothing beside ``[config]`` but ``preset``,
+    ``mode`` and ``[run]`` (the command line's: rmqcheck/run_file.py), a ``mode`` that is this one."""
     path = Path(path)
+    where = f"config file {str(path)!r}"
     data = read_config_toml(path)
-    data.pop("run", None)   # the run table (properties, limits, engine) is the command line's: rmqcheck/run_file.py
+    data.pop("run", None)
+    inner: dict = {}
     if "config" in data and isinstance(data["config"], dict):
         extra = sorted(set(data) - {"config", "preset", "mode"})
         if extra:
-            raise ConfigError(f"config file {str(path)!r}: unexpected top-level key '{extra[0]}' "
+            raise ConfigError(f"{where}: unexpected top-level key '{extra[0]}' "
                               "beside [config]; allowed: preset, [config], [run]")
-        values = dict(data["config"])
-        values.pop("mode", None)   # the model mode (model/modes.py), resolved before this loader runs
-        inner = values.pop("preset", None)
-        name = data.get("preset", inner)
-        if inner is not None and "preset" in data and inner != data["preset"]:
-            raise ConfigError(f"config file {str(path)!r} names two presets, {data['preset']!r} at the top "
-                              f"and {inner!r} in [config]; keep one")
+        inner = dict(data["config"])
+        values = inner
     else:
         values = dict(data)
-        values.pop("mode", None)   # the model mode (model/modes.py), resolved before this loader runs
-        name = values.pop("preset", None)
+    names: dict[str, Any] = {}
+    for key in ("mode", "preset"):
+        given = [data[key]] if values is inner and key in data else []
+        if key in values:
+            given.append(values.pop(key))
+        if len(given) == 2 and given[0] != given[1]:
+            raise ConfigError(f"{where} names two {key}s, {given[0]!r} at the top and {given[1]!r} in [config]; "
+                              "keep one")
+        names[key] = given[0] if given else None
+    _check_mode_name(where, names["mode"], mode)
+    name = names["preset"]
     if name is not None:
         if not isinstance(name, str):
-            raise ConfigError(f"config file {str(path)!r}: preset {name!r} is not a preset name; "
-                              f"known presets: {', '.join(PRESETS)}")
-        base = preset(name)
-    for key, value in values.items():
-        knob = _KNOB_BY_KEY.get(key)
+            raise ConfigError(f"{where}: preset {name!r} is not a preset name; "
+                              f"known presets: {', '.join(presets)}")
+        base = preset_of(name)
+    by_key = {k.key: k for k in knobs}
+    for key, value in knob_values(values, knobs).items():
+        knob = by_key.get(key)
         if knob is not None and isinstance(value, (dict, list)):
-            raise ConfigError(f"config file {str(path)!r}: knob '{key}': value {value!r} is not allowed "
+            raise ConfigError(f"{where}: knob '{key}': value {value!r} is not allowed "
                               f"(one plain value); allowed: {knob.allowed_text()}")
-    return Config.from_mapping(values, base=base)
+    return from_mapping(values, base=base)
+
+
+def _check_mode_name(where: str, name: Any, mode: str) -> None:
+    """A config file's ``mode`` must be a mode name (a string), and the mode being read."""
+    from .modes import MODES
+
+    if name is None:
+        return
+    if not isinstance(name, str) or name not in MODES:
+        raise ConfigError(f"{where}: mode {name!r} is not a mode name; known modes: {', '.join(MODES)}")
+    if name != mode:
+        raise ConfigError(f"{where}: mode {name!r}, but it is read as mode {mode}; give one mode")
+

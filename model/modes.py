@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .config import ConfigError, read_config_toml
+from .config import ConfigError, load_knobs_toml, read_config_toml
 
 DEFAULT_MODE = "4.4"
 
@@ -113,16 +113,19 @@ def mode_of_preset(name: str) -> str | None:
 
 
 def check_knobs(mode: Mode, keys: Sequence[str]) -> None:
-    """A knob of another mode is bad input naming the knob and both modes; an unknown one is left to the
-    mode's own parser (which lists its knobs)."""
-    own = {k.key for k in mode.knobs}
+    """A knob of another mode (by its key or its RocketMQ name, ``allAckInSyncStateSet``) is bad input
+    naming the knob and both modes; an unknown one is left to the mode's own parser (which lists its
+    knobs)."""
+    own = {k.key for k in mode.knobs} | {k.alias for k in mode.knobs if k.alias}
     for key in keys:
         if key in own:
             continue
         for other in MODES.values():
-            if other is not mode and key in {k.key for k in other.knobs}:
-                raise ConfigError(f"knob '{key}' belongs to mode {other.name}, not to mode {mode.name}; "
-                                  f"--mode {mode.name} knobs: {', '.join(sorted(own))}")
+            knob = next((k for k in other.knobs if key in (k.key, k.alias)), None)
+            if other is not mode and knob is not None:
+                named = f"'{key}'" + (f" ({knob.key})" if key != knob.key else "")
+                raise ConfigError(f"knob {named} belongs to mode {other.name}, not to mode {mode.name}; "
+                                  f"--mode {mode.name} knobs: {', '.join(sorted(k.key for k in mode.knobs))}")
 
 
 def file_mode(path: str | Path) -> str | None:
@@ -162,18 +165,22 @@ def resolve_config(mode: Mode, preset_name: str | None, config_file: str | None,
     """``--preset`` or ``--config`` then ``--set`` overrides, in a mode other than 4.4 (whose loader is
     model.config's own)."""
     check_knobs(mode, [item.partition("=")[0].strip() for item in assignments])
+    return base_config(mode, preset_name, config_file).with_overrides(list(assignments))
+
+
+def base_config(mode: Mode, preset_name: str | None, config_file: str | None) -> Any:
+    """The configuration ``--preset`` or ``--config`` gives in ``mode`` (other than 4.4), before overrides."""
     if config_file:
-        cfg = _load_mode_toml(mode, config_file)
-    else:
-        cfg = mode.preset(preset_name or mode.name)
-    return cfg.with_overrides(list(assignments))
+        return _load_mode_toml(mode, config_file)
+    return mode.preset(preset_name or mode.name)
 
 
 def _load_mode_toml(mode: Mode, path: str) -> Any:
+    """A config file of ``mode`` (other than 4.4), read by the loader every mode shares
+    (model.config.load_knobs_toml), from the mode's own preset."""
     data = read_config_toml(path)
     values = dict(data["config"]) if isinstance(data.get("config"), dict) else dict(data)
-    values.pop("mode", None)
-    name = values.pop("preset", data.get("preset"))
-    base = mode.preset(name if isinstance(name, str) else mode.name)
-    check_knobs(mode, list(values))
-    return mode.from_mapping(values, base=base)
+    values.pop("run", None)
+    check_knobs(mode, [k for k in values if k not in ("mode", "preset")])
+    return load_knobs_toml(path, mode.name, mode.knobs, mode.presets, mode.preset, mode.from_mapping,
+                           base=mode.preset(mode.name))

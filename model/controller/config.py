@@ -11,23 +11,25 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..config import ConfigError, Knob, _text, set_assignments
+from ..config import ConfigError, Knob, _text, knob_values, set_assignments
 
 MODE = "controller"
 
 KNOBS: tuple[Knob, ...] = (
     Knob("all_ack_in_sync_state_set", "bool", False, (), "MessageStoreConfig.allAckInSyncStateSet",
          "A put waits for every SyncStateSet member's ack, and confirmOffset is the set's smallest ack "
-         "(AutoSwitchHAService#computeConfirmOffset); false: SEND_OK after the local append."),
+         "(AutoSwitchHAService#computeConfirmOffset); false: SEND_OK after the local append.",
+         alias="allAckInSyncStateSet"),
     Knob("in_sync_replicas", "int", 1, (1, 3), "MessageStoreConfig.inSyncReplicas",
          "needAckNums of a put without allAck: 2 or more makes it wait until that many brokers (the master "
-         "and any connected slaves, in the set or not) have it (GroupTransferService#doWaitTransfer)."),
+         "and any connected slaves, in the set or not) have it (GroupTransferService#doWaitTransfer).",
+         alias="inSyncReplicas"),
     Knob("min_in_sync_replicas", "int", 1, (1, 3), "MessageStoreConfig.minInSyncReplicas",
          "A put is refused (IN_SYNC_REPLICAS_NOT_ENOUGH) before the append while the master's in-sync "
-         "replica count is below this (CommitLog#asyncPutMessage)."),
+         "replica count is below this (CommitLog#asyncPutMessage).", alias="minInSyncReplicas"),
     Knob("enable_elect_unclean_master", "bool", False, (), "ControllerConfig.enableElectUncleanMaster",
          "An election falls back to any live registered broker when no SyncStateSet member is alive "
-         "(DefaultElectPolicy#elect)."),
+         "(DefaultElectPolicy#elect).", alias="enableElectUncleanMaster"),
     Knob("brokers", "int", 2, (2, 3), "brokers of the group (controller ids 1..n)",
          "Brokers in the one broker group; the controller assigns their roles."),
     Knob("messages", "int", 2, (1, 3), "messages the producer sends",
@@ -79,7 +81,7 @@ class ControllerConfig:
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], base: "ControllerConfig | None" = None) -> "ControllerConfig":
         fields = dataclasses.asdict(base) if base is not None else {}
-        for key, value in values.items():
+        for key, value in knob_values(values, KNOBS).items():
             knob = _KNOB_BY_KEY.get(key)
             if knob is None:
                 raise ConfigError(f"unknown knob '{key}' (value {value!r}) in mode {MODE}; "

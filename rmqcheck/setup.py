@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import math
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -284,7 +285,11 @@ def select_properties(names: Sequence[str], config: Any = None) -> PropertySet:
     try:
         return PROPERTIES.select(list(names))
     except ValueError as exc:
-        raise BadInput(str(exc)) from None
+        message = str(exc)
+        mode = "4.4" if config is None else mode_of(config).name
+        if mode != "4.4":   # the suggestion (rmqcheck/suggest.py) is then of this mode's names
+            message = re.sub(r"^(unknown property '[^']*')", rf"\1 in mode {mode}", message)
+        raise BadInput(message) from None
 
 
 #: the largest count or time an option takes: far beyond any space, safely inside the engines' 64-bit counters

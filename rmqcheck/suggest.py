@@ -13,39 +13,49 @@ from typing import Callable, Iterable
 
 #: where a refused name stands in each kind of message, e.g. "unknown knob 'mesages' (value '1')",
 #: "unknown preset 'sync_master'", "preset 'x' is not a preset name" (a TOML file), "'Pul(consumer=1,
-#: queue=0)' is not an action" (a replayed trace: the action kind is what is suggested)
+#: queue=0)' is not an action" (a replayed trace: the action kind is what is suggested); the refusal of a
+#: mode other than 4.4 says "in mode NAME" after the name
 _REFUSED = (
-    re.compile(r"unknown (?P<kind>knob|preset|property|command) '(?P<name>[^']*)'(?: \(value [^)]*\))?"),
+    re.compile(r"unknown (?P<kind>knob|preset|property|command) '(?P<name>[^']*)'(?: \(value [^)]*\))?"
+               r"(?: in mode (?P<mode>[\w.]+))?"),
     re.compile(r"(?P<kind>preset) '(?P<name>[^']*)' is not a preset name"),
     re.compile(r"'(?P<name>[A-Za-z_]+)(?:\([^']*\))?' is not an (?P<kind>action)\b[^;:]*"),
 )
 
 
-def _presets() -> Iterable[str]:
-    from model import PRESETS
-    return PRESETS
+def _modes() -> dict:
+    from model.modes import MODES
+    return MODES
 
 
-def _knobs() -> Iterable[str]:
-    from model import KNOBS
-    return [k.key for k in KNOBS]
+def _presets(mode: str) -> Iterable[str]:
+    return _modes()[mode].presets
 
 
-def _properties() -> Iterable[str]:
-    from invariants import PROPERTIES
-    return PROPERTIES.names()
+def _knobs(mode: str) -> Iterable[str]:
+    """A mode's knob keys and their RocketMQ names (``--set brokerRole=...`` is ``broker_role``)."""
+    knobs = _modes()[mode].knobs
+    return [k.key for k in knobs] + [k.alias for k in knobs if k.alias]
 
 
-def _actions() -> Iterable[str]:
-    from model.actions import ACTION_TYPES
-    return [t.__name__ for t in ACTION_TYPES]
+def _properties(mode: str) -> Iterable[str]:
+    return _modes()[mode].properties().names()
 
 
-#: where the known names of each kind come from (imported only once such a name was refused: by then the
-#: module that refused it is loaded anyway)
-KNOWN: dict[str, Callable[[], Iterable[str]]] = {
+def _actions(mode: str) -> Iterable[str]:
+    if mode == "4.4":
+        from model.actions import ACTION_TYPES
+        return [t.__name__ for t in ACTION_TYPES]
+    return _modes()[mode].kinds()
+
+
+#: where the known names of each kind come from, per model mode (imported only once such a name was
+#: refused: by then the module that refused it is loaded anyway)
+KNOWN: dict[str, Callable[[str], Iterable[str]]] = {
     "preset": _presets, "knob": _knobs, "property": _properties, "action": _actions,
 }
+#: the mode a refusal is about when it names none
+DEFAULT_MODE = "4.4"
 
 
 def closest(name: str, known: Iterable[str]) -> str | None:
@@ -59,9 +69,49 @@ def closest(name: str, known: Iterable[str]) -> str | None:
     return folded[match[0]] if match else None
 
 
+def _fold(name: str) -> str:
+    return name.lower().replace("-", "_")
+
+
+def suggestion(kind: str, name: str, mode: str = DEFAULT_MODE) -> str:
+    """What to add after a refused ``name`` (a ``kind``: knob, preset, property, action) in model ``mode``:
+    ``; did you mean 'X'?`` for a close name of the mode; ``; 'X' is a property of mode 4.4, not of mode
+    controller`` when the name (up to case and ``-``/``_``) is one of another mode's; ``; did you mean 'X'
+    (a property of mode 4.4)?`` when only another mode has a close one; "" otherwise."""
+    loader = KNOWN.get(kind)
+    if loader is None:
+        return ""
+    try:
+        modes = list(_modes())
+        own = list(loader(mode)) if mode in modes else []
+        others = {m: list(loader(m)) for m in modes if m != mode}
+    except Exception:  # pragma: no cover - a suggestion must never turn bad input into a crash
+        return ""
+    if _fold(name) not in {_fold(k) for k in own}:
+        for other, names in others.items():
+            same = next((k for k in names if _fold(k) == _fold(name)), None)
+            if same is not None:
+                return f"; '{same}' is a {kind} of mode {other}, not of mode {mode} (--mode {other})"
+    scored = [(_score(name, best), 1, None, best) for best in [closest(name, own)] if best is not None]
+    scored += [(_score(name, best), 0, other, best) for other, names in others.items()
+               for best in [closest(name, names)] if best is not None]
+    if not scored:
+        return ""
+    _, _, other, best = max(scored)   # the closest name; the refused name's own mode's on a tie
+    if other is None:
+        return f"; did you mean '{best}'?"
+    return f"; did you mean '{best}' (a {kind} of mode {other}, --mode {other})?"
+
+
+def _score(name: str, known: str) -> float:
+    return difflib.SequenceMatcher(None, _fold(name), _fold(known)).ratio()
+
+
 def with_suggestion(message: str, known: Iterable[str] | None = None) -> str:
     """``message`` with "; did you mean 'X'?" after the name it refuses (unchanged when no known name is
-    close, or the message refuses no name). ``known`` overrides where the known names come from."""
+    close, or the message refuses no name). ``known`` overrides where the known names come from; without
+    it, the names are the refused name's mode's (the message's "in mode NAME", else 4.4), and a name of
+    another mode is said to be one (see :func:`suggestion`)."""
     if "did you mean" in message:
         return message
     for pattern in _REFUSED:
@@ -70,16 +120,21 @@ def with_suggestion(message: str, known: Iterable[str] | None = None) -> str:
             break
     else:
         return message
-    if known is None:
-        loader = KNOWN.get(m["kind"])
-        if loader is None:
-            return message
-        try:
-            known = loader()
-        except Exception:  # pragma: no cover - a suggestion must never turn bad input into a crash
-            return message
-    best = closest(m["name"], known)
-    if best is None:
+    if len(m["name"]) > MAX_NAME:   # nothing a user typed by hand: no suggestion (and no slow comparison)
+        return message
+    if known is not None:
+        best = closest(m["name"], known)
+        hint = f"; did you mean '{best}'?" if best is not None else ""
+    else:
+        mode = m.groupdict().get("mode") or DEFAULT_MODE
+        hint = suggestion(m["kind"], m["name"], mode)
+    if not hint:
         return message
     rest = message[m.end():]
-    return f"{message[:m.end()]}; did you mean '{best}'?{rest[1:] if rest.startswith(';') else rest}"
+    if hint.endswith("?") and rest.startswith(";"):
+        rest = rest[1:]
+    return f"{message[:m.end()]}{hint}{rest}"
+
+
+#: a refused name longer than this gets no suggestion
+MAX_NAME = 80

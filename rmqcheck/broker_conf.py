@@ -1,14 +1,29 @@
 """``--broker-conf FILE`` and ``--group-config FILE``: an operator's own RocketMQ settings as knobs.
 
-The files of one broker group (the master's ``broker.conf`` and each slave's) are read as RocketMQ 4.4
-reads them (``BrokerStartup#createBrokerController``: ``Properties#load``, then ``MixAll#properties2Object``)
-and mapped onto the model's knobs: the master's ``brokerRole`` and ``flushDiskType``, ``slaveReadEnable``,
-the slaves' ``offsetCheckInSlave``, the number of slaves from the files given, and the subscription group's
-``brokerId`` and ``whichBrokerWhenConsumeSlowly``. Every other key RocketMQ reads is listed once as not
-modelled.
+The files of one broker group (the master's ``broker.conf`` and each slave's) are read as RocketMQ reads them
+(``BrokerStartup#createBrokerController``: ``Properties#load``, then ``MixAll#properties2Object``) and mapped
+onto the knobs of the model mode they describe:
+
+- RocketMQ 4.4 master/slave: the master's ``brokerRole`` and ``flushDiskType``, ``slaveReadEnable``, the
+  slaves' ``offsetCheckInSlave``, the number of slaves from the files given, and the subscription group's
+  ``brokerId`` and ``whichBrokerWhenConsumeSlowly``;
+- RocketMQ 5.3.3 controller mode (``enableControllerMode=true`` in every broker's file, as RocketMQ's
+  ``distribution/conf/controller/quick-start`` samples): ``allAckInSyncStateSet``, ``inSyncReplicas``,
+  ``minInSyncReplicas``, the number of brokers from the files given, and ``enableElectUncleanMaster`` from
+  the controller's own file (``controller.conf``, or a ``namesrv.conf`` with ``enableControllerInNamesrv``)
+  given among them; ``brokerId`` (-1 in the samples) and ``brokerRole`` are the controller's to assign, and
+  the controller's addresses are read but not modelled (the model has one controller).
+
+The files choose the mode (``enableControllerMode=true``: controller) unless the command line names one
+(``--mode``, a preset, a config file's ``mode``); a contradiction is bad input naming the file and the key.
+A DLedger commitlog broker (``enableDLegerCommitLog=true``) is refused: that mode is not modelled. Every other
+key RocketMQ reads is listed once as not modelled.
+
+Only text in Java properties form holding a broker setting is read: a binary file, or a text file none of
+whose keys RocketMQ reads (``/etc/passwd``), is refused naming the file.
 
 Where RocketMQ silently ignores a value it cannot parse (``brokerRole=SYNC_MASTER `` with a trailing
-blank keeps ASYNC_MASTER; ``slaveReadEnable=yes`` reads as false) or quietly corrects a contradiction
+blank keeps ASYNC_MASTER in 4.4; ``slaveReadEnable=yes`` reads as false) or quietly corrects a contradiction
 (a master's brokerId is forced to 0), rmqcheck refuses the file with one line naming the file and the key:
 the model must check the cluster the operator meant, not a guess.
 """
@@ -19,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from .broker_keys import BROKER_KEYS
-from .java_properties import Properties, PropertiesError, parse_properties, read_properties, read_text
+from .broker_keys import BROKER_KEYS, BROKER_KEYS_5, CONTROLLER_KEYS_5, NAMESRV_KEYS_5
+from .java_properties import Properties, PropertiesError, parse_properties, read_text
 from .setup import BadInput, check_input_file
 from .suggest import closest
 
@@ -38,17 +53,38 @@ GROUP_KEYS = ("groupName", "consumeEnable", "consumeFromMinEnable", "consumeBroa
 MAPPED = ("flushDiskType", "slaveReadEnable", "offsetCheckInSlave", "haSlaveFallbehindMax",
           "accessMessageInMemoryMaxRatio")
 IDENTITY = ("brokerClusterName", "brokerName", "brokerId", "brokerRole")
+#: the keys rmqcheck reads from a controller-mode broker's file, beyond the identity keys
+MAPPED_5 = ("enableControllerMode", "allAckInSyncStateSet", "inSyncReplicas", "minInSyncReplicas", "flushDiskType",
+            "slaveReadEnable", "enableDLegerCommitLog")
+#: the keys rmqcheck reads from a controller's file
+CONTROLLER_MAPPED = ("enableElectUncleanMaster", "enableControllerInNamesrv")
+#: the keys that hold the controller's addresses: read, not modelled (the model has one controller)
+CONTROLLER_ADDRESSES = ("controllerAddr", "fetchControllerAddrByDnsLookup", "controllerDLegerGroup",
+                        "controllerDLegerPeers", "controllerDLegerSelfId", "jRaftGroupId", "jRaftServerId",
+                        "jRaftInitConf", "jRaftControllerRPCAddr")
+#: keys only a controller or a name server reads (a file holding them and no broker-only key is the controller's)
+CONTROLLER_ONLY = (CONTROLLER_KEYS_5 | NAMESRV_KEYS_5) - BROKER_KEYS_5 - BROKER_KEYS
+BROKER_ONLY = (BROKER_KEYS_5 | BROKER_KEYS) - CONTROLLER_KEYS_5 - NAMESRV_KEYS_5
+#: the controller-mode knobs' RocketMQ names -> knob, and their model range (model/controller/config.py)
+CONTROLLER_MODE = "controller"
+MAX_BROKERS = 3   # the knob 'brokers' allows 2..3
+#: what a notice echoes of the keys it names: each at most this long, at most this many, then "and N more"
+NOTICE_KEY_CHARS = 80
+NOTICE_KEYS = 10
 
 
 @dataclass
 class BrokerSettings:
     """What the files say, as knobs: ``values`` (knob -> value), ``sources`` (knob -> "key in FILE"), the
-    keys read but not modelled (each once, with why where it is not obvious), and the files read."""
+    keys read but not modelled (each once, with why where it is not obvious), the files read, and the
+    model mode they describe (``mode_source``: the file and key that chose it, None for 4.4 by default)."""
 
     values: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     not_modelled: dict[str, str] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    mode: str = "4.4"
+    mode_source: tuple[str, str] | None = None
 
     def set(self, knob: str, value: Any, key: str, where: Properties) -> None:
         self.values[knob] = value
@@ -58,7 +94,19 @@ class BrokerSettings:
         self.not_modelled.setdefault(key, why)
 
     def not_modelled_text(self) -> str:
-        return ", ".join(f"{k} ({why})" if why else k for k, why in self.not_modelled.items())
+        """The keys not modelled, cut for a notice: each key at most :data:`NOTICE_KEY_CHARS` characters,
+        at most :data:`NOTICE_KEYS` keys, then "and N more" (a file may hold keys of any length and number)."""
+        items = list(self.not_modelled.items())
+        shown = [f"{_cut(k)} ({why})" if why else _cut(k) for k, why in items[:NOTICE_KEYS]]
+        if len(items) > NOTICE_KEYS:
+            shown.append(f"and {len(items) - NOTICE_KEYS} more")
+        return ", ".join(shown)
+
+
+def _cut(key: str) -> str:
+    """A key as a notice shows it: printable, at most NOTICE_KEY_CHARS characters."""
+    key = "".join(c if c.isprintable() else "?" for c in key)
+    return key if len(key) <= NOTICE_KEY_CHARS else key[:NOTICE_KEY_CHARS - 3] + "..."
 
 
 def _bad(props: Properties, key: str, text: str) -> BadInput:
@@ -67,42 +115,46 @@ def _bad(props: Properties, key: str, text: str) -> BadInput:
     return BadInput(f"--broker-conf {props.name!r}{at}: {key}: {text}")
 
 
-def _plain(props: Properties, key: str, what: str = "--broker-conf") -> str | None:
+def _plain(props: Properties, key: str, version: str = "4.4") -> str | None:
     """The value of ``key``, refused when blanks surround it: RocketMQ parses the value as it stands
     (Properties#load keeps trailing blanks), fails, and silently keeps the default."""
     value = props.get(key)
     if value is not None and value != value.strip():
-        raise _bad(props, key, f"value {value!r} has blanks around it; RocketMQ 4.4 does not trim values and "
-                               "would ignore this one (keeping its default): remove the blanks")
+        raise _bad(props, key, f"value {value!r} has blanks around it; RocketMQ {version} does not trim values "
+                               "and would ignore this one (keeping its default): remove the blanks")
     return value
 
 
-def _choice(props: Properties, key: str, allowed: tuple[str, ...], default: str) -> str:
-    value = _plain(props, key)
+def _choice(props: Properties, key: str, allowed: tuple[str, ...], default: str, version: str = "4.4") -> str:
+    if version == "4.4":
+        value = _plain(props, key)
+    else:   # 5.x's MixAll#properties2Object trims a value its setter takes as a string
+        value = props.get(key)
+        value = value.strip() if value is not None else None
     if value is None:
         return default
     if value not in allowed:
-        raise _bad(props, key, f"value {value!r} is not one of {', '.join(allowed)} (RocketMQ 4.4 would ignore it "
-                               f"and keep {default})")
+        raise _bad(props, key, f"value {value!r} is not one of {', '.join(allowed)} (RocketMQ {version} would "
+                               f"ignore it and keep {default})")
     return value
 
 
-def _boolean(props: Properties, key: str, default: bool = False) -> bool:
-    value = _plain(props, key)
+def _boolean(props: Properties, key: str, default: bool = False, version: str = "4.4") -> bool:
+    value = _plain(props, key, version)
     if value is None:
         return default
     if value.lower() not in ("true", "false"):
-        raise _bad(props, key, f"value {value!r} is not true or false (RocketMQ 4.4 reads anything but 'true' "
-                               "as false); write true or false")
+        raise _bad(props, key, f"value {value!r} is not true or false (RocketMQ {version} reads anything but "
+                               "'true' as false); write true or false")
     return value.lower() == "true"
 
 
-def _integer(props: Properties, key: str, default: int) -> int:
-    value = _plain(props, key)
+def _integer(props: Properties, key: str, default: int, version: str = "4.4") -> int:
+    value = _plain(props, key, version)
     if value is None:
         return default
     if not re.fullmatch(r"[-+]?[0-9]{1,18}", value):
-        raise _bad(props, key, f"value {value!r} is not an integer (RocketMQ 4.4 would ignore it and keep "
+        raise _bad(props, key, f"value {value!r} is not an integer (RocketMQ {version} would ignore it and keep "
                                f"{default})")
     return int(value)
 
@@ -120,22 +172,68 @@ class Broker:
         return self.role in MASTER_ROLES
 
 
-def _broker(path: str) -> Broker:
-    check_input_file(path, "--broker-conf")
+#: bytes no text file holds (NUL and the control characters but tab, line feed, form feed, carriage return)
+_BINARY = re.compile(rb"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def _text_file(path: str, what: str) -> str:
+    """The text of ``path``, refused (naming the file) unless it is text: a gzip or ELF file, or any file
+    with NUL or control bytes, is no properties file a RocketMQ process was started with."""
+    check_input_file(path, what)
     try:
-        props = read_properties(path, "--broker-conf")
+        raw = read_text(path, what)
     except PropertiesError as exc:
         raise BadInput(str(exc)) from None
+    m = _BINARY.search(raw.encode("latin-1"))
+    if m is not None:
+        raise BadInput(f"{what} {path!r}: not a text file (byte 0x{m.group()[0]:02x} at offset {m.start()}); "
+                       "a RocketMQ configuration is Java properties text (key=value lines)")
+    return raw
+
+
+def _load(path: str) -> Properties:
+    """One ``--broker-conf`` file: text in Java properties form with at least one key a RocketMQ broker or
+    controller reads; bad input naming the file otherwise."""
+    raw = _text_file(path, "--broker-conf")
+    try:
+        props = parse_properties(raw, Path(path), "--broker-conf")
+    except PropertiesError as exc:
+        raise BadInput(str(exc)) from None
+    known = BROKER_KEYS | BROKER_KEYS_5 | CONTROLLER_KEYS_5 | NAMESRV_KEYS_5
+    if not any(key in known for key in props.values):
+        what = f"none of its {len(props.values)} keys is" if props.values else "it holds no key=value line, nor"
+        raise BadInput(f"--broker-conf {path!r}: not a RocketMQ broker configuration: {what} a setting a broker "
+                       "reads (such as brokerRole, brokerId, flushDiskType)")
+    dledger = props.get("enableDLegerCommitLog")
+    if dledger is not None and dledger.strip().lower() == "true":
+        raise _bad(props, "enableDLegerCommitLog", "DLedger commitlog mode is not modelled (rmqcheck models RocketMQ "
+                                                   "4.4 master/slave and the 5.3.3 controller mode)")
+    return props
+
+
+def _is_controller_file(props: Properties) -> bool:
+    """A controller's own file (controller.conf, or a name server's with its embedded controller): it holds
+    keys only a controller or name server reads and none only a broker reads."""
+    keys = set(props.values)
+    return bool(keys & CONTROLLER_ONLY) and not keys & BROKER_ONLY
+
+
+def _check_keys(props: Properties, known: frozenset[str], mapped: tuple[str, ...], version: str) -> None:
+    """A key RocketMQ does not read but that is close to one rmqcheck maps is refused with the key meant."""
     for key in props.values:
-        if key in BROKER_KEYS:
+        if key in known or len(key) > NOTICE_KEY_CHARS:
             continue
-        near = closest(key, [*IDENTITY, *MAPPED])
+        near = closest(key, [*IDENTITY, *mapped])
         if near is not None and near.lower() == key.lower():
             raise _bad(props, key, f"RocketMQ reads keys case-sensitively and would ignore this one; did you mean "
                                    f"'{near}'?")
         if near is not None:
-            raise _bad(props, key, f"not a RocketMQ 4.4 broker setting (RocketMQ would ignore it); did you mean "
-                                   f"'{near}'?")
+            raise _bad(props, key, f"not a RocketMQ {version} broker setting (RocketMQ would ignore it); did you "
+                                   f"mean '{near}'?")
+
+
+def _broker(props: Properties) -> Broker:
+    _check_keys(props, BROKER_KEYS, MAPPED, "4.4")
     role = _choice(props, "brokerRole", ROLES, "ASYNC_MASTER")
     broker_id = _integer(props, "brokerId", 0)
     if role == "SLAVE" and broker_id <= 0:
@@ -147,14 +245,64 @@ def _broker(path: str) -> Broker:
     return Broker(props, role, broker_id)
 
 
-def read_broker_group(broker_paths: Sequence[str], group_path: str | None = None) -> BrokerSettings:
-    """The knobs the broker.conf files of one broker group (and the subscription group's settings) set,
-    or :class:`BadInput` naming the file and the key of the first contradiction."""
+def files_mode(files: Sequence[Properties], mode: str | None = None, mode_where: str = "") -> tuple[str, tuple[str, str] | None]:
+    """The model mode the files describe and the file and key that say so: controller when a broker's file
+    has ``enableControllerMode=true`` (every broker's file must then have it) or a controller's file is
+    among them; else 4.4. ``mode``: the mode the command line names (``mode_where``: where), which the
+    files must not contradict."""
+    brokers = [f for f in files if not _is_controller_file(f)]
+    controllers = [f for f in files if _is_controller_file(f)]
+    on = [f for f in brokers if _boolean(f, "enableControllerMode", version="5.3.3")]
+    source = None
+    if on:
+        source = (on[0].name, "enableControllerMode")
+    elif controllers:
+        source = (controllers[0].name, next(k for k in controllers[0].values if k in CONTROLLER_ONLY))
+    found = CONTROLLER_MODE if source else "4.4"
+    if mode is not None and mode != found:
+        if found == CONTROLLER_MODE:
+            props = on[0] if on else controllers[0]
+            what = "true" if on else "a controller's file"
+            raise _bad(props, source[1], f"{what}: a RocketMQ 5.3.3 controller-mode group, but {mode_where} asks for "
+                                         f"mode {mode}; drop {mode_where} (the files choose mode {CONTROLLER_MODE})")
+        first = brokers[0] if brokers else files[0]
+        raise _bad(first, "enableControllerMode", f"not true: a {found} master/slave broker, but {mode_where} asks "
+                                                  f"for mode {mode}; set enableControllerMode=true or drop {mode_where}")
+    if found == CONTROLLER_MODE:
+        off = next((f for f in brokers if f not in on), None)
+        if off is not None:
+            raise _bad(off, "enableControllerMode", f"not true here but true in {on[0].name!r}: the brokers of a "
+                                                    "controller-mode group all run in controller mode; set "
+                                                    "enableControllerMode=true in every broker's file"
+                       if on else f"not true here, but {controllers[0].name!r} is a controller's file: set "
+                                  "enableControllerMode=true in every broker's file")
+    return found, source
+
+
+def read_broker_group(broker_paths: Sequence[str], group_path: str | None = None, mode: str | None = None,
+                      mode_where: str = "--mode") -> BrokerSettings:
+    """The knobs the files of one broker group (and the subscription group's settings) set, in the model
+    mode they describe, or :class:`BadInput` naming the file and the key of the first contradiction.
+    ``mode``: the mode the command line names (``mode_where``: where it names it), or None."""
     if group_path and not broker_paths:
         raise BadInput("--group-config needs the brokers' files too (--broker-conf FILE, repeatable): its "
                        "brokerId names one of them")
-    brokers = [_broker(path) for path in broker_paths]
-    _same_group(brokers)
+    files = [_load(path) for path in broker_paths]
+    found, source = files_mode(files, mode, mode_where)
+    if found == CONTROLLER_MODE:
+        if group_path:
+            raise BadInput(f"--group-config {group_path!r}: read for mode 4.4 only (the controller mode's consumer "
+                           "reads from the master)")
+        out = _controller_group(files)
+    else:
+        out = _group_44([_broker(f) for f in files], group_path)
+    out.mode, out.mode_source = found, source
+    return out
+
+
+def _group_44(brokers: list[Broker], group_path: str | None) -> BrokerSettings:
+    """The 4.4 knobs of one master's and its slaves' files."""
+    _same_group([b.props for b in brokers])
     masters = [b for b in brokers if b.is_master]
     if not masters:
         first = brokers[0].props
@@ -203,18 +351,121 @@ def read_broker_group(broker_paths: Sequence[str], group_path: str | None = None
     return out
 
 
-def _same_group(brokers: list[Broker]) -> None:
+def _controller_group(files: list[Properties]) -> BrokerSettings:
+    """The controller-mode knobs of the brokers' files (and of the controller's own files among them).
+
+    ``BrokerStartup#buildBrokerController`` leaves ``brokerId`` alone in controller mode (the samples say -1)
+    and the controller assigns each broker's role (``ReplicasManager#changeToMaster`` / ``#changeToSlave``),
+    so both are checked for form only. ``allAckInSyncStateSet``, ``inSyncReplicas`` and
+    ``minInSyncReplicas`` are read by whichever broker is master (``CommitLog#asyncPutMessage``,
+    ``GroupTransferService#doWaitTransfer``) and any broker may become it: the model has one value of each
+    for the group, so every file must agree. ``enableElectUncleanMaster`` is the controller's
+    (``DefaultElectPolicy#elect``), read from the controller's own files."""
+    brokers = [f for f in files if not _is_controller_file(f)]
+    controllers = [f for f in files if _is_controller_file(f)]
+    if not brokers:
+        raise BadInput(f"--broker-conf {controllers[0].name!r}: a controller's file; give the brokers' files too "
+                       "(--broker-conf FILE, one per broker of the group)")
+    v = "5.3.3"
+    for props in brokers:
+        _check_keys(props, BROKER_KEYS_5, MAPPED_5, v)
+        if "enableElectUncleanMaster" in props.values:
+            raise _bad(props, "enableElectUncleanMaster", "a controller's setting (ControllerConfig), which a broker "
+                                                          "does not read; put it in the controller's file "
+                                                          "(controller.conf, or namesrv.conf with "
+                                                          "enableControllerInNamesrv=true) and give that file too")
+        _choice(props, "brokerRole", ROLES, "ASYNC_MASTER", v)
+        _integer(props, "brokerId", 0, v)
+    if len(brokers) < 2 or len(brokers) > MAX_BROKERS:
+        culprit = brokers[MAX_BROKERS] if len(brokers) > MAX_BROKERS else brokers[0]
+        raise _bad(culprit, "enableControllerMode", f"{len(brokers)} controller-mode broker file"
+                                                    f"{'s' if len(brokers) != 1 else ''} given; the model's broker "
+                                                    f"group has 2 to {MAX_BROKERS} brokers (one file each)")
+    _same_group(brokers, v)
+    out = BrokerSettings(files=[p.name for p in files])
+    first = brokers[0]
+    out.values["brokers"] = len(brokers)
+    out.sources["brokers"] = f"{len(brokers)} broker files"
+    _set_agreed(out, brokers, "all_ack_in_sync_state_set", "allAckInSyncStateSet", _boolean, False)
+    for key, knob in (("inSyncReplicas", "in_sync_replicas"), ("minInSyncReplicas", "min_in_sync_replicas")):
+        value = _set_agreed(out, brokers, knob, key, _integer, 1)
+        if not 1 <= value <= len(brokers):
+            culprit = next(p for p in brokers if key in p.values)
+            raise _bad(culprit, key, f"value {value}: the model takes 1..{len(brokers)} (1 to the brokers given)")
+    for props in brokers:
+        if _choice(props, "flushDiskType", FLUSH_TYPES, "ASYNC_FLUSH", v) != "ASYNC_FLUSH":
+            raise _bad(props, "flushDiskType", "SYNC_FLUSH is not modelled in the controller mode (its brokers "
+                                               "flush asynchronously: FlushRealTimeService); remove it or set "
+                                               "ASYNC_FLUSH")
+        if _boolean(props, "slaveReadEnable", False, v):
+            raise _bad(props, "slaveReadEnable", "true is not modelled in the controller mode (a slave rejects "
+                                                 "pulls: PullMessageProcessor#rejectRequest); remove it or set false")
+        _boolean(props, "enableDLegerCommitLog", False, v)
+    if controllers:
+        _set_agreed(out, controllers, "enable_elect_unclean_master", "enableElectUncleanMaster", _boolean, False)
+    for props in controllers:
+        in_namesrv = _boolean(props, "enableControllerInNamesrv", False, v)
+        if set(props.values) & NAMESRV_KEYS_5 - CONTROLLER_KEYS_5 and not in_namesrv:
+            raise _bad(props, "enableControllerInNamesrv", "a name server's file without "
+                                                           "enableControllerInNamesrv=true runs no controller, so "
+                                                           "its controller settings are not read; set it true")
+    for props in brokers:
+        for key in props.values:
+            if key in CONTROLLER_ADDRESSES:
+                out.skip(key, "the model has one controller")
+            elif key in ("brokerId", "brokerRole"):
+                out.skip(key, "the controller assigns it")
+            elif key not in IDENTITY and key not in MAPPED_5:
+                out.skip(key, "" if key in BROKER_KEYS_5 else "not a RocketMQ 5.3.3 broker setting")
+    for props in controllers:
+        for key in props.values:
+            if key in CONTROLLER_ADDRESSES:
+                out.skip(key, "the model has one controller")
+            elif key not in CONTROLLER_MAPPED:
+                out.skip(key, "" if key in CONTROLLER_KEYS_5 | NAMESRV_KEYS_5 else "not a RocketMQ 5.3.3 controller "
+                                                                                   "setting")
+    return out
+
+
+def _set_agreed(out: BrokerSettings, files: Sequence[Properties], knob: str, key: str, read: Any, default: Any) -> Any:
+    """Set ``knob`` from ``key`` as every file gives it (see :func:`_agreed`), saying where it came from."""
+    value = _agreed(files, key, read, default)
+    holder = next((p for p in files if key in p.values), None)
+    if holder is not None:
+        out.set(knob, value, key, holder)
+    else:
+        out.values[knob] = value
+        out.sources[knob] = f"no {key} in the files: RocketMQ's default"
+    return value
+
+
+def _agreed(files: Sequence[Properties], key: str, read: Any, default: Any) -> Any:
+    """A setting the model holds once for all these files: every file must say the same (absent: ``default``)."""
+    values = [(read(p, key, default, "5.3.3"), p) for p in files]
+    first_value, first = values[0]
+    for value, p in values[1:]:
+        if value != first_value:
+            shown = (lambda x: str(x).lower()) if isinstance(value, bool) else str
+            raise _bad(p, key, f"{shown(value)} here but {shown(first_value)} in {first.name!r}; the model has one "
+                               f"{key} for these brokers (any may become master): set it alike in every file")
+    return first_value
+def _same_group(files: list[Properties], version: str = "4.4") -> None:
     """Every file names the same cluster and broker group (RocketMQ defaults: DefaultCluster, the host name;
-    a file without brokerName is compared as it would start: on its host's name, unknown here)."""
+    a file without brokerName is compared as it would start: on its host's name, unknown here). 5.x trims
+    these names (``MixAll#properties2Object``); 4.4 keeps blanks, refused."""
+    def name(props: Properties, key: str) -> str | None:
+        value = _plain(props, key, version) if version == "4.4" else props.get(key)
+        return value.strip() if value is not None else None
+
     for key in ("brokerClusterName", "brokerName"):
-        first = next((b.props for b in brokers if b.props.get(key) is not None), None)
+        first = next((p for p in files if p.get(key) is not None), None)
         if first is None:
             continue
-        for b in brokers:
-            value = _plain(b.props, key)
-            if value is not None and value != first.get(key):
-                raise _bad(b.props, key, f"{key}={value!r} but {first.name!r} has {key}={first.get(key)!r}; the "
-                                         "files of one broker group name the same one")
+        for props in files:
+            value = name(props, key)
+            if value is not None and value != name(first, key):
+                raise _bad(props, key, f"{key}={value!r} but {first.name!r} has {key}={name(first, key)!r}; the "
+                                       "files of one broker group name the same one")
 
 
 def _agreed_boolean(brokers: Sequence[Broker], key: str) -> bool:
@@ -259,9 +510,12 @@ def _group(path: str, brokers: list[Broker], out: BrokerSettings) -> None:
     updateSubGroup`` prints (``SubscriptionGroupConfig [groupName=..., brokerId=0, ...]``) or from
     ``key=value`` lines; each must name a broker of the group, and slave k of the model is the slave with
     the k-th smallest brokerId."""
-    check_input_file(path, "--group-config")
+    raw = _text_file(path, "--group-config")
+    found = _GROUP_LINE.findall(raw)
+    if len(found) > 1:
+        raise BadInput(f"--group-config {path!r}: {len(found)} 'SubscriptionGroupConfig [...]' lines; the file "
+                       "describes one subscription group: keep one")
     try:
-        raw = read_text(path, "--group-config")
         m = _GROUP_LINE.search(raw)
         if m is None:
             props = parse_properties(raw, Path(path), "--group-config")

@@ -37,23 +37,43 @@ def resolve_config(preset_name: str | None, config_file: str | None, assignments
                    modes: Sequence[str] = ONLY_44) -> Config:
     """``--preset`` / ``--config`` (exclusive), then the ``--broker-conf`` / ``--group-config`` files the
     command line gave (kept in click's context by rmqcheck/options.py), then ``--set key=value``; in the
-    model mode that ``--mode``, the config file's ``mode`` or the preset names (4.4 unless one does).
-    ``modes``: the modes the command can run."""
+    model mode that ``--mode``, the config file's ``mode`` or the preset names, else the one the broker
+    files describe (``enableControllerMode=true``: controller), else 4.4. ``modes``: the modes the
+    command can run."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    return config_from(preset_name, config_file, assignments, modes, meta.get("mode"),
+                       meta.get("broker_confs") or (), meta.get("group_config"))
+
+
+def config_from(preset_name: str | None, config_file: str | None, assignments: Sequence[str],
+                modes: Sequence[str], given_mode: str | None, broker_confs: Sequence[str],
+                group_config: str | None, say_not_modelled: bool = True) -> Any:
+    """:func:`resolve_config` for any caller (a baseline's run file too): ``given_mode`` is ``--mode``'s
+    value, ``broker_confs`` / ``group_config`` the files; the keys the files hold but the model does not
+    are named once on stderr when ``say_not_modelled``."""
     from model import ConfigError, load_toml, preset
+    from model.modes import DEFAULT_MODE, base_config, check_knobs, get_mode
 
     if preset_name and config_file:
         raise BadInput("--preset and --config cannot be used together; give one of them")
     if config_file:
         check_input_file(config_file, "config file")
-    if _mode_given(preset_name, config_file):
-        return _resolve_mode_config(preset_name, config_file, assignments, modes)
-    settings = broker_settings()
     try:
-        _no_other_mode_knob(assignments)
-        if config_file:
-            cfg = load_toml(config_file)
+        named = _named_mode(given_mode, preset_name, config_file)
+        settings = _broker_settings(broker_confs, group_config, named, say_not_modelled)
+        mode = get_mode(named[0] if named else settings.mode if settings is not None else DEFAULT_MODE)
+        if mode.name not in modes:
+            where = named[1] if named else f"--broker-conf {settings.mode_source[0]!r} ({settings.mode_source[1]})"
+            raise BadInput(f"{where}: mode {mode.name}; this command does not run mode {mode.name} yet; it runs: "
+                           f"{', '.join(modes)}")
+        check_knobs(mode, [item.partition("=")[0].strip() for item in assignments])
+        if mode.name == DEFAULT_MODE:
+            cfg = load_toml(config_file) if config_file else preset(preset_name or "default")
         else:
-            cfg = preset(preset_name or "default")
+            cfg = base_config(mode, preset_name, config_file)
         if settings is not None:
             cfg = cfg.from_mapping(settings.values, base=cfg)
         return cfg.with_overrides(list(assignments))
@@ -61,71 +81,59 @@ def resolve_config(preset_name: str | None, config_file: str | None, assignments
         raise BadInput(str(exc)) from None
 
 
-def _mode_given(preset_name: str | None, config_file: str | None) -> bool:
-    """Whether anything names a model mode (else the 4.4 path above runs exactly as before modes)."""
-    import click
+def _named_mode(given: str | None, preset_name: str | None, config_file: str | None) -> tuple[str, str] | None:
+    """The model mode the command line names and where (``--mode``, the config file's ``mode``, the
+    preset's own mode), checked to agree; None when nothing names one."""
+    from model.modes import file_mode, mode_of_preset, resolve_mode
 
-    from model.modes import file_mode, mode_of_preset
-
-    ctx = click.get_current_context(silent=True)
     try:
-        return bool((ctx is not None and ctx.meta.get("mode") is not None)
-                    or (preset_name and mode_of_preset(preset_name) not in (None, "4.4"))
-                    or (config_file and file_mode(config_file) is not None))
-    except ValueError:   # an unreadable config file: the 4.4 loader says what is wrong
-        return False
+        in_file = file_mode(config_file) if config_file else None
+    except ValueError:   # an unreadable config file, or a mode that is no string: its loader says what is wrong
+        in_file = None
+    owner = mode_of_preset(preset_name) if preset_name else None
+    if given is None and in_file is None and owner is None:
+        return None
+    mode = resolve_mode(given, preset_name, config_file if in_file is not None else None)
+    if given is not None:
+        return mode.name, f"--mode {given}"
+    if in_file is not None:
+        return mode.name, f"mode = {in_file!r} in {config_file!r}"
+    return mode.name, f"--preset {preset_name}"
 
 
-def _no_other_mode_knob(assignments: Sequence[str]) -> None:
-    """A knob of another mode (``--set all_ack_in_sync_state_set=true`` in 4.4) names the knob and both
-    modes (model/modes.py); any other key is left to the 4.4 parser."""
-    from model.modes import DEFAULT_MODE, check_knobs, get_mode
-
-    check_knobs(get_mode(DEFAULT_MODE), [item.partition("=")[0].strip() for item in assignments])
-
-
-def _resolve_mode_config(preset_name, config_file, assignments, modes) -> Any:
+def _broker_settings(broker_confs: Sequence[str], group_config: str | None, named: tuple[str, str] | None,
+                     say_not_modelled: bool) -> "BrokerSettings | None":
+    """The knobs the ``--broker-conf`` / ``--group-config`` files give (None without them), in the mode
+    ``named`` names (a contradiction names the file and key); once per command, the keys they hold but the
+    model does not on stderr."""
     import click
 
-    from model import ConfigError, load_toml
-    from model.modes import DEFAULT_MODE, check_knobs, resolve_config as mode_config, resolve_mode
-
-    ctx = click.get_current_context(silent=True)
-    try:
-        mode = resolve_mode(ctx.meta.get("mode") if ctx is not None else None, preset_name, config_file)
-        if mode.name not in modes:
-            raise BadInput(f"--mode {mode.name}: this command does not run mode {mode.name} yet; "
-                           f"it runs: {', '.join(modes)}")
-        check_knobs(mode, [item.partition("=")[0].strip() for item in assignments])
-        if mode.name == DEFAULT_MODE:
-            settings = broker_settings()
-            cfg = load_toml(config_file) if config_file else mode.preset(preset_name or "default")
-            if settings is not None:
-                cfg = cfg.from_mapping(settings.values, base=cfg)
-            return cfg.with_overrides(list(assignments))
-        if ctx is not None and (ctx.meta.get("broker_confs") or ctx.meta.get("group_config")):
-            raise BadInput(f"--broker-conf / --group-config: read for mode 4.4 only, not for mode {mode.name}")
-        return mode_config(mode, preset_name, config_file, assignments)
-    except ConfigError as exc:
-        raise BadInput(str(exc)) from None
-
-
-def broker_settings() -> "BrokerSettings | None":
-    """The knobs the command's ``--broker-conf`` / ``--group-config`` files give (None without them); the
-    keys they hold but the model does not are named once on stderr."""
-    import click
-
-    ctx = click.get_current_context(silent=True)
-    if ctx is None or not (ctx.meta.get("broker_confs") or ctx.meta.get("group_config")):
+    if not (broker_confs or group_config):
         return None
     from .broker_conf import read_broker_group
 
-    settings = read_broker_group(ctx.meta.get("broker_confs") or (), ctx.meta.get("group_config"))
-    if settings.not_modelled and "not_modelled_said" not in ctx.meta:
-        ctx.meta["not_modelled_said"] = True
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    cached = meta.get("broker_settings")
+    if cached is not None and cached[0] == (tuple(broker_confs), group_config, named):
+        return cached[1]
+    settings = read_broker_group(broker_confs, group_config, *(named or (None, "")))
+    meta["broker_settings"] = ((tuple(broker_confs), group_config, named), settings)
+    if say_not_modelled and settings.not_modelled and "not_modelled_said" not in meta:
+        meta["not_modelled_said"] = True
         click.echo(f"rmqcheck: not modelled (read, no effect on the check): {settings.not_modelled_text()}",
                    err=True)
     return settings
+
+
+def broker_settings() -> "BrokerSettings | None":
+    """The knobs the command's ``--broker-conf`` / ``--group-config`` files gave (None without them), as
+    :func:`resolve_config` read them."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    cached = ctx.meta.get("broker_settings") if ctx is not None else None
+    return cached[1] if cached is not None else None
 
 
 #: what a path that is not a regular file is, by the kind its mode gives

@@ -167,21 +167,23 @@ def _fairness(where: str, name: str, table: dict[str, Any], config: Any) -> Fair
 
 def _run_file(where: str, name: str, config: Any) -> tuple[Config, list[str] | None]:
     """A configuration's ``config = "FILE"``: the run file's knobs (with its broker files applied) and its
-    properties (None when it names none), the path taken relative to the baseline. Its limits, engine and
-    threads are the command line's: the gate explores without limits."""
+    properties (None when it names none), the path taken inside the baseline's directory (rmqcheck/run_file.py
+    ``inside``: a baseline in a pull request reads no file outside it). Its limits, engine and threads are
+    the command line's: the gate explores without limits."""
     from model import load_toml
 
     from .broker_conf import read_broker_group
-    from .run_file import read_run_table
+    from .run_file import inside, read_run_table
 
     if not isinstance(config, str) or not config:
         raise _fail(where, name, "config must be the path of a run file (TOML)")
-    path = str(Path(where).parent / config)
     try:
+        path = inside(Path(where).parent, config, "config")
         cfg = load_toml(path)
         run = read_run_table(path)
         if run.get("broker_confs") or run.get("group_config"):
-            settings = read_broker_group(run.get("broker_confs") or (), run.get("group_config"))
+            settings = read_broker_group(run.get("broker_confs") or (), run.get("group_config"), DEFAULT_MODE,
+                                         f"config = {config!r} (a run file of mode {DEFAULT_MODE})")
             cfg = Config.from_mapping(settings.values, base=cfg)
     except (BadInput, ConfigError) as exc:
         raise _fail(where, name, str(exc)) from None

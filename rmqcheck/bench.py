@@ -267,12 +267,14 @@ def plan(quick: bool, spark: bool, workers: tuple[int, ...], threads: tuple[int,
 
 
 def _counts(option: str, text: str, what: str, high: int) -> tuple[int, ...]:
-    """``1,2`` as ``(1, 2)``; bad input unless every count is between 1 and ``high``."""
+    """``1,2`` as ``(1, 2)``; bad input unless every item is a count in ASCII digits between 1 and ``high``
+    (an empty item, ``1,,2`` or ``1,``, is refused, not skipped; so are blanks and other digits, ``１``)."""
     from .setup import BadInput
-    try:
-        counts = tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise BadInput(f"{option} {text!r}: expected {what} such as 1,2") from None
+    items = text.split(",")
+    if not all(re.fullmatch(r"[0-9]{1,18}", x) for x in items):
+        empty = " (an empty item)" if any(x == "" for x in items) else ""
+        raise BadInput(f"{option} {text!r}: expected {what} such as 1,2{empty}")
+    counts = tuple(int(x) for x in items)
     if not counts or any(not 1 <= n <= high for n in counts):
         raise BadInput(f"{option} {text!r}: expected {what} between 1 and {high}, such as 1,2")
     return counts

@@ -63,14 +63,17 @@ def config_options(f: Callable) -> Callable:
                      callback=_remember("broker_confs"), shell_complete=_files,
                      help="A broker's broker.conf (Java properties, as RocketMQ reads it); repeat it for the "
                           "master and each slave of the group. 'rmqcheck config' shows the knobs they give.")(f)
-    f = click.option("--config", "config_file", metavar="FILE.toml", is_eager=True, callback=_read_run_table,
+    f = click.option("--config", "config_file", metavar="FILE.toml", is_eager=True, multiple=True,
+                     callback=_read_run_table,
                      shell_complete=_files,
                      help="Read knobs from a TOML file (key = value lines; optional preset = \"NAME\"), and "
                           "from its [run] table the properties, limits, engine and threads (options "
                           "given win).")(f)
-    f = click.option("--preset", "preset_name", metavar="NAME", shell_complete=_complete(_preset_names),
+    f = click.option("--preset", "preset_name", metavar="NAME", multiple=True, callback=_once,
+                     shell_complete=_complete(_preset_names),
                      help="Start from a named preset (default: default); 'rmqcheck list' shows them all.")(f)
-    f = click.option("--mode", metavar="4.4|controller", expose_value=False, callback=_remember("mode"),
+    f = click.option("--mode", metavar="4.4|controller", expose_value=False, multiple=True,
+                     callback=_remember("mode", once=True),
                      help="The model: 4.4 master/slave (default) or the 5.3.3 controller mode "
                           "(also: mode = \"...\" in the TOML file, or a controller preset).")(f)
     return f
@@ -82,10 +85,23 @@ def _refuse_empty(param: click.Parameter, value: Any) -> None:
             raise click.BadParameter("'' is empty; give a value, or leave the option out", param=param)
 
 
-def _remember(key: str) -> Callable:
+def _once(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """An option that names one thing (``--preset``, ``--mode``, ``--config``), declared ``multiple`` so that
+    a second use is seen: click keeps the last of a repeated option without a word (``--preset bench
+    --preset default`` ran default). Bad input when given twice; its one value, or None."""
+    _refuse_empty(param, value)
+    values = tuple(value or ())
+    if len(values) > 1:
+        raise click.BadParameter(f"given {len(values)} times ({', '.join(repr(v[:40]) for v in values[:3])}); "
+                                 "give it once", param=param)
+    return values[0] if values else None
+
+
+def _remember(key: str, once: bool = False) -> Callable:
     """A callback keeping an option's value in ``ctx.meta`` for :func:`rmqcheck.setup.resolve_config`:
-    the commands' own signatures stay as they are."""
+    the commands' own signatures stay as they are. ``once``: an option given at most once (:func:`_once`)."""
     def keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        value = _once(ctx, param, value) if once else value
         _refuse_empty(param, value)
         ctx.meta[key] = value
         return value
@@ -95,7 +111,7 @@ def _remember(key: str) -> Callable:
 def _read_run_table(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """``--config FILE``, read first (eager): its ``[run]`` table becomes the defaults of the other
     options (rmqcheck/run_file.py)."""
-    _refuse_empty(param, value)
+    value = _once(ctx, param, value)
     if value and os.path.isfile(value):   # anything else: resolve_config says what is wrong, in its turn
         from .run_file import read_run_table
         ctx.default_map = {**(ctx.default_map or {}), **read_run_table(value)}
@@ -171,7 +187,7 @@ def command_line(ctx: click.Context) -> str:
             elif param.secondary_opts:
                 words.append(max(param.secondary_opts, key=len))
             continue
-        for item in (value if param.multiple else [value]):
+        for item in (value if isinstance(value, (list, tuple)) else [value]):   # --preset: multiple, one value
             words += [spelling, str(item)]
     return shlex.join(words)
 

@@ -11,15 +11,20 @@ the ``[run]`` table holds the rest of a command line::
     max_states = 5_000_000
     engine = "local"
     threads = 2
-    broker_conf = ["broker-a.properties", "broker-a-s.properties"]   # relative to this file
+    broker_conf = ["broker-a.properties", "broker-a-s.properties"]   # inside this file's directory
 
 Its values become the defaults of the command's options (click's ``default_map``): an option given on the
 command line wins, as ``--set`` wins over a knob of the file. A key the command has no option for (say
 ``engine`` for ``simulate``) is ignored by that command.
+
+The files a run file names resolve inside its own directory: an absolute path, or one that leaves the
+directory (``../../etc/shadow``, a symbolic link pointing out), is bad input. A run file in a pull request
+must not make a CI machine read (and echo) its files; a file elsewhere is given on the command line.
 """
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -74,11 +79,11 @@ def _value(key: str, value: Any, what: str, where: str, here: Path) -> Any:
     if key in ("properties", "broker_conf"):
         if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
             raise bad
-        return [str(here / v) for v in value] if key == "broker_conf" else value
+        return [inside(here, v, f"{where} {key}") for v in value] if key == "broker_conf" else value
     if key in ("engine", "group_config"):
         if not isinstance(value, str) or not value:
             raise bad
-        return str(here / value) if key == "group_config" else value
+        return inside(here, value, f"{where} {key}") if key == "group_config" else value
     if key == "max_seconds":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise bad
@@ -86,3 +91,21 @@ def _value(key: str, value: Any, what: str, where: str, here: Path) -> Any:
     if isinstance(value, bool) or not isinstance(value, int):
         raise bad
     return value
+
+
+def inside(directory: Path, name: str, where: str) -> str:
+    """The path ``name`` (a file a run file or a baseline names; ``where`` says which and its key) taken
+    relative to ``directory``, the naming file's own: bad input when it is absolute or leaves the directory
+    (``..``, a symbolic link pointing out), checked on the resolved path."""
+    if os.path.isabs(name):
+        raise BadInput(f"{where}: {name!r} is an absolute path; a file names files inside its own directory "
+                       "(give a file elsewhere on the command line)")
+    target = directory / name
+    try:
+        real, root = os.path.realpath(target), os.path.realpath(directory)
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"{where}: {name!r} is not a usable path ({getattr(exc, 'strerror', None) or exc})") from None
+    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        raise BadInput(f"{where}: {name!r} leaves the directory of the file that names it; a file names files "
+                       "inside its own directory (give a file elsewhere on the command line)")
+    return str(target)

@@ -77,13 +77,15 @@ def test_the_example_run_file_reads_its_broker_files_relative_to_itself():
 
 
 def test_a_gate_baseline_points_to_a_run_file(tmp_path):
-    """A baseline configuration may be a run file (config = "FILE", relative to the baseline): its knobs,
-    its broker files and its properties are what the gate explores and pins."""
+    """A baseline configuration may be a run file (config = "FILE", inside the baseline's directory): its
+    knobs, its broker files (inside the run file's directory) and its properties are what the gate explores
+    and pins."""
+    import shutil
     from pathlib import Path
-    examples = Path(__file__).resolve().parents[2] / "examples" / "2m-2s-sync"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "2m-2s-sync", tmp_path / "conf")
     (tmp_path / "prod.toml").write_text(
         "messages = 1\nmax_master_crashes = 0\nmax_master_power_losses = 0\n[run]\n"
-        f"broker_conf = [\"{examples / 'broker-a.properties'}\", \"{examples / 'broker-a-s.properties'}\"]\n"
+        "broker_conf = [\"conf/broker-a.properties\", \"conf/broker-a-s.properties\"]\n"
         "properties = [\"acked_message_never_lost\", \"replicas_agree\"]\nmax_states = 1\n")
     baseline = tmp_path / "baseline.toml"
     baseline.write_text("[[configuration]]\nname = \"prod\"\nconfig = \"prod.toml\"\n")

@@ -63,7 +63,7 @@ def config_from(preset_name: str | None, config_file: str | None, assignments: S
         check_input_file(config_file, "config file")
     try:
         named = _named_mode(given_mode, preset_name, config_file)
-        settings = _broker_settings(broker_confs, group_config, named, say_not_modelled)
+        settings = _broker_settings(broker_confs, group_config, named)
         mode = get_mode(named[0] if named else settings.mode if settings is not None else DEFAULT_MODE)
         if mode.name not in modes:
             where = named[1] if named else f"--broker-conf {settings.mode_source[0]!r} ({settings.mode_source[1]})"
@@ -76,9 +76,12 @@ def config_from(preset_name: str | None, config_file: str | None, assignments: S
             cfg = base_config(mode, preset_name, config_file)
         if settings is not None:
             cfg = cfg.from_mapping(settings.values, base=cfg)
-        return cfg.with_overrides(list(assignments))
+        cfg = cfg.with_overrides(list(assignments))
     except ConfigError as exc:
         raise BadInput(str(exc)) from None
+    if settings is not None and say_not_modelled:
+        _say_not_modelled(settings)
+    return cfg
 
 
 def _named_mode(given: str | None, preset_name: str | None, config_file: str | None) -> tuple[str, str] | None:
@@ -101,11 +104,10 @@ def _named_mode(given: str | None, preset_name: str | None, config_file: str | N
     return mode.name, f"--preset {preset_name}"
 
 
-def _broker_settings(broker_confs: Sequence[str], group_config: str | None, named: tuple[str, str] | None,
-                     say_not_modelled: bool) -> "BrokerSettings | None":
+def _broker_settings(broker_confs: Sequence[str], group_config: str | None,
+                     named: tuple[str, str] | None) -> "BrokerSettings | None":
     """The knobs the ``--broker-conf`` / ``--group-config`` files give (None without them), in the mode
-    ``named`` names (a contradiction names the file and key); once per command, the keys they hold but the
-    model does not on stderr."""
+    ``named`` names (a contradiction names the file and key), read once per command."""
     import click
 
     if not (broker_confs or group_config):
@@ -119,11 +121,19 @@ def _broker_settings(broker_confs: Sequence[str], group_config: str | None, name
         return cached[1]
     settings = read_broker_group(broker_confs, group_config, *(named or (None, "")))
     meta["broker_settings"] = ((tuple(broker_confs), group_config, named), settings)
-    if say_not_modelled and settings.not_modelled and "not_modelled_said" not in meta:
+    return settings
+
+
+def _say_not_modelled(settings: "BrokerSettings") -> None:
+    """Once per command, after the configuration resolved: the keys the files hold but the model does not."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    if settings.not_modelled and "not_modelled_said" not in meta:
         meta["not_modelled_said"] = True
         click.echo(f"rmqcheck: not modelled (read, no effect on the check): {settings.not_modelled_text()}",
                    err=True)
-    return settings
 
 
 def broker_settings() -> "BrokerSettings | None":

@@ -8,7 +8,13 @@ error lines under 300 characters (one line for bad input), every input file byte
 outputs only from a run that ended with a result, and no temporary file or directory left.
 
 Most cases run in-process (click's CliRunner); a few, the ones only a real process shows (a pipe as
-standard input, a console that cannot encode UTF-8), run as subprocesses."""
+standard input, a console that cannot encode UTF-8), run as subprocesses.
+
+A second seeded generator (issue 45, items 2, 5 and 11) gives the operator's own files of both modes - the
+RocketMQ 4.4 and 5.3.3 sample broker files, group files and run files - made hostile (binary, /etc/passwd,
+a 100,101-character key, 500 keys, fullwidth digits, blanks, DLedger, the mode flipped, a run file naming
+a file outside its directory, a TOML value of the wrong type) with hostile modes and values: the same rules,
+and nothing of a file outside the run file's directory echoed."""
 from __future__ import annotations
 
 import hashlib
@@ -384,3 +390,164 @@ def test_hostile_inputs_as_real_processes(tmp_path, private_tmp):
             assert p.returncode == 2 and "'' is empty" in p.stderr, p.stderr
         else:   # the run and its file as on a UTF-8 console
             assert p.returncode in RESULT_CODES and all(o.exists() for o in c.outputs), p.stderr[-2000:]
+
+
+# -- the operator's own files of both modes: broker, group and run files (issue 45, items 2, 5 and 11) ------
+FILES_SEED = 45
+FILES_CASES = int(os.environ.get("RMQCHECK_HOSTILE_FILE_CASES", "400"))
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SAMPLES = {"4.4": [EXAMPLES / "2m-2s-sync" / "broker-a.properties", EXAMPLES / "2m-2s-sync" / "broker-a-s.properties"],
+           "controller": [EXAMPLES / "controller" / "quick-start" / "broker-n0.conf",
+                          EXAMPLES / "controller" / "quick-start" / "broker-n1.conf"]}
+CONTROLLER_FILE = EXAMPLES / "controller" / "controller-standalone.conf"
+GROUP = "SubscriptionGroupConfig [groupName=g, brokerId=0, whichBrokerWhenConsumeSlowly=1]\n"
+#: what a file's text may become: each a function of (text, rng) -> bytes
+BROKER_MUTATIONS = {
+    "valid": lambda t, r: t.encode(),
+    "gzip": lambda t, r: __import__("gzip").compress(t.encode()),
+    "elf": lambda t, r: b"\x7fELF\x02\x01\x01\x00" + bytes(56) + t.encode(),
+    "random bytes": lambda t, r: bytes(r.randrange(256) for _ in range(200)),
+    "passwd": lambda t, r: b"zqroot:x:0:0:zqroot:/root:/bin/bash\nzqbin:x:1:1::/:/sbin/nologin\n",
+    "long key": lambda t, r: (t + "k" * 100_101 + "=1\n").encode(),
+    "many keys": lambda t, r: (t + "".join(f"zqUnknown{i}=1\n" for i in range(500))).encode(),
+    "fullwidth digit": lambda t, r: (t + r.choice(["inSyncReplicas=\uff12\n", "brokerId=\uff11\n",
+                                                     "minInSyncReplicas=\uff11\n"])).encode("utf-8"),
+    "trailing blank": lambda t, r: (t + r.choice(["allAckInSyncStateSet=true \n", "brokerRole=SLAVE \n",
+                                                    "slaveReadEnable=false \n"])).encode(),
+    "twice": lambda t, r: (t + "brokerName=other\n").encode(),
+    "dledger": lambda t, r: (t + "enableDLegerCommitLog=true\n").encode(),
+    "controller mode flipped": lambda t, r: (t.replace("enableControllerMode = true", "enableControllerMode = false")
+                                             if "enableControllerMode" in t else t + "enableControllerMode=true\n"
+                                             ).encode(),
+    "bad escape": lambda t, r: (t + "brokerIP1=\\u00zz\n").encode(),
+    "empty": lambda t, r: b"",
+    "latin-1 and CRLF": lambda t, r: (t.replace("\n", "\r\n") + "namesrvAddr=h\xf4te:9876\r\n").encode("latin-1"),
+    "continued line": lambda t, r: (t + "namesrvAddr=a:9876;\\\n   b:9876\\").encode(),
+    "no newline, blanks": lambda t, r: ("  \t" + t.replace("\n", "\n \t ").rstrip()).encode(),
+}
+GROUP_MUTATIONS = {
+    "valid": GROUP, "key=value": "brokerId=0\nwhichBrokerWhenConsumeSlowly=1\n", "two lines": GROUP + GROUP,
+    "fullwidth": "brokerId=\uff10\n", "unknown key": "zqKey=1\n", "empty": "",
+}
+
+
+def _write_run_file(c: Case, mode: str, names: list[str]) -> str:
+    """A run file of ``mode`` naming ``names`` (inside its directory), or now and then a hostile one."""
+    kind = c.rng.choice(["valid"] * 4 + ["traversal", "absolute", "link out", "mode 5", "preset 5", "threads text",
+                                         "broker_conf text", "unknown key", "mode elsewhere"])
+    c.hostile = c.hostile or kind != "valid"
+    listed = list(names)
+    if kind == "traversal":
+        listed.append("../" * 6 + "etc/shadow")
+    elif kind == "absolute":
+        listed.append("/etc/passwd")
+    elif kind == "link out":
+        link = c.dir / "out.conf"
+        outside = c.dir.parent / f"outside{c.dir.name}.conf"
+        outside.write_text("brokerRole=SLAVE\nbrokerId=1\nzqsecret=1\n")
+        c.inputs.append(outside)
+        link.symlink_to(outside)
+        listed.append("out.conf")
+    head = {"4.4": "", "controller": 'mode = "controller"\n'}[mode]
+    knobs = "messages = 1\n" + ("max_master_crashes = 0\nmax_master_power_losses = 0\n" if mode == "4.4"
+                                else "max_broker_crashes = 0\n")
+    if kind == "mode 5":
+        head = "mode = 5\n"
+    elif kind == "preset 5":
+        head += "preset = 5\n"
+    elif kind == "mode elsewhere":
+        head = 'mode = "4.4"\n' if mode == "controller" else 'mode = "controller"\n'
+    run = ["[run]", "broker_conf = [" + ", ".join(f'"{n}"' for n in listed) + "]"]
+    if kind == "threads text":
+        run.append('threads = "1"')
+    elif kind == "broker_conf text":
+        run[1] = f'broker_conf = "{listed[0]}"'
+    elif kind == "unknown key":
+        run.append("zq_key = 1")
+    path = c.dir / "run.toml"
+    path.write_text(head + knobs + "\n".join(run) + "\n", encoding="utf-8")
+    c.inputs.append(path)
+    return str(path)
+
+
+def generate_files(c: Case) -> None:
+    """A command reading an operator's files of one mode, with hostile files, values and run files."""
+    mode = c.rng.choice(["4.4", "controller"])
+    names = []
+    for i, sample in enumerate(SAMPLES[mode] + ([CONTROLLER_FILE] if mode == "controller" and c.maybe(0.2) else [])):
+        kind = c.rng.choice(["valid"] * 30 + list(BROKER_MUTATIONS))
+        c.hostile = c.hostile or kind != "valid"
+        path = c.dir / f"b{i}{sample.suffix}"
+        path.write_bytes(BROKER_MUTATIONS[kind](sample.read_text(), c.rng))
+        c.inputs.append(path)
+        names.append(path.name)
+    command = c.rng.choice(["config", "config", "check", "check", "simulate"])
+    c.args = [command]
+    if c.maybe(0.35):
+        c.args += ["--config", _write_run_file(c, mode, names)]
+    else:
+        for name in names:
+            c.args += ["--broker-conf", str(c.dir / name)]
+    if mode == "4.4" and c.maybe(0.3):
+        kind = c.rng.choice(list(GROUP_MUTATIONS))
+        c.hostile = c.hostile or kind != "valid"
+        group = c.dir / "group.txt"
+        group.write_text(GROUP_MUTATIONS[kind], encoding="utf-8")
+        c.inputs.append(group)
+        c.args += ["--group-config", str(group)]
+    if c.maybe(0.3):
+        c.hostile = True
+        c.args += c.rng.choice([["--mode", "4.4"], ["--mode", "controller"], ["--preset", "controller"],
+                                ["--preset", "sync-master"], ["--preset", "bench", "--preset", "default"]])
+    if "--config" not in c.args and command != "config":
+        c.args += ["--set", "messages=1"] + (["--set", "max_master_crashes=0", "--set", "max_master_power_losses=0"]
+                                             if mode == "4.4" else ["--set", "max_broker_crashes=0"])
+    if c.maybe(0.25):
+        c.hostile = True
+        c.args += ["--set", c.rng.choice(["messages=\uff11", "messages= 1", "slaves=-0", "allAckInSyncStateSet=true",
+                                          "brokerRole=SYNC_MASTER", "inSyncReplicas=2", "messages=1_0"])]
+    if command == "check":
+        c.args += ["--max-states", "400", "--quiet", "--traces", "none"]
+        if c.maybe(0.5):
+            c.output("--json", ".json", [str(p) for p in c.inputs])
+    elif command == "simulate":
+        c.args += ["--walks", "2", "--depth", "5", "--quiet"]
+
+
+@pytest.mark.timeout(600)
+def test_hostile_broker_group_and_run_files_of_both_modes(tmp_path, private_tmp, no_spark_no_bench, alarm):
+    """Every case: a documented exit code, no traceback, one error line for bad input (after at most the
+    not-modelled notice), nothing of a file outside the run file's directory echoed, every input unchanged."""
+    assert invoke("check", *TINY_SET, "--max-states", "50", "--quiet").exit_code == 3   # load the kernels first
+    rng = random.Random(FILES_SEED)
+    root = tmp_path / "files"
+    root.mkdir()
+    codes: dict[int, int] = {}
+    failures: list[str] = []
+    hostile = 0
+    for n in range(FILES_CASES):
+        c = Case(rng, root, n)
+        generate_files(c)
+        hostile += c.hostile
+        before = digest(c.inputs)
+        signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
+        try:
+            r = invoke(*c.args)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            notices = [line for line in r.stderr.splitlines() if line.startswith("rmqcheck: not modelled")]
+            assert all(len(line) < 1200 for line in notices), [len(x) for x in notices]
+            stderr = "\n".join(line for line in r.stderr.splitlines() if line not in notices)
+            check(c, r.exit_code, r.stdout, stderr, before, private_tmp)
+            assert "zqsecret" not in r.stdout + r.stderr and "zqroot" not in r.stdout + r.stderr
+        except (Exception, Hung) as exc:
+            failures.append(f"case {n} {[a[:50] for a in c.args]}: {type(exc).__name__}: "
+                            f"{' '.join(str(exc).split())[:400]}")
+            continue
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        codes[r.exit_code] = codes.get(r.exit_code, 0) + 1
+    print(f"hostile files: {FILES_CASES} cases ({hostile} with a hostile file or value), exit codes "
+          f"{dict(sorted(codes.items()))}")
+    assert not failures, f"{len(failures)} of {FILES_CASES} cases failed:\n" + "\n".join(failures[:25])
+    assert hostile >= FILES_CASES // 2
+    assert codes.get(2, 0) > 0 and codes.get(0, 0) > 0 and sum(codes.get(k, 0) for k in RESULT_CODES) > 0, codes

@@ -300,7 +300,11 @@ def summary_line(report: Any) -> str:
 def report_to_dict(report: Any) -> dict[str, Any]:
     """``engine`` is the engine of the exhaustive exploration (step 1); ``sweep.engine`` where the sweeps of
     small explorations ran."""
-    d: dict[str, Any] = {"tool": TOOL, "version": version(), "command": "faults", "config": report.config,
+    from model.modes import DEFAULT_MODE, MODES
+
+    model = MODES[report.config.get("mode", DEFAULT_MODE)].model_name() if report.config else ""
+    d: dict[str, Any] = {"tool": TOOL, "version": version(), "command": "faults", "model": model,
+                         "config": report.config,
                          "engine": report.engine, "outcome": report.outcome,
                          "properties": [_property_dict(report, r) for r in report.properties],
                          "bounds": report.bounds,
@@ -315,6 +319,8 @@ def report_to_dict(report: Any) -> dict[str, Any]:
         s = report.stats
         d["stats"] = {"distinct_states": s.distinct_states, "transitions": s.transitions, "depth": s.depth,
                       "seconds": round(s.seconds, 6)}
+    if report.fairness is not None:   # the eventually properties' verdicts were decided under it
+        d["fairness"] = {"mode": report.fairness.mode, "unfair": list(report.fairness.unfair)}
     if report.incomplete_reason:
         d["incomplete_reason"] = report.incomplete_reason
     if report.error:

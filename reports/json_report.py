@@ -173,11 +173,27 @@ def trace_from_list(steps: list[dict[str, Any]] | None) -> Trace | None:
                   for s in steps])
 
 
-def _fairness(data: Any) -> Fairness | None:
+def fairness_from_dict(data: Any) -> Fairness | None:
     """An eventually property's fairness as ``result_to_dict`` wrote it (None for the other kinds)."""
     if not isinstance(data, dict):
         return None
     return Fairness(data.get("mode", WEAK), tuple(data.get("unfair", ())))
+
+
+def _stat_fits(default: Any, value: Any) -> bool:
+    """Whether ``value`` has the type of a :class:`Stats` field whose default is ``default``."""
+    def number(x: Any, whole: bool) -> bool:
+        return not isinstance(x, bool) and (isinstance(x, int) or (not whole and isinstance(x, float)))
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, (int, float)):
+        return number(value, isinstance(default, int))
+    if isinstance(default, list):
+        return isinstance(value, list) and all(number(x, False) or isinstance(x, str) for x in value)
+    if isinstance(default, dict):
+        return isinstance(value, dict) and all(isinstance(v, (dict, int)) and not isinstance(v, bool)
+                                               for v in value.values())
+    return value is None or isinstance(value, str)
 
 
 def result_from_dict(data: dict[str, Any], where: str) -> CheckResult:
@@ -188,14 +204,17 @@ def result_from_dict(data: dict[str, Any], where: str) -> CheckResult:
     _need(isinstance(data.get("outcome"), str), where, "missing 'outcome'")
     known = {f.name for f in dataclasses.fields(Stats)}
     renamed = {"unexpanded_states": "unexpanded"}
-    s = Stats(**{renamed.get(k, k): v for k, v in stats.items() if renamed.get(k, k) in known})
+    values = {renamed.get(k, k): v for k, v in stats.items() if renamed.get(k, k) in known}
+    for name, value in values.items():
+        _need(_stat_fits(getattr(Stats(), name), value), where, f"stats.{name}: {str(value)[:40]!r} is not of its type")
+    s = Stats(**values)
     props = []
     for p in data["properties"]:
         _need(isinstance(p.get("status"), str) and isinstance(p.get("kind"), str), where,
               f"property {p['name']}: missing 'status' or 'kind'")
         props.append(PropertyResult(p["name"], p["kind"], p["status"], p.get("summary", ""),
                                     trace_from_list(p.get("trace")), p.get("note", ""),
-                                    loop_start=p.get("loop_start"), fairness=_fairness(p.get("fairness"))))
+                                    loop_start=p.get("loop_start"), fairness=fairness_from_dict(p.get("fairness"))))
     error = None
     if isinstance(data.get("error"), dict):
         e = data["error"]

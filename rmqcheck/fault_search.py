@@ -223,6 +223,7 @@ class FaultsReport:
     sets_total: int = 0             # ...of every set it would explore without --max-configs
     next_bound: dict[str, Any] | None = None   # --grow: what grew, the bounds there, the exploration's cost
     table: list[TableRow] | None = None        # --table: per durability setting, what breaks each property
+    fairness: Fairness | None = None           # what the eventually properties were decided under
 
 
 @dataclass(frozen=True)
@@ -345,7 +346,7 @@ class FaultSearch:
                             self.unsettled, self.sweeper.engine,
                             result.engine if result is not None else self.sweeper.engine, self.reached,
                             bounds(self.config), self.sets_tried, self.sets_total, self.next_bound,
-                            self.rows)
+                            self.rows, self.properties.fairness)
 
     def _stop_reason(self) -> str:
         return self.failure or "interrupted (Ctrl-C)"

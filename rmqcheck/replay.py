@@ -290,7 +290,11 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     PROPERTIES = mode.properties()
     lim = limits(max_states, max_depth, max_seconds)
     if command == "faults":
-        sys.exit(replay_faults(data, trace_file, cfg, property_names))
+        try:
+            sys.exit(replay_faults(data, trace_file, cfg, property_names))
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:   # a part missing or of the wrong type
+            raise BadInput(f"{trace_file}: not a whole result of 'rmqcheck faults' ({type(exc).__name__}: "
+                           f"{str(exc)[:80]})") from None
     recorded = recorded_properties(data, trace_file, PROPERTIES)
     for name in property_names:
         PROPERTIES.get(name)

@@ -12,7 +12,7 @@ from typing import Any
 
 from explore.faults import vector_type
 from explore.result import Stats
-from reports.json_report import trace_from_list
+from reports.json_report import fairness_from_dict, trace_from_list
 
 from .fault_search import (AlwaysReport, CombinationReport, CostlyChange, FaultsReport, GraphReport, ModeReport,
                            NextBound, TableRow, VectorReport)
@@ -76,6 +76,8 @@ def faults_report_from_dict(data: dict[str, Any], where: str, cfg: Any) -> Fault
             sweep_engine=sweep.get("engine", "local"), engine=data.get("engine", "local"),
             reached=tuple(data["availability"]["reached"]), bounds=data["bounds"],
             sets_tried=sweep.get("sets_tried", 0), sets_total=sweep.get("sets_total", 0),
-            next_bound=data.get("next_bound"), table=table)
-    except (KeyError, TypeError, AttributeError) as exc:
+            next_bound=data.get("next_bound"), table=table, fairness=fairness_from_dict(data.get("fairness")))
+    except BadInput:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise BadInput(f"{where}: not a whole 'rmqcheck faults --json' result ({type(exc).__name__}: {exc})") from None

@@ -6,7 +6,8 @@ results written before results named their command are known by their shape), of
 rmqcheck has, and of that mode's model (``model``). Anything else is bad input (exit 2) in one line. What a
 reader re-renders as a verdict is verified first where it can be without exploring
 (:func:`verify_traces`): every trace is replayed against the model and must still show its verdict, so a
-status or a trace edited by hand is refused rather than rendered.
+status or a trace edited by hand is refused rather than rendered. What only exploring can confirm (a verdict
+without a trace, a graph property's trace, the statistics) is left to ``rmqcheck replay``, which re-explores.
 """
 from __future__ import annotations
 
@@ -21,9 +22,8 @@ COMMANDS = {"check": "check --json", "simulate": "simulate --json", "faults": "f
 
 def result_command(data: dict[str, Any]) -> str:
     """The command that wrote ``data``: its ``command``, else (an older file) the one its shape says."""
-    named = data.get("command")
-    if isinstance(named, str):
-        return named
+    if "command" in data:   # named: anything but a command's name is no result of one
+        return data["command"] if isinstance(data["command"], str) else repr(data["command"])
     if "configurations" in data:
         return "matrix"
     if "sweep" in data:
@@ -95,6 +95,10 @@ def verify_traces(data: dict[str, Any], where: str, command: str, cfg: Any) -> N
     edited = "edited, or written by another model: re-run the command that wrote it"
     try:
         if command == "faults":
+            from invariants.base import Fairness
+            from reports.json_report import fairness_from_dict
+
+            fairness = fairness_from_dict(data.get("fairness")) or Fairness()
             models: dict[tuple, Any] = {}
             for what, name, record, knobs, graph in faults_traces(data, where, ()):
                 prop = properties.get(name)
@@ -105,6 +109,9 @@ def verify_traces(data: dict[str, Any], where: str, command: str, cfg: Any) -> N
                     raise BadInput(f"{what}: no trace (a list of steps); {edited}")
                 trace, flags = replay_steps(models[key], record["trace"], what)
                 problem = faults_problem(models[key], properties, prop, record, trace, flags, graph)
+                if graph and prop.kind == "eventually" and record.get("status") == "violated":
+                    problem = lasso_fault_of(models[key], prop, trace, record.get("loop_start"), fairness,
+                                             properties)
                 if problem:
                     raise BadInput(f"{what}: {problem}; {edited}")
             return
@@ -114,6 +121,8 @@ def verify_traces(data: dict[str, Any], where: str, command: str, cfg: Any) -> N
         for name, record in recorded.items():
             if "trace" not in record:
                 continue
+            if record["status"] not in ("violated", "reached"):   # only a violation or a witness has a trace
+                raise BadInput(f"{where}, property {name}: recorded {record['status']} with a trace; {edited}")
             prop = properties.get(name)
             trace, flags = replay_steps(model, record["trace"], f"{where}, property {name}")
             if prop.kind == "eventually" and record["status"] == "violated":
@@ -128,3 +137,6 @@ def verify_traces(data: dict[str, Any], where: str, command: str, cfg: Any) -> N
         if isinstance(exc, BadInput):
             raise
         raise BadInput(f"{str(exc).splitlines()[0]}; {edited}") from None
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:   # a part missing or of the wrong type
+        raise BadInput(f"{where}: not a whole result of 'rmqcheck {command}' ({type(exc).__name__}: "
+                       f"{str(exc)[:80]}); {edited}") from None

@@ -176,6 +176,13 @@ def read_traces(text: str, where: str, session: Any) -> list[LoadedTrace]:
 
     data = parse(text, where)
     refuse_other_config(data, where, session.config)
+    if not is_itf(data):   # a result's verdicts are shown beside its traces: they must be what they say
+        from ..saved_result import result_command, verify_traces
+        from ..setup import BadInput
+        try:
+            verify_traces(data, where, result_command(data), session.config)
+        except BadInput as exc:
+            raise TraceFileError(str(exc)) from None
     raw = _itf_traces(data, where) if is_itf(data) else _result_traces(data, where)
     if not raw:
         raise TraceFileError(f"{where}: holds no trace (a property that holds has none; use 'check --json' "

@@ -33,7 +33,7 @@ def timed(fn):
 def sweep(argv: list[str]) -> None:
     from explore.run_control import Limits
     from explore.sweep import SweepPool, Task
-    from rmqcheck.fault_search import changed, faults_task, setting_changes
+    from explore.fault_search import changed, faults_task, setting_changes
     name, sets = argv[0], [a for a in argv[1:] if a != "--set"]
     cfg = preset(name).with_overrides(sets)
     always = tuple(p.name for p in PROPERTIES if p.kind == "always")

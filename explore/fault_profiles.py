@@ -2,7 +2,7 @@
 (the counters the budget lattice is made of), the counts an answer rests on, the settings a closing
 change may set, the decision table's two settings, its availability witnesses and the words its failure
 modes are told in. ``model/modes.py`` names each mode's profile; the search
-(:mod:`rmqcheck.fault_search`) and the reports read a mode only through it.
+(:mod:`explore.fault_search`) and the reports read a mode only through it.
 """
 from __future__ import annotations
 

@@ -21,6 +21,10 @@ class Limits:
     max_seconds: float | None = None
 
 
+#: how many explorations ``faults``' search of setting sets ("holds with") runs at most (``--max-configs``)
+DEFAULT_MAX_CONFIGS = 64
+
+
 @dataclass
 class Progress:
     """A snapshot for progress listeners."""

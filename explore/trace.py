@@ -35,3 +35,14 @@ def replay(model: Any, root: Sequence[int], action_indices: Sequence[int],
         steps.append(Step(i, label, nxt, nview, diff(view, nview), model.describe_outcome(int(flags[a])), a))
         state, view = nxt, nview
     return Trace(steps)
+
+
+def fmt_value(value: Any) -> str:
+    """A readable field's value as traces print it: ``-`` for none, ``true``/``false``, ``[1,2]``."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):   # a tuple as a list: as JSON gives it back (rmqcheck report)
+        return "[" + ",".join(fmt_value(x) if isinstance(x, (list, tuple)) else str(x) for x in value) + "]"
+    return str(value)

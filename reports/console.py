@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from explore.trace import fmt_value  # noqa: F401 (reports format values as traces do)
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.progress import BarColumn, Progress as RichProgress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.padding import Padding
@@ -30,16 +31,6 @@ def human_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} TiB"
-
-
-def fmt_value(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):   # a tuple as a list: as JSON gives it back (rmqcheck report)
-        return "[" + ",".join(fmt_value(x) if isinstance(x, (list, tuple)) else str(x) for x in value) + "]"
-    return str(value)
 
 
 def compact_number(n: float) -> str:

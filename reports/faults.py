@@ -1,7 +1,7 @@
 """``rmqcheck faults`` output: the console tables, the Markdown/HTML report and the JSON of model-scope.md
 ("Failure modes").
 
-The report object comes from :mod:`rmqcheck.fault_search`; here it is only rendered. ``traces`` is
+The report object comes from :mod:`explore.fault_search`; here it is only rendered. ``traces`` is
 ``--traces``: ``violated`` shows every mode's trace (and every violating budget vector's), ``all`` also
 the trace of every minimal combination, ``none`` only the tables. JSON always carries every trace.
 """
@@ -49,11 +49,15 @@ def combination_text(vector: Sequence[int]) -> str:
 CODE_CHANGE = "code change: no RocketMQ release has it"
 
 
-def change_text(change: dict[str, Any]) -> str:
-    """``flush_disk_type=SYNC_FLUSH``; a code change says so (an operator cannot set it)."""
-    text = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in change.items()
+def typed_text(change: dict[str, Any]) -> str:
+    """``flush_disk_type=SYNC_FLUSH``: the change as a user types it (``--set``)."""
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in change.items()
                      if k != "code_change")
-    return f"{text} ({CODE_CHANGE})" if change.get("code_change") else text
+
+
+def change_text(change: dict[str, Any]) -> str:
+    """The change as typed; a code change says so (an operator cannot set it)."""
+    return f"{typed_text(change)} ({CODE_CHANGE})" if change.get("code_change") else typed_text(change)
 
 
 def closed_text(changes: list[dict[str, Any]]) -> str:

@@ -1,5 +1,5 @@
 """``rmqcheck faults``: which combinations of failures break each guarantee, through which step, and which
-setting closes each one (see :mod:`rmqcheck.fault_search` for how)."""
+setting closes each one (see :mod:`explore.fault_search` for how)."""
 from __future__ import annotations
 
 import functools
@@ -13,6 +13,8 @@ from reports.files import OutputSet, is_standard_output
 
 from .compile_notice import announce_compilation
 from .engines import sweep_runner
+from explore.run_control import DEFAULT_MAX_CONFIGS
+
 from .exit_codes import EXIT_FOR_OUTCOME
 from .interrupt import stop_on_signals
 from .options import (config_options, driver_level_limit_option, engine_option, fairness_options, given_options,
@@ -22,7 +24,6 @@ from .output import stdout_console
 from .setup import BadInput, check_outputs, config_name, limits, parallelism, resolve_config, select_properties
 
 #: configurations the search for what closes each mode may explore in all (``--max-configs``)
-DEFAULT_MAX_CONFIGS = 64
 SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 
 
@@ -74,7 +75,7 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
     from invariants.base import SOMETIMES
     from reports.document import report_format
 
-    from .fault_search import FaultSearch
+    from explore.fault_search import FaultSearch
 
     cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
     _mode_options(cfg, grow, engine)

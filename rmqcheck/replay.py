@@ -239,7 +239,7 @@ def faults_problem(model: Any, PROPERTIES: Any, prop: Any, record: dict[str, Any
     import numpy as np
 
     from model.modes import mode_of
-    from reports.fault_meanings import action_kind
+    from explore.fault_meanings import action_kind
 
     if graph:
         return ""

@@ -14,7 +14,7 @@ from explore.faults import vector_type
 from explore.result import Stats
 from reports.json_report import fairness_from_dict, trace_from_list
 
-from .fault_search import (AlwaysReport, CombinationReport, CostlyChange, FaultsReport, GraphReport, ModeReport,
+from explore.fault_search import (AlwaysReport, CombinationReport, CostlyChange, FaultsReport, GraphReport, ModeReport,
                            NextBound, TableRow, VectorReport)
 from .setup import BadInput
 

@@ -44,4 +44,4 @@ def no_exploration(monkeypatch):
     for module in ("rmqcheck.check", "rmqcheck.matrix", "rmqcheck.gate"):
         monkeypatch.setattr(f"{module}.run_check", refuse)
     monkeypatch.setattr("explore.simulate.simulate", refuse)
-    monkeypatch.setattr("rmqcheck.fault_search.FaultSearch.run", refuse)
+    monkeypatch.setattr("explore.fault_search.FaultSearch.run", refuse)

@@ -10,7 +10,7 @@ from cli_driver import assert_bad_input, invoke
 
 from explore.faults import COMBINATION_KEYS
 from model import Config
-from rmqcheck.fault_search import FaultSearch, setting_changes, single_changes
+from explore.fault_search import FaultSearch, setting_changes, single_changes
 from invariants import PROPERTIES
 
 #: 29,627 states: violations through master crashes and power losses, four budget vectors
@@ -118,7 +118,7 @@ def test_a_limit_makes_it_incomplete():
 ])
 def test_bad_input(args, words, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("rmqcheck.fault_search.FaultSearch", None)   # nothing may start exploring
+    monkeypatch.setattr("explore.fault_search.FaultSearch", None)   # nothing may start exploring
     r = invoke("faults", *SMALL, "--json", "out.json", *args)
     assert_bad_input(r, *words)
     assert not (tmp_path / "out.json").exists()

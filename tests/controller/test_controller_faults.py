@@ -13,7 +13,7 @@ from cli_driver import assert_bad_input, invoke
 
 from model.controller import preset
 from model.controller.model import ControllerModel
-from rmqcheck.fault_search import change_costs
+from explore.fault_search import change_costs
 
 #: one message, one broker crash, the 5.3.3 defaults: 12,106 states
 SMALL = ("--preset", "controller", "--set", "messages=1")

@@ -15,7 +15,7 @@ from explore import explore
 from explore.run_control import Limits
 from invariants import PROPERTIES, Fairness
 from model import Config, RocketMQModel, preset
-from rmqcheck.fault_search import FaultSearch, change_costs, faults_task
+from explore.fault_search import FaultSearch, change_costs, faults_task
 
 WITNESSES = PROPERTIES.select(["message_acked", "message_consumed"])
 
@@ -110,7 +110,8 @@ def test_at_80_columns_nothing_a_user_types_is_cut():
     kind and change (closing, at a cost, holds with) is whole on one line, and values read as typed."""
     from rich.console import Console
 
-    from reports.faults import change_text, render_console
+    from reports.faults import CODE_CHANGE, render_console
+    from reports.faults import typed_text as change_text
     for report in (search(SYNC_MASTER, "acked_message_never_lost"),
                    search(DEFAULT, "committed_offset_never_regresses")):
         console = Console(width=80, record=True, color_system=None)
@@ -127,3 +128,4 @@ def test_at_80_columns_nothing_a_user_types_is_cut():
             assert any(name in line for line in lines), name
         assert "True" not in text and "False" not in text
         assert "why" in text and "last changed" in text
+    assert CODE_CHANGE in " ".join(text.split())   # DEFAULT's regressions are closed by code changes only

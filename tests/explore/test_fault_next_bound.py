@@ -10,7 +10,7 @@ from explore import explore
 from explore.faults import BUDGET_KNOBS, Lattice, minimal
 from invariants import PROPERTIES
 from model import Config, RocketMQModel, preset
-from rmqcheck.fault_search import FaultSearch, bounds
+from explore.fault_search import FaultSearch, bounds
 
 ACKED = PROPERTIES.select(["acked_message_never_lost"])
 EXAMPLE = preset("sync-master").with_overrides(["messages=1", "max_master_crashes=0", "max_master_power_losses=2"])

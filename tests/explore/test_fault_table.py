@@ -6,7 +6,7 @@ from explore import explore
 from explore.faults import BUDGET_KNOBS, Lattice, minimal
 from invariants import ALWAYS, PROPERTIES
 from model import Config, RocketMQModel
-from rmqcheck.fault_search import FaultSearch
+from explore.fault_search import FaultSearch
 
 ALWAYS_PROPS = PROPERTIES.select([p.name for p in PROPERTIES if p.kind == ALWAYS])
 #: one master power loss at most, one message: every row explores a few thousand states per vector

@@ -22,7 +22,7 @@ from explore.faults import (COMBINATION_KEYS, Lattice, analyse, dominates, iter_
 from explore.trace import replay
 from invariants import ALWAYS, PROPERTIES
 from model import Config, RocketMQModel, preset
-from reports.fault_meanings import ACTION_PHRASES, action_kind, change_text, deciding_changes, meaning
+from explore.fault_meanings import ACTION_PHRASES, action_kind, change_text, deciding_changes, meaning
 
 ALWAYS_PROPS = PROPERTIES.select([p.name for p in PROPERTIES if p.kind == ALWAYS])
 

@@ -152,7 +152,7 @@ def test_bad_spark_options(command, args, words, tmp_path, monkeypatch):
 
 def test_an_unreachable_master_is_bad_input_before_any_exploration(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("rmqcheck.fault_search.FaultSearch", None)
+    monkeypatch.setattr("explore.fault_search.FaultSearch", None)
     r = invoke("faults", "--set", "messages=1", "--json", "out.json", "--engine", "spark",
                "--spark-master", "spark://127.0.0.1:1")
     assert_bad_input(r, "cannot reach the Spark master")

@@ -14,7 +14,7 @@ from explore.result import Trace
 from invariants.declare import declarations as property_declarations
 from model.declare import declarations
 
-from .console import fmt_value
+from .trace import fmt_value
 
 #: what each action kind stands for, as its declaration says it (``@action(..., phrase=...)``)
 ACTION_PHRASES: dict[str, str] = {d.name: d.phrase for d in declarations()}

@@ -31,19 +31,19 @@ from functools import partial
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from explore import stop
-from explore.fault_profiles import changed
-from explore.faults import FaultAnalysis, FaultSummary, Lattice, Vector, analyse, bounds, combination, minimal
-from explore.local import LocalExplorer
-from explore.memory import available_memory_bytes
-from explore.run_control import Limits
-from explore.result import ERROR, INCOMPLETE, PASSED, VIOLATED, CheckResult, Trace
-from explore.sweep import SweepPool, Task
 from invariants.base import ALWAYS, EVENTUALLY, GRAPH, Fairness, PropertySet
 from model.modes import mode_of
-from reports.fault_meanings import meaning
 
-from .faults import DEFAULT_MAX_CONFIGS
+from . import stop
+from .fault_meanings import meaning
+from .fault_profiles import changed
+from .faults import FaultAnalysis, FaultSummary, Lattice, Vector, analyse, bounds, combination, minimal
+from .local import LocalExplorer
+from .memory import available_memory_bytes
+from .result import ERROR, INCOMPLETE, PASSED, VIOLATED, CheckResult, Trace
+from .run_control import DEFAULT_MAX_CONFIGS, Limits
+from .sweep import SweepPool, Task
+
 
 Change = dict[str, Any]
 

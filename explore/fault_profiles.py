@@ -163,37 +163,18 @@ def _field_slot(model: Any, name: str) -> tuple[int, int, int]:
     return int(F.WORD[i]), int(F.SHIFT[i]), int(F.WIDTH[i])
 
 
-#: what each controller action kind does, for a failure mode's one-line meaning (docs/controller.md)
-CONTROLLER_PHRASES = {
-    "RegisterBroker": "a started broker registers with the controller and takes the role its reply names",
-    "BrokerElect": "a broker asks the controller to elect a master",
-    "ControllerElect": "the controller elects a new master after the old one was declared dead",
-    "ControllerElectNone": "the controller finds no electable broker: no master, epoch + 1",
-    "ControllerDeclareDead": "the controller's heartbeat table drops a crashed or cut-off broker",
-    "BrokerHeartbeat": "a running broker heartbeats the controller again",
-    "SyncBrokerMetadata": "a broker applies the controller's newer role (changeToMaster / changeToSlave)",
-    "SendMessage": "the producer's put is appended by a master (CommitLog#asyncPutMessage)",
-    "AckWaitDone": "the waiting put is answered SEND_OK (GroupTransferService)",
-    "AckWaitTimeout": "the waiting put ends FLUSH_SLAVE_TIMEOUT",
-    "ReputMessage": "a broker dispatches its commitlog to the consume queue up to confirmOffset",
-    "PullMessage": "the consumer pulls the message at its offset from a master",
-    "HAConnect": "a slave connects to a master and truncates to the consistent point",
-    "SlaveReportOffset": "a slave reports its offset; the master may expand the SyncStateSet",
-    "PushData": "the master pushes one message to a slave",
-    "PushHeartbeat": "the master sends a slave a header-only frame (its confirmOffset)",
-    "CheckSyncStateSet": "the master proposes to shrink the SyncStateSet",
-    "AlterSyncStateSet": "the controller applies the master's SyncStateSet change",
-    "AlterSyncStateSetReplyLost": "the controller applies the SyncStateSet change, its reply is lost",
-    "BrokerCrash": "a broker process crashes (its page cache survives)",
-    "BrokerPowerLoss": "a broker loses power (its unflushed tail is lost)",
-    "BrokerRestart": "a broker restarts, fenced, with master epoch 0",
-    "FlushCommitLog": "a broker flushes its commitlog",
-    "ControllerDown": "the controller stops answering",
-    "ControllerUp": "the controller answers again",
-    "ControllerLinkLoss": "a broker loses its link to the controller",
-    "ControllerLinkHeal": "a broker's link to the controller heals",
-    "HADisconnect": "an HA connection closes",
-}
+def _controller_phrases() -> dict[str, str]:
+    """What each controller action kind does, for a failure mode's one-line meaning: its declaration's
+    ``phrase`` (model/controller/actions.py)."""
+    from model.controller.declare import CONTROLLER as ACTIONS
+    return {d.name: d.phrase for d in ACTIONS.declarations()}
+
+
+def _controller_reads() -> dict[str, str]:
+    """The readable fields each controller always property decides on: its declaration's ``reads``."""
+    from invariants.controller.declare import CONTROLLER as CHECKS
+    return {d.name: d.reads for d in CHECKS.declarations() if d.reads}
+
 
 CONTROLLER = FaultProfile(
     vector=ControllerVector, counter_slot=_field_slot,
@@ -206,11 +187,6 @@ CONTROLLER = FaultProfile(
     table_title="per allAckInSyncStateSet and minInSyncReplicas",
     witnesses_path="invariants.controller:AVAILABILITY_WITNESSES",
     availability_path="invariants.witnesses:AVAILABILITY",
-    phrases=CONTROLLER_PHRASES, counter_prefix="budget.",
+    phrases=_controller_phrases(), counter_prefix="budget.",
     view_counters={key: counter for key, _, counter in ControllerVector.KINDS},   # the view names them alike
-    reads={"acked_message_on_every_later_master":
-           r"producer\.sendOk|controller\.master|\.commitlog$|\.role$|\.masterEpoch$",
-           "queue_offset_names_one_message": r"consumer\.delivered|\.dispatched$|\.commitlog$|\.role$",
-           "delivered_message_stays_on_master": r"consumer\.delivered|controller\.master|\.commitlog$|\.role$",
-           "one_master_per_epoch": r"\.role$|\.masterEpoch$|\.fenced$|\.up$",
-           "epoch_file_agrees_with_log": r"\.epochFile$|\.commitlog$"})
+    reads=_controller_reads())

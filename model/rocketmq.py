@@ -9,26 +9,13 @@ import numpy as np
 from . import fields as F
 from .actions import Action, Rebalance, actions_for
 from .config import Config
-from .declare import mutant_declarations
+from .declare import ROCKETMQ_44
 from .events import describe
 from .layout import Layout, pack, unpack
 from .packed import PackedModel, State
 from .params import build_params
 from .successors import successors
 from .view import decode_vector, encode_vector
-
-
-def mutated_codes(actions: tuple[Action, ...], mutation: str | None) -> list[tuple[int, ...]]:
-    """The action table's codes, with seeded bug ``mutation``'s kernels (:mod:`model.mutants`) in place of
-    the actions it replaces: same arguments, same place, another kind."""
-    codes = [a.code() for a in actions]
-    if not mutation:
-        return codes
-    kinds = {m.replaces: m.kind for m in mutant_declarations() if m.mutation == mutation}
-    if not kinds:
-        known = sorted({m.mutation for m in mutant_declarations()})
-        raise ValueError(f"unknown mutation '{mutation}'; known: {', '.join(known)}")
-    return [(kinds.get(a.declaration.name, code[0]),) + tuple(code[1:]) for a, code in zip(actions, codes)]
 
 
 class RocketMQModel(PackedModel):
@@ -42,7 +29,7 @@ class RocketMQModel(PackedModel):
         self.layout = Layout.for_config(self.config)
         self.words = self.layout.words
         self._actions = actions_for(self.config)
-        self.params = build_params(self.config, self.layout, mutated_codes(self._actions, mutation), strict)
+        self.params = build_params(self.config, self.layout, ROCKETMQ_44.mutated_codes(self._actions, mutation), strict)
         self.successors = successors
 
     def __repr__(self) -> str:

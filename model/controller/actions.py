@@ -1,17 +1,20 @@
-"""The actions of the controller-mode model: one compiled function each, its docstring naming the 5.3.3
-``Class#method`` it stands for (the mechanisms page's section in brackets).
+"""The actions of the controller-mode model: one compiled function each, declared with ``@action``
+(:mod:`model.controller.declare`), its docstring naming the 5.3.3 ``Class#method`` it stands for (the
+mechanisms page's section in brackets).
 
-Each function gets the field vector ``w`` (a copy of the state, changed in place), its arguments ``x``,
-``y`` (0-based brokers) and the parameter vector, and returns 1 when the action is enabled, 0 when not,
-3 (enabled and a model error) when a bound of the model is exceeded. Timers are nondeterministic enabling
+Each function gets the field vector ``w`` (a copy of the state, changed in place), its declared arguments
+(0-based brokers) and the parameter vector, and returns 1 when the action is enabled, 0 when not, 3
+(enabled and a model error) when a bound of the model is exceeded. Timers are nondeterministic enabling
 conditions (§9.2): "after 10 s without a heartbeat" becomes "may happen once the broker is silent".
 """
 from __future__ import annotations
 
+from ..declare import Arrow, Note
 from ..native import kernel
 from . import fields as F
+from .declare import BROKER, ELECTED, MASTER, SLAVE, action
 from .params import (P_ALL_ACK, P_BROKERS, P_ISR, P_MAX_CRASH, P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES,
-                     P_MIN_ISR, P_MUTANT, P_UNCLEAN)
+                     P_MIN_ISR, P_UNCLEAN)
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -33,8 +36,8 @@ def change_to_master(w, b, epoch, params):
     is master (``changeToMasterWhenLastRoleIsMaster``: epoch entries >= the new epoch replaced by
     (epoch, max), connections kept), ``AutoSwitchHAService#changeToMaster``: skipped when the new epoch is
     below the epoch file's last; else connections destroyed, confirmOffset recomputed, entries >= the new
-    epoch removed and (epoch, max) appended (the seeded bug ``epoch_entry_past_max``: (epoch, max + 1)).
-    Then the master role, unfenced. Returns False on a model bound."""
+    epoch removed and (epoch, max) appended. Then the master role, unfenced. Returns False on a model
+    bound."""
     set_sync_state_set(w, b, w[F.CTL_SSS], w[F.CTL_SSS_EPOCH], params)
     same = bg(w, b, F.B_MASTER) == 1 and bg(w, b, F.B_FENCED) == 0
     ok = True
@@ -47,8 +50,7 @@ def change_to_master(w, b, epoch, params):
         bs(w, b, F.B_CONFIRM, compute_confirm_offset(w, b, params))
         if last_epoch(w, b) >= epoch:
             epoch_truncate_by_epoch(w, b, epoch)
-        past = 1 if params[P_MUTANT] == 5 else 0   # the seeded bug epoch_entry_past_max
-        ok = epoch_append(w, b, epoch, bg(w, b, F.B_LEN) + past)
+        ok = epoch_append(w, b, epoch, bg(w, b, F.B_LEN))
     bs(w, b, F.B_MASTER, 1)
     bs(w, b, F.B_EPOCH, epoch)
     bs(w, b, F.B_FENCED, 0)
@@ -82,13 +84,11 @@ def follow_controller(w, b, params):
 
 
 @kernel
-def elect(w, new_master, params):
-    """``ReplicasInfoManager#handleElectMaster``: master := the elected broker, masterEpoch + 1,
-    SyncStateSet := {master}, syncStateSetEpoch + 1 (the seeded bug ``election_keeps_epoch`` keeps the
-    master epoch)."""
+def elect(w, new_master, epoch):
+    """``ReplicasInfoManager#handleElectMaster``: master := the elected broker, masterEpoch := ``epoch``
+    (the controller's + 1), SyncStateSet := {master}, syncStateSetEpoch + 1."""
     w[F.CTL_MASTER] = new_master + 1
-    if params[P_MUTANT] != 2:
-        w[F.CTL_EPOCH] = w[F.CTL_EPOCH] + 1
+    w[F.CTL_EPOCH] = epoch
     w[F.CTL_SSS] = bit(new_master)
     w[F.CTL_SSS_EPOCH] = w[F.CTL_SSS_EPOCH] + 1
 
@@ -100,7 +100,7 @@ def electable(w, c, params):
     (epoch, maxOffset, priority) is abstracted to a choice among them (a superset of the real choices)."""
     if bg(w, c, F.B_ALIVE) == 0:
         return False
-    if w[F.CTL_SSS] & bit(c) or params[P_MUTANT] == 1:
+    if w[F.CTL_SSS] & bit(c):
         return True
     if params[P_UNCLEAN] == 0:
         return False
@@ -116,10 +116,67 @@ def master_still_alive(w):
     return master >= 0 and bg(w, master, F.B_ALIVE) == 1
 
 
-# -- controller availability (§9.2 C7) --------------------------------------------------------------------
+@kernel(inline=True)
+def controller_may_elect(w):
+    """``ControllerManager#onBrokerInactive`` / the inactive-master scan: the controller is up and names a
+    master that is no longer alive in its heartbeat table."""
+    return w[F.CTL_UP] == 1 and w[F.CTL_MASTER] != 0 and not master_still_alive(w)
+
+
+@kernel(inline=True)
+def electable_exists(w, params):
+    """Some broker is electable (:func:`electable`)."""
+    for c in range(params[P_BROKERS]):
+        if electable(w, c, params):
+            return True
+    return False
+
+
+@kernel(inline=True)
+def elect_none(w, epoch):
+    """``ElectMasterEvent(false)``: no master, masterEpoch := ``epoch`` (the controller's + 1), the
+    SyncStateSet kept."""
+    w[F.CTL_MASTER] = 0
+    w[F.CTL_EPOCH] = epoch
+
+
+@kernel(inline=True)
+def asks_election(w, b):
+    """Broker ``b`` calls ``ReplicasManager#brokerElect``: it reaches the controller and is alive there, and
+    is fenced (at start-up) or its poll saw a higher epoch and no master."""
+    if not reaches_controller(w, b) or bg(w, b, F.B_ALIVE) == 0:
+        return False
+    return bg(w, b, F.B_FENCED) == 1 or (w[F.CTL_MASTER] == 0 and w[F.CTL_EPOCH] > bg(w, b, F.B_EPOCH))
+
+
+@kernel(inline=True)
+def broker_may_elect(w, b, c, c_electable):
+    """``ReplicasInfoManager#electMaster`` for broker ``b``'s request: the group's first election
+    (masterEpoch 0) elects ``b`` itself, unchecked; a later one elects ``c`` only while the old master is
+    not alive (else MASTER_STILL_EXIST) and ``c`` is electable (``c_electable``)."""
+    if w[F.CTL_EPOCH] == 0:
+        return c == b
+    return not master_still_alive(w) and c_electable
+
+
 @kernel
-def controller_down(w, x, y, params):
-    """The controller answers nothing (a DLedger group without a leader; §5.5): no registration,
+def elected_by_broker(w, b, c, epoch, params):
+    """The election of ``c`` at master epoch ``epoch``, answered to broker ``b``, which takes the role of
+    the reply."""
+    elect(w, c, epoch)
+    if not follow_controller(w, b, params):
+        return ERROR
+    return OK
+
+
+# -- controller availability (§9.2 C7) --------------------------------------------------------------------
+@action("ControllerDown", kind=0, actor="failure", section="outage", place=(0,),
+        when=lambda cfg: cfg.max_controller_outages > 0, rocketmq="EventScheduler#appendEvent",
+        phrase="the controller stops answering", drawn=Note("controller", "down: answers nothing"))
+@kernel
+def controller_down(w, params):
+    """The controller answers nothing (a DLedger group without a leader, so ``EventScheduler#appendEvent``
+    answers CONTROLLER_NOT_LEADER; §5.5): no registration,
     heartbeat, election or AlterSyncStateSet until it is back. Its replicated state is kept."""
     if w[F.CTL_UP] == 0 or w[F.USED_OUTAGE] >= params[P_MAX_OUTAGE]:
         return 0
@@ -128,10 +185,14 @@ def controller_down(w, x, y, params):
     return OK
 
 
+@action("ControllerUp", kind=1, actor="failure", section="outage", place=(1,),
+        when=lambda cfg: cfg.max_controller_outages > 0, rocketmq="RoleChangeHandler#handle",
+        phrase="the controller answers again", drawn=Note("controller", "up: answers again"))
 @kernel
-def controller_up(w, x, y, params):
-    """The controller answers again, its heartbeat table as it was (the simplest reading of an
-    unavailable window; a leader change that resets liveness is not modelled)."""
+def controller_up(w, params):
+    """The controller answers again (``RoleChangeHandler#handle``: a leader again), its heartbeat table as
+    it was (the simplest reading of an unavailable window; a leader change that resets liveness is not
+    modelled)."""
     if w[F.CTL_UP] == 1:
         return 0
     w[F.CTL_UP] = 1
@@ -139,22 +200,36 @@ def controller_up(w, x, y, params):
 
 
 # -- producer (§4.6) --------------------------------------------------------------------------------------
+@kernel(inline=True)
+def may_put(w, b, params):
+    """A put reaches ``CommitLog#asyncPutMessage`` on broker ``b`` and is not refused: no put is waiting,
+    a message is left to send, ``b`` accepts writes and ``inSyncReplicasNums >= minInSyncReplicas``."""
+    if w[F.P_WAIT] == 1 or w[F.P_NEXT] >= params[P_MESSAGES] or not accepts_writes(w, b):
+        return False
+    return in_sync_replicas(w, b) >= params[P_MIN_ISR]
+
+
+@action("SendMessage", kind=2, actor="producer", section="send", place=(BROKER,),
+        rocketmq="CommitLog#asyncPutMessage",
+        phrase="the producer's put is appended by a master (CommitLog#asyncPutMessage)")
 @kernel
-def send_message(w, b, y, params):
+def send_message(w, b, params):
     """``CommitLog#asyncPutMessage`` on broker ``b`` (the producer's route may still name a deposed
     master: any broker that accepts writes): refused before the append while ``inSyncReplicasNums <
     minInSyncReplicas`` (the producer retries: no change); else the message is appended with the broker's
-    master epoch (the seeded bug ``queue_offset_reused`` writes over the last message instead);
-    ``#handleHA``: with allAckInSyncStateSet and a union set of more than one member, or without allAck
-    and inSyncReplicas >= 2, the put waits (``GroupTransferService``), otherwise SEND_OK at once."""
+    master epoch; ``#handleHA``: with allAckInSyncStateSet and a union set of more than one member, or
+    without allAck and inSyncReplicas >= 2, the put waits (``GroupTransferService``), otherwise SEND_OK at
+    once."""
+    if not may_put(w, b, params):
+        return 0
+    return put_message(w, b, bg(w, b, F.B_LEN), params)
+
+
+@kernel
+def put_message(w, b, n, params):
+    """The producer's next message appended at commitlog position ``n`` of broker ``b`` with its master
+    epoch, then ``CommitLog#handleHA``: wait, or SEND_OK at once (:func:`send_message`)."""
     m = w[F.P_NEXT]
-    if w[F.P_WAIT] == 1 or m >= params[P_MESSAGES] or not accepts_writes(w, b):
-        return 0
-    if in_sync_replicas(w, b) < params[P_MIN_ISR]:
-        return 0
-    n = bg(w, b, F.B_LEN)
-    if params[P_MUTANT] == 4 and n > 0:
-        n -= 1   # the seeded bug queue_offset_reused
     if n >= F.MAX_MESSAGES:
         return ERROR
     bs(w, b, F.B_LOG_MSG + n, m + 1)
@@ -181,8 +256,12 @@ def _acked_by(w, b, members, params):
     return acks
 
 
+@action("AckWaitDone", kind=3, actor="producer", section="ack", place=(0,),
+        when=lambda cfg: cfg.all_ack_in_sync_state_set or cfg.in_sync_replicas > 1,
+        rocketmq="GroupTransferService#doWaitTransfer",
+        phrase="the waiting put is answered SEND_OK (GroupTransferService)")
 @kernel
-def ack_wait_done(w, x, y, params):
+def ack_wait_done(w, params):
     """``GroupTransferService#doWaitTransfer``: with needAckNums = -1 (allAck) the union set re-read, OK
     when the master and every member connected with ``slaveAckOffset >= end`` make up the whole set; with
     needAckNums = inSyncReplicas >= 2, OK when the master and any connected slaves (in the set or not)
@@ -208,9 +287,12 @@ def ack_wait_done(w, x, y, params):
     return OK
 
 
+@action("AckWaitTimeout", kind=4, actor="producer", section="ack", place=(1,),
+        when=lambda cfg: cfg.all_ack_in_sync_state_set or cfg.in_sync_replicas > 1,
+        rocketmq="GroupTransferService#doWaitTransfer", phrase="the waiting put ends FLUSH_SLAVE_TIMEOUT")
 @kernel
-def ack_wait_timeout(w, x, y, params):
-    """``GroupTransferService``: no ack by the deadline (``slaveTimeout`` 3 s), or the broker died ->
+def ack_wait_timeout(w, params):
+    """``GroupTransferService#doWaitTransfer``: no ack by the deadline (``slaveTimeout`` 3 s), or the broker died ->
     FLUSH_SLAVE_TIMEOUT (or a send failure); the message stays appended (no rollback) and the producer,
     not told SEND_OK, goes on with the next message."""
     if w[F.P_WAIT] == 0:
@@ -223,8 +305,10 @@ def ack_wait_timeout(w, x, y, params):
 
 
 # -- consumer (§4.5, §6.2) --------------------------------------------------------------------------------
+@action("PullMessage", kind=5, actor="client", section="pull", place=(BROKER,),
+        rocketmq="DefaultMessageStore#getMessage", phrase="the consumer pulls the message at its offset from a master")
 @kernel
-def pull_message(w, b, y, params):
+def pull_message(w, b, params):
     """``PullMessageProcessor`` / ``DefaultMessageStore#getMessage`` on a broker in the master role (a
     slave rejects pulls with slaveReadEnable=false): the consume queue holds the commitlog prefix
     :func:`reput_message` dispatched; the message at the consumer's offset is delivered, or an offset past
@@ -244,17 +328,24 @@ def pull_message(w, b, y, params):
     return OK
 
 
+@action("ReputMessage", kind=27, actor="store", section="broker", place=(BROKER, 4),
+        rocketmq="ReputMessageService#doReput",
+        phrase="a broker dispatches its commitlog to the consume queue up to confirmOffset",
+        drawn=Note("broker", "reput up to confirmOffset"))
 @kernel
-def reput_message(w, b, y, params):
+def reput_message(w, b, params):
     """``ReputMessageService#doReput``: dispatch the commitlog to the consume queue up to
     ``getReputEndOffset()`` = ``CommitLog#getConfirmOffset`` (the max on a master with a one-member local set
-    or allAck off; the seeded bug ``read_uncommitted`` dispatches to the max, as readUnCommitted=true).
-    What is dispatched stays dispatched until a truncation."""
+    or allAck off). What is dispatched stays dispatched until a truncation."""
     if bg(w, b, F.B_UP) == 0:
         return 0
     end = confirm_offset(w, b, params)
-    if params[P_MUTANT] == 3 or end > bg(w, b, F.B_LEN):
-        end = bg(w, b, F.B_LEN)
+    return dispatch_to(w, b, end if end < bg(w, b, F.B_LEN) else bg(w, b, F.B_LEN))
+
+
+@kernel(inline=True)
+def dispatch_to(w, b, end):
+    """The consume queue of broker ``b`` dispatched up to ``end``, when that is further."""
     if end <= bg(w, b, F.B_REPUT):
         return 0
     bs(w, b, F.B_REPUT, end)
@@ -279,11 +370,14 @@ def lose_process(w, b, params):
         bs(w, b, off, 0)
 
 
+@action("BrokerCrash", kind=6, actor="failure", section="broker", place=(BROKER, 0),
+        when=lambda cfg: cfg.max_broker_crashes > 0, rocketmq="BrokerHousekeepingService#onChannelClose",
+        phrase="a broker process crashes (its page cache survives)")
 @kernel
-def broker_crash(w, b, y, params):
+def broker_crash(w, b, params):
     """A broker process crash (§5.5): the page cache survives, so the commitlog, the epoch file and the
     checkpoint keep everything written; the controller learns of it by the channel close
-    (:func:`controller_declare_dead`)."""
+    (``BrokerHousekeepingService#onChannelClose``, :func:`controller_declare_dead`)."""
     if bg(w, b, F.B_UP) == 0 or w[F.USED_CRASH] >= params[P_MAX_CRASH]:
         return 0
     w[F.USED_CRASH] += 1
@@ -291,10 +385,14 @@ def broker_crash(w, b, y, params):
     return OK
 
 
+@action("BrokerPowerLoss", kind=7, actor="failure", section="broker", place=(BROKER, 1),
+        when=lambda cfg: cfg.max_broker_power_losses > 0, rocketmq="MappedFileQueue#flush",
+        phrase="a broker loses power (its unflushed tail is lost)")
 @kernel
-def broker_power_loss(w, b, y, params):
-    """A power loss (§5.1, §5.5): the commitlog keeps its flushed prefix only; the epoch file and the
-    checkpoint are taken as written back (the simplest reading; their own loss is not modelled)."""
+def broker_power_loss(w, b, params):
+    """A power loss (§5.1, §5.5): the commitlog keeps its flushed prefix only (what
+    ``MappedFileQueue#flush`` wrote); the epoch file and the checkpoint are taken as written back (the
+    simplest reading; their own loss is not modelled)."""
     if bg(w, b, F.B_UP) == 0 or w[F.USED_POWER] >= params[P_MAX_POWER]:
         return 0
     w[F.USED_POWER] += 1
@@ -303,8 +401,11 @@ def broker_power_loss(w, b, y, params):
     return OK
 
 
+@action("BrokerRestart", kind=8, actor="failure", section="broker", place=(BROKER, 3),
+        when=lambda cfg: cfg.max_broker_crashes > 0 or cfg.max_broker_power_losses > 0,
+        rocketmq="BrokerController#recoverAndInitService", phrase="a broker restarts, fenced, with master epoch 0")
 @kernel
-def broker_restart(w, b, y, params):
+def broker_restart(w, b, params):
     """``BrokerController#recoverAndInitService``: fenced before load (``ReplicasManager#setFenced``), then
     recovery (``CommitLog#recoverAbnormally``: confirmOffset clamped to the recovered max) and the master
     epoch 0 of a new process; the role comes from the controller (:func:`register_broker`). The consume
@@ -320,9 +421,12 @@ def broker_restart(w, b, y, params):
     return OK
 
 
+@action("FlushCommitLog", kind=9, actor="store", section="broker", place=(BROKER, 2),
+        when=lambda cfg: cfg.max_broker_power_losses > 0, rocketmq="CommitLog.FlushRealTimeService#run",
+        phrase="a broker flushes its commitlog", drawn=Note("broker", "flush commitlog"))
 @kernel
-def flush_commitlog(w, b, y, params):
-    """``CommitLog.FlushRealTimeService`` (ASYNC_FLUSH): the whole written commitlog reaches the disk."""
+def flush_commitlog(w, b, params):
+    """``CommitLog.FlushRealTimeService#run`` (ASYNC_FLUSH): the whole written commitlog reaches the disk."""
     if bg(w, b, F.B_UP) == 0 or bg(w, b, F.B_FLUSHED) == bg(w, b, F.B_LEN):
         return 0
     bs(w, b, F.B_FLUSHED, bg(w, b, F.B_LEN))
@@ -330,8 +434,11 @@ def flush_commitlog(w, b, y, params):
 
 
 # -- registration, heartbeats, elections (§1.3-§1.5, §2.1) -------------------------------------------------
+@action("RegisterBroker", kind=10, actor="controller", section="broker", place=(BROKER, 5),
+        rocketmq="ReplicasManager#startBasicService",
+        phrase="a started broker registers with the controller and takes the role its reply names")
 @kernel
-def register_broker(w, b, y, params):
+def register_broker(w, b, params):
     """``ReplicasManager#startBasicService`` of a fenced broker: ``#registerBrokerToController`` (ids fixed
     1..n, §9.2) then the start-up heartbeat; the reply names a master only if it is alive in the
     controller's table (``ReplicasInfoManager#registerBroker``), and then the broker takes its role at once
@@ -346,59 +453,53 @@ def register_broker(w, b, y, params):
     return OK
 
 
+@action("BrokerElect", kind=11, actor="controller", section="broker", place=(BROKER, 6, ELECTED),
+        rocketmq="ReplicasManager#brokerElect", phrase="a broker asks the controller to elect a master")
 @kernel
 def broker_elect(w, b, c, params):
     """``ReplicasManager#brokerElect`` by broker ``b`` (fenced at start-up, or its poll saw a higher epoch
     and no master), answered by ``ReplicasInfoManager#electMaster``: the first election of the group
     (masterEpoch 0) makes ``b`` master unchecked; later ones elect ``c`` among the electable brokers (none
     while the old master is alive: MASTER_STILL_EXIST); ``b`` takes the role of the reply."""
-    if not reaches_controller(w, b) or bg(w, b, F.B_ALIVE) == 0:
+    if not asks_election(w, b) or not broker_may_elect(w, b, c, electable(w, c, params)):
         return 0
-    if not (bg(w, b, F.B_FENCED) == 1 or (w[F.CTL_MASTER] == 0 and w[F.CTL_EPOCH] > bg(w, b, F.B_EPOCH))):
-        return 0
-    if w[F.CTL_EPOCH] == 0:
-        if c != b:
-            return 0
-    elif master_still_alive(w) or not electable(w, c, params):
-        return 0
-    elect(w, c, params)
-    if not follow_controller(w, b, params):
-        return ERROR
-    return OK
+    return elected_by_broker(w, b, c, w[F.CTL_EPOCH] + 1, params)
 
 
+@action("ControllerElect", kind=12, actor="controller", section="election", place=(0, ELECTED),
+        rocketmq="ControllerManager#triggerElectMaster",
+        phrase="the controller elects a new master after the old one was declared dead")
 @kernel
-def controller_elect(w, c, y, params):
+def controller_elect(w, c, params):
     """``ControllerManager#triggerElectMaster`` (after ``#onBrokerInactive`` or
     ``DLedgerController#scanInactiveMasterAndTriggerReelect``): the master is not alive, ``c`` is
-    electable -> ``c`` is the new master (it learns so by :func:`sync_broker_metadata`). The seeded bug
-    ``controller_skips_election`` never triggers it (nor :func:`controller_elect_none`)."""
-    if w[F.CTL_UP] == 0 or w[F.CTL_MASTER] == 0 or master_still_alive(w) or not electable(w, c, params):
+    electable -> ``c`` is the new master (it learns so by :func:`sync_broker_metadata`)."""
+    if not controller_may_elect(w) or not electable(w, c, params):
         return 0
-    if params[P_MUTANT] == 6:   # the seeded bug controller_skips_election
-        return 0
-    elect(w, c, params)
+    elect(w, c, w[F.CTL_EPOCH] + 1)
     return OK
 
 
+@action("ControllerElectNone", kind=13, actor="controller", section="election", place=(1,),
+        rocketmq="ReplicasInfoManager#electMaster",
+        phrase="the controller finds no electable broker: no master, epoch + 1",
+        drawn=Note("controller", "elect: no candidate, no master"))
 @kernel
-def controller_elect_none(w, x, y, params):
+def controller_elect_none(w, params):
     """``ReplicasInfoManager#electMaster``, controller-triggered, no candidate: ``ElectMasterEvent(false)``
-    -> no master, masterEpoch + 1, the SyncStateSet kept (the seeded bug ``election_keeps_epoch`` keeps
-    the epoch)."""
-    if w[F.CTL_UP] == 0 or w[F.CTL_MASTER] == 0 or master_still_alive(w) or params[P_MUTANT] == 6:
+    -> no master, masterEpoch + 1, the SyncStateSet kept."""
+    if not controller_may_elect(w) or electable_exists(w, params):
         return 0
-    for c in range(params[P_BROKERS]):
-        if electable(w, c, params):
-            return 0
-    w[F.CTL_MASTER] = 0
-    if params[P_MUTANT] != 2:
-        w[F.CTL_EPOCH] += 1
+    elect_none(w, w[F.CTL_EPOCH] + 1)
     return OK
 
 
+@action("ControllerDeclareDead", kind=14, actor="controller", section="broker", place=(BROKER, 7),
+        rocketmq="DefaultBrokerHeartbeatManager#onBrokerChannelClose",
+        phrase="the controller's heartbeat table drops a crashed or cut-off broker",
+        drawn=Note("controller", "{broker} not alive"))
 @kernel
-def controller_declare_dead(w, b, y, params):
+def controller_declare_dead(w, b, params):
     """``DefaultBrokerHeartbeatManager#onBrokerChannelClose`` (a crash) or ``#scanNotActiveBroker`` (10 s
     without a heartbeat: power loss or a lost link) removes ``b``. A fenced broker sends no scheduled
     heartbeat, but it retries its start, with a heartbeat, every 5 s, within the 10 s timeout: it stays."""
@@ -410,8 +511,11 @@ def controller_declare_dead(w, b, y, params):
     return OK
 
 
+@action("BrokerHeartbeat", kind=15, actor="controller", section="broker", place=(BROKER, 8),
+        rocketmq="ReplicasManager#sendHeartbeatToController",
+        phrase="a running broker heartbeats the controller again", drawn=Arrow("broker", "controller", "heartbeat"))
 @kernel
-def broker_heartbeat(w, b, y, params):
+def broker_heartbeat(w, b, params):
     """``ReplicasManager#sendHeartbeatToController`` (skipped while isolated): ``b`` is alive again in the
     controller's table."""
     if bg(w, b, F.B_FENCED) == 1 or bg(w, b, F.B_ALIVE) == 1 or not reaches_controller(w, b):
@@ -420,8 +524,11 @@ def broker_heartbeat(w, b, y, params):
     return OK
 
 
+@action("SyncBrokerMetadata", kind=16, actor="controller", section="broker", place=(BROKER, 9),
+        rocketmq="ReplicasManager#schedulingSyncBrokerMetadata",
+        phrase="a broker applies the controller's newer role (changeToMaster / changeToSlave)")
 @kernel
-def sync_broker_metadata(w, b, y, params):
+def sync_broker_metadata(w, b, params):
     """``ReplicasManager#schedulingSyncBrokerMetadata`` (the 5 s ``GET_REPLICA_INFO`` poll; a
     ``NOTIFY_BROKER_ROLE_CHANGED`` has the same effect, earlier): a higher epoch with a master -> that
     role; an equal epoch on the master -> ``changeSyncStateSet`` (applied for a greater set epoch). A
@@ -438,10 +545,14 @@ def sync_broker_metadata(w, b, y, params):
     return 0
 
 
+@action("ControllerLinkLoss", kind=17, actor="failure", section="broker", place=(BROKER, 10),
+        when=lambda cfg: cfg.max_link_losses > 0, rocketmq="DefaultBrokerHeartbeatManager#scanNotActiveBroker",
+        phrase="a broker loses its link to the controller", drawn=Note("broker", "link to controller lost"))
 @kernel
-def link_loss(w, b, y, params):
+def link_loss(w, b, params):
     """The broker-controller link breaks (§5.5): the broker keeps its role and serves clients (no write
-    lease, §1.8); the controller will miss its heartbeats."""
+    lease, §1.8); the controller will miss its heartbeats (``DefaultBrokerHeartbeatManager#scanNotActiveBroker``
+    finds it silent)."""
     if bg(w, b, F.B_LINK_DOWN) == 1 or w[F.USED_LINK] >= params[P_MAX_LINK]:
         return 0
     bs(w, b, F.B_LINK_DOWN, 1)
@@ -449,9 +560,13 @@ def link_loss(w, b, y, params):
     return OK
 
 
+@action("ControllerLinkHeal", kind=18, actor="failure", section="broker", place=(BROKER, 11),
+        when=lambda cfg: cfg.max_link_losses > 0, rocketmq="ReplicasManager#sendHeartbeatToController",
+        phrase="a broker's link to the controller heals", drawn=Note("broker", "link to controller back"))
 @kernel
-def link_heal(w, b, y, params):
-    """The broker-controller link is back."""
+def link_heal(w, b, params):
+    """The broker-controller link is back: its next ``ReplicasManager#sendHeartbeatToController`` reaches
+    the controller."""
     if bg(w, b, F.B_LINK_DOWN) == 0:
         return 0
     bs(w, b, F.B_LINK_DOWN, 0)
@@ -474,8 +589,11 @@ def alter_accepted(w, m, params):
     return True
 
 
+@action("AlterSyncStateSet", kind=19, actor="controller", section="broker", place=(BROKER, 12),
+        rocketmq="ReplicasManager#doReportSyncStateSetChanged",
+        phrase="the controller applies the master's SyncStateSet change")
 @kernel
-def alter_sync_state_set(w, m, y, params):
+def alter_sync_state_set(w, m, params):
     """``ReplicasManager#doReportSyncStateSetChanged``: the pending proposal reaches the controller; if
     accepted (``AlterSyncStateSetEvent``, syncStateSetEpoch + 1) the reply applies it
     (``#changeSyncStateSet``); a rejection or an unreachable controller is only logged (the broker stays
@@ -490,10 +608,14 @@ def alter_sync_state_set(w, m, y, params):
     return OK
 
 
+@action("AlterSyncStateSetReplyLost", kind=20, actor="controller", section="broker", place=(BROKER, 13),
+        rocketmq="ReplicasManager#doReportSyncStateSetChanged",
+        phrase="the controller applies the SyncStateSet change, its reply is lost")
 @kernel
-def alter_sync_state_set_reply_lost(w, m, y, params):
-    """As :func:`alter_sync_state_set`, accepted by the controller, but the reply is lost (an RPC timeout):
-    the broker keeps its old local set until a poll brings the greater set epoch."""
+def alter_sync_state_set_reply_lost(w, m, params):
+    """As :func:`alter_sync_state_set` (``ReplicasManager#doReportSyncStateSetChanged``), accepted by the
+    controller, but the reply is lost (an RPC timeout): the broker keeps its old local set until a poll
+    brings the greater set epoch."""
     if bg(w, m, F.B_PENDING) == 0 or bg(w, m, F.B_UP) == 0:
         return 0
     if not (reaches_controller(w, m) and alter_accepted(w, m, params)):
@@ -504,8 +626,11 @@ def alter_sync_state_set_reply_lost(w, m, y, params):
     return OK
 
 
+@action("CheckSyncStateSet", kind=21, actor="controller", section="broker", place=(BROKER, 14),
+        rocketmq="ReplicasManager#checkSyncStateSetAndDoReport",
+        phrase="the master proposes to shrink the SyncStateSet", drawn=Note("broker", "propose SyncStateSet shrink"))
 @kernel
-def check_sync_state_set(w, m, y, params):
+def check_sync_state_set(w, m, params):
     """``ReplicasManager#checkSyncStateSetAndDoReport`` -> ``AutoSwitchHAService#maybeShrinkSyncStateSet``:
     from the local set, drop members not caught up for ``haMaxTimeSlaveNotCatchup`` (abstracted: not
     connected, or acked below the master's max), add the master, propose if it differs."""
@@ -524,6 +649,10 @@ def check_sync_state_set(w, m, y, params):
 
 
 # -- HA replication (§3) ----------------------------------------------------------------------------------
+@action("HAConnect", kind=22, actor="ha", section="broker", place=(SLAVE, 15, MASTER),
+        only=lambda args: args["slave"] != args["master"], rocketmq="AutoSwitchHAClient#connectMaster",
+        phrase="a slave connects to a master and truncates to the consistent point",
+        drawn=Arrow("slave", "master", "HA connect, truncate"))
 @kernel
 def ha_connect(w, s, m, params):
     """``AutoSwitchHAClient#connectMaster`` + the handshake + ``#doTruncate``: slave ``s`` connects to the
@@ -548,8 +677,11 @@ def ha_connect(w, s, m, params):
     return OK
 
 
+@action("SlaveReportOffset", kind=23, actor="ha", section="broker", place=(SLAVE, 16),
+        rocketmq="AutoSwitchHAClient#reportSlaveMaxOffset",
+        phrase="a slave reports its offset; the master may expand the SyncStateSet")
 @kernel
-def slave_report(w, s, y, params):
+def slave_report(w, s, params):
     """``AutoSwitchHAClient#reportSlaveMaxOffset`` (when grown, or the 5 s heartbeat report) read by the
     master's ``HAServerReader``: ``slaveAckOffset`` := the report; ``maybeExpandInSyncStateSet`` (report >=
     confirmOffset and >= the start of the master's last epoch: propose local + {s}); then
@@ -571,8 +703,11 @@ def slave_report(w, s, y, params):
     return OK
 
 
+@action("PushData", kind=24, actor="ha", section="broker", place=(SLAVE, 17),
+        rocketmq="AutoSwitchHAConnection.WriteSocketService#transferToSlave",
+        phrase="the master pushes one message to a slave")
 @kernel
-def push_data(w, s, y, params):
+def push_data(w, s, params):
     """``AutoSwitchHAConnection.WriteSocketService#transferToSlave`` then the slave's
     ``HAClientReader#processReadResult``: one message from the slave's max (after its first report); the
     header's epoch entry (``findEpochEntryByOffset``) appended to the slave's epoch file before the data
@@ -597,8 +732,11 @@ def push_data(w, s, y, params):
     return OK
 
 
+@action("PushHeartbeat", kind=25, actor="ha", section="broker", place=(SLAVE, 18),
+        rocketmq="WriteSocketService#sendHeartbeatIfNeeded",
+        phrase="the master sends a slave a header-only frame (its confirmOffset)")
 @kernel
-def push_heartbeat(w, s, y, params):
+def push_heartbeat(w, s, params):
     """``WriteSocketService#sendHeartbeatIfNeeded``: a header-only frame when nothing is left to send; the
     slave records its epoch entry and takes ``min(confirmOffset, own max)``."""
     m = bg(w, s, F.B_CONN) - 1
@@ -616,8 +754,11 @@ def push_heartbeat(w, s, y, params):
     return OK
 
 
+@action("HADisconnect", kind=26, actor="failure", section="broker", place=(SLAVE, 19),
+        when=lambda cfg: cfg.max_ha_disconnects > 0, rocketmq="AutoSwitchHAClient#closeMaster",
+        phrase="an HA connection closes", drawn=Note("slave", "HA connection closed"))
 @kernel
-def ha_disconnect(w, s, y, params):
+def ha_disconnect(w, s, params):
     """``AutoSwitchHAClient#closeMaster`` / the master's housekeeping (20 s without reads): the connection
     closes; the master proposes the set without ``s`` (``AutoSwitchHAService#removeConnection``)."""
     if bg(w, s, F.B_CONN) == 0 or w[F.USED_HA] >= params[P_MAX_HA]:

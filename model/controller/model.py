@@ -6,104 +6,24 @@ from typing import Any
 
 import numpy as np
 
+from ..declare import Action, actions_for
 from ..packed import PackedModel, State
-from . import actions as A
 from . import fields as F
 from .config import ControllerConfig
-from .kernel import KIND, pack, successors, unpack
-from .params import MUTANTS, build_params
+from .declare import CONTROLLER
+from .kernel import pack, successors, unpack
+from .params import build_params
 
 
-#: the part of the cluster each action kind belongs to, in the 4.4 model's words (the explorer shows it
-#: beside the action)
-ACTORS = {
-    "producer": ("SendMessage", "AckWaitDone", "AckWaitTimeout"),
-    "client": ("PullMessage",),
-    "store": ("ReputMessage", "FlushCommitLog"),
-    "controller": ("RegisterBroker", "BrokerElect", "ControllerElect", "ControllerElectNone", "ControllerDeclareDead",
-                   "BrokerHeartbeat", "SyncBrokerMetadata", "AlterSyncStateSet", "AlterSyncStateSetReplyLost",
-                   "CheckSyncStateSet"),
-    "ha": ("HAConnect", "SlaveReportOffset", "PushData", "PushHeartbeat"),
-    "failure": ("BrokerCrash", "BrokerPowerLoss", "BrokerRestart", "ControllerDown", "ControllerUp",
-                "ControllerLinkLoss", "ControllerLinkHeal", "HADisconnect"),
-}
-ACTOR = {kind: actor for actor, kinds in ACTORS.items() for kind in kinds}
-
-#: the kernel function each action kind runs (its docstring says what the action models)
-FUNCTIONS = {
-    "ControllerDown": A.controller_down, "ControllerUp": A.controller_up, "SendMessage": A.send_message,
-    "AckWaitDone": A.ack_wait_done, "AckWaitTimeout": A.ack_wait_timeout, "PullMessage": A.pull_message,
-    "BrokerCrash": A.broker_crash, "BrokerPowerLoss": A.broker_power_loss, "BrokerRestart": A.broker_restart,
-    "FlushCommitLog": A.flush_commitlog, "RegisterBroker": A.register_broker, "BrokerElect": A.broker_elect,
-    "ControllerElect": A.controller_elect, "ControllerElectNone": A.controller_elect_none,
-    "ControllerDeclareDead": A.controller_declare_dead, "BrokerHeartbeat": A.broker_heartbeat,
-    "SyncBrokerMetadata": A.sync_broker_metadata, "ControllerLinkLoss": A.link_loss,
-    "ControllerLinkHeal": A.link_heal, "AlterSyncStateSet": A.alter_sync_state_set,
-    "AlterSyncStateSetReplyLost": A.alter_sync_state_set_reply_lost, "CheckSyncStateSet": A.check_sync_state_set,
-    "HAConnect": A.ha_connect, "SlaveReportOffset": A.slave_report, "PushData": A.push_data,
-    "PushHeartbeat": A.push_heartbeat, "HADisconnect": A.ha_disconnect, "ReputMessage": A.reput_message,
-}
+#: every action class, by kind (``SendMessage(broker=1)``, ``HAConnect(slave=2, master=1)``), from the
+#: ``@action`` declarations of :mod:`model.controller.actions`
+ACTION_TYPES: tuple[type[Action], ...] = CONTROLLER.types(__name__)
+globals().update({cls.__name__: cls for cls in ACTION_TYPES})
 
 
-@dataclass(frozen=True)
-class ControllerAction:
-    """One action of the table: its kind and 0-based arguments; ``str`` is its trace label."""
-
-    name: str
-    args: tuple[tuple[str, int], ...] = ()
-
-    @property
-    def actor(self) -> str:
-        """The part of the cluster the action belongs to (``controller``, ``ha``, ``failure``...)."""
-        return ACTOR[self.name]
-
-    @property
-    def doc(self) -> str:
-        """What the action models: the docstring of its kernel function, naming the 5.3.3 ``Class#method``."""
-        return FUNCTIONS[self.name].__doc__ or ""
-
-    @property
-    def code(self) -> tuple[int, int, int]:
-        values = [v - 1 for _, v in self.args] + [0, 0]
-        return KIND[self.name], values[0], values[1]
-
-    def __str__(self) -> str:
-        return f"{self.name}(" + ", ".join(f"{k}={v}" for k, v in self.args) + ")"
-
-
-def action_table(cfg: ControllerConfig) -> tuple[ControllerAction, ...]:
-    """Every action of ``cfg`` in the kernel's fixed order (brokers by controller id)."""
-    ids = range(1, cfg.brokers + 1)
-    acts: list[ControllerAction] = []
-    if cfg.max_controller_outages:
-        acts += [ControllerAction("ControllerDown"), ControllerAction("ControllerUp")]
-    acts += [ControllerAction("SendMessage", (("broker", b),)) for b in ids]
-    if cfg.all_ack_in_sync_state_set or cfg.in_sync_replicas > 1:
-        acts += [ControllerAction("AckWaitDone"), ControllerAction("AckWaitTimeout")]
-    acts += [ControllerAction("PullMessage", (("broker", b),)) for b in ids]
-    for b in ids:
-        one = (("broker", b),)
-        if cfg.max_broker_crashes:
-            acts.append(ControllerAction("BrokerCrash", one))
-        if cfg.max_broker_power_losses:
-            acts += [ControllerAction("BrokerPowerLoss", one), ControllerAction("FlushCommitLog", one)]
-        if cfg.max_broker_crashes or cfg.max_broker_power_losses:
-            acts.append(ControllerAction("BrokerRestart", one))
-        acts += [ControllerAction("ReputMessage", one), ControllerAction("RegisterBroker", one)]
-        acts += [ControllerAction("BrokerElect", (("broker", b), ("elected", c))) for c in ids]
-        acts += [ControllerAction("ControllerDeclareDead", one), ControllerAction("BrokerHeartbeat", one),
-                 ControllerAction("SyncBrokerMetadata", one)]
-        if cfg.max_link_losses:
-            acts += [ControllerAction("ControllerLinkLoss", one), ControllerAction("ControllerLinkHeal", one)]
-        acts += [ControllerAction("AlterSyncStateSet", one), ControllerAction("AlterSyncStateSetReplyLost", one),
-                 ControllerAction("CheckSyncStateSet", one)]
-        acts += [ControllerAction("HAConnect", (("slave", b), ("master", m))) for m in ids if m != b]
-        acts += [ControllerAction(name, (("slave", b),)) for name in ("SlaveReportOffset", "PushData", "PushHeartbeat")]
-        if cfg.max_ha_disconnects:
-            acts.append(ControllerAction("HADisconnect", (("slave", b),)))
-    acts += [ControllerAction("ControllerElect", (("elected", c),)) for c in ids]
-    acts.append(ControllerAction("ControllerElectNone"))
-    return tuple(acts)
+def action_table(cfg: ControllerConfig) -> tuple[Action, ...]:
+    """Every action of ``cfg`` in the kernel's fixed order (:mod:`model.controller.declare`)."""
+    return actions_for(ACTION_TYPES, cfg)
 
 
 class ControllerModel(PackedModel):
@@ -114,10 +34,9 @@ class ControllerModel(PackedModel):
 
     def __init__(self, config: ControllerConfig | None = None, mutation: str | None = None) -> None:
         self.config = config if config is not None else ControllerConfig()
-        if (mutation or "") not in MUTANTS:
-            raise ValueError(f"unknown mutation '{mutation}'; known: {', '.join(m for m in MUTANTS if m)}")
+        self.mutation = mutation or ""
         self._actions = action_table(self.config)
-        self.params = build_params(self.config, [a.code for a in self._actions], mutation or "")
+        self.params = build_params(self.config, CONTROLLER.mutated_codes(self._actions, mutation))
         self.successors = successors
 
     def actions(self):
@@ -140,13 +59,13 @@ class ControllerModel(PackedModel):
         unpack(np.asarray(state, dtype=np.uint64), v)
         return v
 
-    def parse_action(self, label: str) -> ControllerAction:
+    def parse_action(self, label: str) -> Action:
         """The action whose trace label is ``label`` (ValueError naming the known kinds otherwise)."""
         for action in self._actions:
             if str(action) == label:
                 return action
         raise ValueError(f"action {label!r} is not in this configuration's table; kinds: "
-                         f"{', '.join(dict.fromkeys(a.name for a in self._actions))}")
+                         f"{', '.join(dict.fromkeys(a.declaration.name for a in self._actions))}")
 
     def encode(self, view: dict[str, Any]) -> State:
         """The packed state of a readable view (the inverse of :meth:`view`)."""

@@ -1,5 +1,6 @@
-"""Reading and writing a controller-mode field vector, and the epoch-file and SyncStateSet helpers the
-actions share (each names the 5.3.3 method it follows)."""
+"""Reading and writing a controller-mode state: packing the field vector into its words and back, the
+broker fields, and the epoch-file and SyncStateSet helpers the actions share (each names the 5.3.3 method
+it follows)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +10,26 @@ from . import fields as F
 from .params import P_ALL_ACK, P_BROKERS
 
 MAX_OFFSET = 1 << 20   # EpochEntry's Long.MAX_VALUE end
+
+
+@kernel
+def unpack(state, v):
+    """The field vector ``v`` of the packed ``state`` (:mod:`model.controller.fields`)."""
+    for f in range(F.NFIELDS):
+        mask = (np.uint64(1) << np.uint64(F.WIDTH[f])) - np.uint64(1)
+        v[f] = np.int64((state[F.WORD[f]] >> np.uint64(F.SHIFT[f])) & mask)
+
+
+@kernel
+def pack(v, out):
+    """Pack ``v`` into ``out``; False when a value does not fit its field (a model error)."""
+    for i in range(len(out)):
+        out[i] = 0
+    for f in range(F.NFIELDS):
+        if v[f] < 0 or v[f] >= (np.int64(1) << F.WIDTH[f]):
+            return False
+        out[F.WORD[f]] |= np.uint64(v[f]) << np.uint64(F.SHIFT[f])
+    return True
 
 
 @kernel(inline=True)

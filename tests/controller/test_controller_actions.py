@@ -6,8 +6,9 @@ import numpy as np
 
 from model.controller import ControllerConfig
 from model.controller import fields as F
-from model.controller.kernel import pack
-from model.controller.model import ControllerAction, ControllerModel
+from model.controller.model import (ControllerElect, ControllerElectNone, ControllerModel, HAConnect, RegisterBroker,
+                                    SendMessage, SlaveReportOffset)
+from model.controller.state import pack
 
 INDEX = {name: i for i, name in enumerate(F.NAMES)}
 
@@ -45,15 +46,15 @@ def test_controller_elects_a_live_sync_state_set_member():
     m = ControllerModel(ControllerConfig(brokers=3))
     s = build(controller_up=1, controller_masterBrokerId=1, controller_masterEpoch=1, controller_syncStateSet=0b011,
               controller_syncStateSetEpoch=2, **running(2, ctlAlive=1), **running(3, ctlAlive=1))
-    after = m.next_state(s, ControllerAction("ControllerElect", (("elected", 2),)))
+    after = m.next_state(s, ControllerElect(elected=2))
     assert [read(m, after, k) for k in ("controller_masterBrokerId", "controller_masterEpoch",
                                        "controller_syncStateSet", "controller_syncStateSetEpoch")] == [2, 2, 0b010, 3]
-    assert m.next_state(s, ControllerAction("ControllerElect", (("elected", 3),))) is None
+    assert m.next_state(s, ControllerElect(elected=3)) is None
     unclean = ControllerModel(ControllerConfig(brokers=3, enable_elect_unclean_master=True))
-    assert unclean.next_state(s, ControllerAction("ControllerElect", (("elected", 3),))) is None   # 2 is alive
+    assert unclean.next_state(s, ControllerElect(elected=3)) is None   # 2 is alive
     s1 = build(controller_up=1, controller_masterBrokerId=1, controller_masterEpoch=1, controller_syncStateSet=0b001,
                **running(3, ctlAlive=1))
-    assert read(unclean, unclean.next_state(s1, ControllerAction("ControllerElect", (("elected", 3),))),
+    assert read(unclean, unclean.next_state(s1, ControllerElect(elected=3)),
                 "controller_masterBrokerId") == 3
 
 
@@ -62,7 +63,7 @@ def test_no_candidate_leaves_no_master_and_keeps_the_set():
     m = ControllerModel()
     s = build(controller_up=1, controller_masterBrokerId=1, controller_masterEpoch=1, controller_syncStateSet=0b001,
               controller_syncStateSetEpoch=1, **running(2, ctlAlive=1))
-    after = m.next_state(s, ControllerAction("ControllerElectNone"))
+    after = m.next_state(s, ControllerElectNone())
     assert [read(m, after, k) for k in ("controller_masterBrokerId", "controller_masterEpoch",
                                        "controller_syncStateSet")] == [0, 2, 0b001]
 
@@ -77,7 +78,7 @@ def test_handshake_truncates_to_the_consistent_point():
                         epochFile_start_0=0, epochFile_epoch_1=2, epochFile_start_1=1),
               **running(2, masterEpoch=2, maxOffset=2, commitlog_msg_0=1, commitlog_epoch_0=1, commitlog_msg_1=2,
                         commitlog_epoch_1=1, epochEntries=1, epochFile_epoch_0=1, epochFile_start_0=0))
-    after = m.next_state(s, ControllerAction("HAConnect", (("slave", 2), ("master", 1))))
+    after = m.next_state(s, HAConnect(slave=2, master=1))
     assert m.view(after)["broker2.commitlog"] == ["1@e1"]
     assert m.view(after)["broker2.epochFile"] == [(1, 0)]
     assert m.view(after)["broker2.haMaster"] == 1
@@ -91,7 +92,7 @@ def test_no_common_epoch_closes_the_handshake():
                         epochEntries=1, epochFile_epoch_0=2, epochFile_start_0=0),
               **running(2, masterEpoch=2, maxOffset=1, commitlog_msg_0=2, commitlog_epoch_0=1, epochEntries=1,
                         epochFile_epoch_0=1, epochFile_start_0=0))
-    assert m.next_state(s, ControllerAction("HAConnect", (("slave", 2), ("master", 1)))) is None
+    assert m.next_state(s, HAConnect(slave=2, master=1)) is None
 
 
 def test_restart_as_master_at_the_same_epoch_moves_the_epoch_entry():
@@ -102,7 +103,7 @@ def test_restart_as_master_at_the_same_epoch_moves_the_epoch_entry():
               controller_syncStateSetEpoch=1,
               **running(1, fenced=1, ctlAlive=1, maxOffset=1, commitlog_msg_0=1, commitlog_epoch_0=1,
                         epochEntries=1, epochFile_epoch_0=1, epochFile_start_0=0))
-    after = m.next_state(s, ControllerAction("RegisterBroker", (("broker", 1),)))
+    after = m.next_state(s, RegisterBroker(broker=1))
     view = m.view(after)
     assert (view["broker1.role"], view["broker1.fenced"], view["broker1.masterEpoch"]) == ("MASTER", False, 1)
     assert view["broker1.epochFile"] == [(1, 1)]
@@ -116,7 +117,7 @@ def test_an_expansion_replaces_the_remote_set():
               **running(2, master=1, masterEpoch=1, syncStateSet=0b010, syncStateSetEpoch=1, synchronizing=1,
                         remoteSyncStateSet=0b011, epochEntries=1, epochFile_epoch_0=1),
               **running(3, masterEpoch=1, haMaster=2))
-    after = m.next_state(s, ControllerAction("SlaveReportOffset", (("slave", 3),)))
+    after = m.next_state(s, SlaveReportOffset(slave=3))
     view = m.view(after)
     assert view["broker2.remoteSyncStateSet"] == [2, 3] and view["broker2.alterPending"]
     assert view["broker3.slaveAckOffset"] == 0
@@ -127,18 +128,7 @@ def test_min_in_sync_replicas_refuses_the_put_before_the_append():
     while a proposal is pending, max(|local|, |remote|) counts."""
     m = ControllerModel(ControllerConfig(min_in_sync_replicas=2))
     s = build(controller_up=1, **running(1, master=1, masterEpoch=1, syncStateSet=0b01, syncStateSetEpoch=1))
-    assert m.next_state(s, ControllerAction("SendMessage", (("broker", 1),))) is None
+    assert m.next_state(s, SendMessage(broker=1)) is None
     pending = build(controller_up=1, **running(1, master=1, masterEpoch=1, syncStateSet=0b01, synchronizing=1,
                                               remoteSyncStateSet=0b11))
-    assert m.view(m.next_state(pending, ControllerAction("SendMessage", (("broker", 1),))))["broker1.commitlog"] == ["1@e1"]
-
-
-
-def test_every_action_kind_has_an_actor_and_the_docstring_of_its_kernel_function():
-    """What the explorer shows beside an action: its part of the cluster and what it models."""
-    from model.controller.kernel import KINDS
-    from model.controller.model import ACTOR, FUNCTIONS
-
-    assert set(ACTOR) == set(FUNCTIONS) == set(KINDS)
-    for kind in KINDS:
-        assert ControllerAction(kind).doc == FUNCTIONS[kind].__doc__ and FUNCTIONS[kind].__doc__.strip()
+    assert m.view(m.next_state(pending, SendMessage(broker=1)))["broker1.commitlog"] == ["1@e1"]

@@ -1,38 +1,63 @@
 """Each action is declared once (``@action`` beside its kernel function), and everything else about it -
-the classes, the table order, the kernel's dispatch - is derived from that one declaration."""
+the classes, the table order, the kernel's dispatch - is derived from that one declaration, in every model
+mode (the 4.4 mode's registry and the controller mode's, model/controller/declare.py)."""
 from __future__ import annotations
 
 import collections
+import importlib
+
+import pytest
 
 from model import Config, RocketMQModel
 from model.actions import ACTION_TYPES, actions_for
-from model.declare import DISPATCH_PATH, ROCKETMQ_METHOD, declarations, dispatch_source
+from model.declare import ROCKETMQ_METHOD, declarations
+
+#: each mode's action registry, and the module its typed action classes are members of
+REGISTRIES = {"4.4": ("model.declare:ROCKETMQ_44", "model.actions"),
+              "controller": ("model.controller.declare:CONTROLLER", "model.controller.model")}
 
 
-def test_every_action_has_exactly_one_declaration():
-    decls = declarations()
+def _registry(mode: str):
+    module, _, name = REGISTRIES[mode][0].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _types(mode: str):
+    return importlib.import_module(REGISTRIES[mode][1]).ACTION_TYPES
+
+
+@pytest.mark.parametrize("mode", sorted(REGISTRIES))
+def test_every_action_has_exactly_one_declaration(mode):
+    decls = _registry(mode).declarations()
     for attribute in ("name", "kind"):
         counts = collections.Counter(getattr(d, attribute) for d in decls)
         assert [k for k, n in counts.items() if n > 1] == []
     functions = collections.Counter((d.module, d.function) for d in decls)
     assert [f for f, n in functions.items() if n > 1] == []
-    assert [cls.declaration for cls in ACTION_TYPES] == list(decls)
+    assert [cls.declaration for cls in _types(mode)] == list(decls)
 
 
-def test_every_docstring_names_the_rocketmq_method_the_declaration_cites():
-    for d in declarations():
+@pytest.mark.parametrize("mode", sorted(REGISTRIES))
+def test_every_docstring_names_the_rocketmq_method_the_declaration_cites(mode):
+    types = {cls.__name__: cls for cls in _types(mode)}
+    for d in _registry(mode).declarations():
         assert ROCKETMQ_METHOD.fullmatch(d.rocketmq), d.name
         assert d.rocketmq in d.doc, f"{d.name}: docstring does not name {d.rocketmq}"
-        assert type(_instance(d.name)).__doc__ == d.doc
+        assert types[d.name].__doc__ == d.doc and types[d.name]().doc == d.doc
+        assert d.actor in _registry(mode).actors and d.phrase
 
 
-def test_the_checked_in_dispatch_is_generated_from_the_declarations():
-    # after adding or changing a declaration: python -m model.declare
-    assert DISPATCH_PATH.read_text() == dispatch_source()
-    text = dispatch_source()
-    for d in declarations():
+@pytest.mark.parametrize("mode", sorted(REGISTRIES))
+def test_the_checked_in_dispatch_is_generated_from_the_declarations(mode):
+    # after adding or changing a declaration: python -m model.declare (4.4), python -m model.controller.declare
+    registry = _registry(mode)
+    assert registry.dispatch_path.read_text() == registry.dispatch_source()
+    text = registry.dispatch_source()
+    for d in registry.declarations():
         assert text.count(f"    if kind == {d.kind}:  # {d.name}\n") == 1
         assert f"return {d.call()}\n" in text
+    for m in registry.mutant_declarations():
+        assert text.count(f"    if kind == {m.kind}:  # seeded bug {m.mutation}: {m.replaces}\n") == 1
 
 
 def test_argument_codes_follow_the_declared_arguments():
@@ -44,13 +69,9 @@ def test_argument_codes_follow_the_declared_arguments():
         assert xyz == [args[i].code(getattr(a, args[i].name)) if i < len(args) else 0 for i in range(3)]
 
 
-def _instance(name: str):
-    return next(cls for cls in ACTION_TYPES if cls.__name__ == name)()
-
-
-def _enabled_kinds(knobs: dict, limit: int) -> set[str]:
-    """Names of the actions enabled somewhere in the first ``limit`` reachable states (breadth first)."""
-    m = RocketMQModel(Config.from_mapping(knobs), strict=True)
+def _enabled_kinds(m, limit: int) -> set[str]:
+    """Names of the actions of model ``m`` enabled somewhere in its first ``limit`` reachable states
+    (breadth first)."""
     seen = set(m.initial())
     frontier = list(seen)
     kinds: set[str] = set()
@@ -66,15 +87,27 @@ def _enabled_kinds(knobs: dict, limit: int) -> set[str]:
     return kinds
 
 
+def _model_44(limit: int, **knobs) -> set[str]:
+    return _enabled_kinds(RocketMQModel(Config.from_mapping(knobs), strict=True), limit)
+
+
 def test_every_declared_action_is_enabled_in_a_small_configuration():
-    sync = _enabled_kinds(dict(messages=1, flush_disk_type="SYNC_FLUSH", broker_role="SYNC_MASTER",
-                               max_ha_disconnects=1), 3000)
-    failures = _enabled_kinds(dict(messages=1, consumers=2, max_master_crashes=1, max_master_power_losses=1,
-                                   max_slave_crashes=1, max_slave_power_losses=1, max_consumer_restarts=1),
-                              20000)
-    retention = _enabled_kinds(dict(messages=3, commitlog_file_messages=1, max_file_deletions=1,
-                                    max_master_crashes=0, max_master_power_losses=0), 3000)
+    sync = _model_44(3000, messages=1, flush_disk_type="SYNC_FLUSH", broker_role="SYNC_MASTER", max_ha_disconnects=1)
+    failures = _model_44(20000, messages=1, consumers=2, max_master_crashes=1, max_master_power_losses=1,
+                         max_slave_crashes=1, max_slave_power_losses=1, max_consumer_restarts=1)
+    retention = _model_44(3000, messages=3, commitlog_file_messages=1, max_file_deletions=1, max_master_crashes=0,
+                          max_master_power_losses=0)
     assert {d.name for d in declarations()} - sync - failures - retention == set()
+
+
+def test_every_declared_controller_action_is_enabled_in_a_small_configuration():
+    from model.controller import preset
+    from model.controller.model import ControllerModel
+    every = preset("controller-allack").with_overrides(
+        ["messages=1", "max_broker_power_losses=1", "max_controller_outages=1", "max_link_losses=1",
+         "max_ha_disconnects=1"])
+    assert {d.name for d in _registry("controller").declarations()} - \
+        _enabled_kinds(ControllerModel(every), 30000) == set()
 
 
 def test_seeded_bugs_are_kernels_of_their_own_not_branches_in_the_protocol():
@@ -102,9 +135,10 @@ def test_seeded_bugs_are_kernels_of_their_own_not_branches_in_the_protocol():
 
 
 def test_regenerating_compiles_nothing(tmp_path):
-    """The edit cycle: ``python -m model.declare`` and ``python -m invariants.declare`` import only the
-    declarations, never a compiled entry point, so on a cold kernel cache they write nothing there (a
-    compile would: every kernel is cached on disk) and take about a second each, not minutes."""
+    """The edit cycle: ``python -m model.declare`` and ``python -m invariants.declare`` (and the controller
+    mode's, ``python -m model.controller.declare`` and ``python -m invariants.controller.declare``) import
+    only the declarations, never a compiled entry point, so on a cold kernel cache they write nothing there
+    (a compile would: every kernel is cached on disk) and take about a second each, not minutes."""
     import os
     import subprocess
     import sys
@@ -113,7 +147,9 @@ def test_regenerating_compiles_nothing(tmp_path):
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "RMQCHECK_CACHE_DIR": str(tmp_path)}
     env.pop("NUMBA_DISABLE_JIT", None)
-    for script, written in (("model.declare", "dispatch.py"), ("invariants.declare", "checks.py")):
+    scripts = (("model.declare", "dispatch.py"), ("invariants.declare", "checks.py"),
+               ("model.controller.declare", "dispatch.py"), ("invariants.controller.declare", "checks.py"))
+    for script, written in scripts:
         out = subprocess.run([sys.executable, "-m", script], cwd=root, env=env, capture_output=True,
                              text=True, timeout=120, check=True)
         assert out.stdout.strip().endswith(written)

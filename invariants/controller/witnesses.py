@@ -1,0 +1,26 @@
+"""The availability witnesses of ``rmqcheck faults`` in controller mode: a change that closes a failure
+mode counts only while the configuration still reaches each of them. ``check`` does not report them
+(``faults_only``); they keep their bits of the compiled checks."""
+from __future__ import annotations
+
+from model.controller import fields as F
+from model.native import kernel
+
+from .declare import check
+from ..base import SOMETIMES
+
+
+@check(kind=SOMETIMES, summary="the producer is told SEND_OK for a message", faults_only=True)
+@kernel
+def message_acked(v, p):
+    """The producer is told SEND_OK for some message: the group accepts writes. With minInSyncReplicas
+    above the brokers that can be in sync, every put is refused (IN_SYNC_REPLICAS_NOT_ENOUGH), and a
+    durability property that holds there holds vacuously."""
+    return v[F.ACKED] != 0
+
+
+@check(kind=SOMETIMES, summary="a message is delivered to the application", faults_only=True)
+@kernel
+def message_consumed(v, p):
+    """The consumer is given some message (a pull is answered FOUND): the group receives what was sent."""
+    return v[F.DELIVERED] != 0

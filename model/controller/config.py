@@ -96,6 +96,12 @@ class ControllerConfig:
     def as_dict(self) -> dict[str, Any]:
         return {"mode": MODE, **dataclasses.asdict(self)}
 
+    def view_kinds(self) -> dict[str, str]:
+        """Every readable field of this configuration's states, with the kind of its values
+        (:mod:`model.controller.view`: ``ids``, ``optional`` or ``plain``)."""
+        from .view import view_kinds
+        return view_kinds(self)
+
     def short(self) -> str:
         default = ControllerConfig()
         diffs = [f"{k}={_text(v)}" for k, v in dataclasses.asdict(self).items() if getattr(default, k) != v]

@@ -113,6 +113,7 @@ class ControllerModel(PackedModel):
         return tuple(int(x) for x in out)
 
     def view(self, state: State) -> dict[str, Any]:
+        """The readable state: the fields of :func:`model.controller.view.view_kinds`, in its order."""
         v = self.vector(state)
         ids = lambda mask: [b + 1 for b in range(self.config.brokers) if mask >> b & 1]  # noqa: E731
         out: dict[str, Any] = {
@@ -120,6 +121,9 @@ class ControllerModel(PackedModel):
             "controller.masterEpoch": int(v[F.CTL_EPOCH]), "controller.syncStateSet": ids(v[F.CTL_SSS]),
             "controller.syncStateSetEpoch": int(v[F.CTL_SSS_EPOCH]),
             "producer.next": int(v[F.P_NEXT]) + 1, "producer.waiting": bool(v[F.P_WAIT]),
+            # the waiting put's broker and end offset: no value while no put waits
+            "producer.waitBroker": int(v[F.P_WAIT_BROKER]) + 1 if v[F.P_WAIT] else None,
+            "producer.waitEnd": int(v[F.P_WAIT_END]) if v[F.P_WAIT] else None,
             "producer.sendOk": [m + 1 for m in range(self.config.messages) if v[F.ACKED] >> m & 1],
             "consumer.nextOffset": int(v[F.C_NEXT]),
             "consumer.delivered": [int(v[F.DELIVERED + i]) for i in range(self.config.messages)],
@@ -127,9 +131,6 @@ class ControllerModel(PackedModel):
         out.update({"budget.crashes": int(v[F.USED_CRASH]), "budget.powerLosses": int(v[F.USED_POWER]),
                     "budget.controllerOutages": int(v[F.USED_OUTAGE]), "budget.linkLosses": int(v[F.USED_LINK]),
                     "budget.haDisconnects": int(v[F.USED_HA])})
-        if v[F.P_WAIT]:
-            out["producer.waitBroker"] = int(v[F.P_WAIT_BROKER]) + 1
-            out["producer.waitEnd"] = int(v[F.P_WAIT_END])
         for b in range(self.config.brokers):
             g = lambda off: int(v[F.BROKER_BASE + b * F.STRIDE + off])  # noqa: E731
             p = f"broker{b + 1}."

@@ -1,0 +1,29 @@
+"""How the controller mode's readable state (``ControllerModel.view``) is typed: every field of a
+configuration's view, in order, with the kind of its values - a set of broker or message ids, a value that
+may be absent (None), or a plain value. Every state has every field, each always of its kind, so a trace
+written with these types (ITF, ``--itf``) gives each field one type in every state."""
+from __future__ import annotations
+
+from typing import Any
+
+IDS, OPTIONAL, PLAIN = "ids", "optional", "plain"
+
+_GLOBAL = (("controller.up", PLAIN), ("controller.masterBrokerId", OPTIONAL), ("controller.masterEpoch", PLAIN),
+           ("controller.syncStateSet", IDS), ("controller.syncStateSetEpoch", PLAIN), ("producer.next", PLAIN),
+           ("producer.waiting", PLAIN), ("producer.waitBroker", OPTIONAL), ("producer.waitEnd", OPTIONAL),
+           ("producer.sendOk", IDS), ("consumer.nextOffset", PLAIN), ("consumer.delivered", PLAIN),
+           ("budget.crashes", PLAIN), ("budget.powerLosses", PLAIN), ("budget.controllerOutages", PLAIN),
+           ("budget.linkLosses", PLAIN), ("budget.haDisconnects", PLAIN))
+_BROKER = (("up", PLAIN), ("fenced", PLAIN), ("role", PLAIN), ("masterEpoch", PLAIN), ("commitlog", PLAIN),
+           ("flushed", PLAIN), ("confirmOffset", PLAIN), ("dispatched", PLAIN), ("epochFile", PLAIN),
+           ("syncStateSet", IDS), ("syncStateSetEpoch", PLAIN), ("synchronizing", PLAIN),
+           ("remoteSyncStateSet", IDS), ("alterPending", PLAIN), ("haMaster", OPTIONAL), ("slaveAckOffset", PLAIN),
+           ("controllerAlive", PLAIN), ("controllerLinkDown", PLAIN))
+
+
+def view_kinds(cfg: Any) -> dict[str, str]:
+    """Every readable field of ``cfg``'s states, in the view's order, with the kind of its values."""
+    out = dict(_GLOBAL)
+    for b in range(1, cfg.brokers + 1):
+        out.update({f"broker{b}.{name}": kind for name, kind in _BROKER})
+    return out

@@ -11,20 +11,29 @@ with the compiled check: the tests compare the two on every state of an explorat
 
 The explanation of a violation keeps every condition (``holds`` says which failed), and names the fields of
 the failed ones with the step at which each last changed (0: never since the initial state).
+
+Every model mode explains its properties the same way: the module ``explain`` of the package that holds
+its property set (this module for 4.4, :mod:`invariants.controller.explain` for the controller mode)
+defines ``EXPLAINED``, an :class:`Explainers`: its conditions per property, how it reads a state, and the
+prefixes of its graph and lasso summaries. :func:`explain`, :func:`conditions` and :func:`explain_result`
+choose the mode's from the model or the configuration.
 """
 from __future__ import annotations
 
 import functools
+import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
-from model import Config, RocketMQModel
 from model.bits import lowest
 from .observations import committed_offset, queue_entries, restart_broker
 from .readable import by_offset, caught_up, diverged_at, expired, min_offset
 from model.view import encode_vector
+
+if TYPE_CHECKING:   # the 4.4 model's module compiles its kernel at import: a controller run does not need it
+    from model import RocketMQModel
 
 
 @dataclass(frozen=True)
@@ -402,26 +411,60 @@ GRAPH_PREFIX = {
     "replication_can_catch_up": "from this state no path leads to one where every live slave holds exactly "
                                 "the master's commitlog; here ",
 }
-_LASSO = "on this run, from the state it repeats for ever (the last one) the goal never holds again; there "
+#: what the summary of an eventually property's violation starts with: its lasso never reaches the goal again
+LASSO_PREFIX = "on this run, from the state it repeats for ever (the last one) the goal never holds again; there "
 GRAPH_PREFIX.update(dict.fromkeys(("acked_message_eventually_consumed", "slaves_eventually_catch_up",
-                                   "consumption_eventually_completes"), _LASSO))
+                                   "consumption_eventually_completes"), LASSO_PREFIX))
+
+
+@dataclass(frozen=True)
+class Explainers:
+    """How one model mode explains its properties: ``conditions`` maps a property to its conditions on a
+    reading (a graph or eventually property: its goal), ``reading`` makes the reading of a state
+    (``reading(model, view, history)``), ``prefix`` starts the summary of a graph or lasso violation."""
+
+    conditions: dict[str, Callable[[Any], list[Condition]]]
+    reading: Callable[[Any, dict[str, Any], History], Any]
+    prefix: dict[str, str] = field(default_factory=dict)
+
+
+#: the RocketMQ 4.4 mode's explanations
+EXPLAINED = Explainers(EXPLAINERS, Reading, GRAPH_PREFIX)
+
+
+@functools.lru_cache(maxsize=8)
+def explainers(mode_name: str) -> Explainers:
+    """The explanations of mode ``mode_name``: ``EXPLAINED`` of the module ``explain`` beside its property
+    set (the package that holds it)."""
+    from model.modes import get_mode
+    module = importlib.import_module(get_mode(mode_name).properties_path.partition(":")[0])
+    package = module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
+    return importlib.import_module(f"{package}.explain").EXPLAINED
+
+
+def _explainers_of(model: Any) -> Explainers:
+    from model.modes import mode_of
+    return explainers(mode_of(model.config).name)
 
 
 @functools.lru_cache(maxsize=32)
-def model_for(config: Config) -> RocketMQModel:
-    return RocketMQModel(config)
+def model_for(config: Any) -> Any:
+    """The model of ``config`` (a configuration of any mode), built once."""
+    from model.modes import mode_of
+    return mode_of(config).model(config)
 
 
-def conditions(name: str, model: RocketMQModel, view: dict[str, Any], trace: Any = None) -> list[Condition]:
+def conditions(name: str, model: Any, view: dict[str, Any], trace: Any = None) -> list[Condition]:
     """The conditions of property ``name`` on the state ``view`` (``trace``, when given, the path that led
     there: it dates the values); empty for a property without an explanation."""
-    explainer = EXPLAINERS.get(name)
+    known = _explainers_of(model)
+    explainer = known.conditions.get(name)
     if explainer is None:
         return []
-    return explainer(Reading(model, view, History(trace.steps if trace is not None else [])))
+    return explainer(known.reading(model, view, History(trace.steps if trace is not None else [])))
 
 
-def explain(name: str, trace: Any, model: RocketMQModel) -> Explanation | None:
+def explain(name: str, trace: Any, model: Any) -> Explanation | None:
     """Why the last state of ``trace`` violates property ``name``; None when the property has no explainer
     or every condition holds there (a trace that does not end in a violation)."""
     conds = conditions(name, model, trace.steps[-1].view, trace)
@@ -430,13 +473,19 @@ def explain(name: str, trace: Any, model: RocketMQModel) -> Explanation | None:
         return None
     history = History(trace.steps)
     deciding = dict.fromkeys(f for c in failed for f in c.fields)
-    summary = GRAPH_PREFIX.get(name, "") + "; ".join(c.text for c in failed)
+    summary = _explainers_of(model).prefix.get(name, "") + "; ".join(c.text for c in failed)
     return Explanation(summary, conds, {f: history.last_change(f) for f in deciding})
 
 
 def explain_result(prop: Any, config: dict[str, Any]) -> Explanation | None:
     """The explanation of a :class:`~explore.result.PropertyResult` whose status is ``violated`` (None for
-    any other status, or a property without an explainer), for the configuration dict of its result."""
-    if prop.status != "violated" or prop.trace is None or prop.name not in EXPLAINERS or not config:
+    any other status, or a property without an explainer), for the configuration dict of its result (of
+    any mode: its ``mode`` key, 4.4 without one)."""
+    from model.modes import DEFAULT_MODE, get_mode
+    if prop.status != "violated" or prop.trace is None or not config:
         return None
-    return explain(prop.name, prop.trace, model_for(Config.from_mapping(config)))
+    mode = get_mode(config.get("mode", DEFAULT_MODE))
+    if prop.name not in explainers(mode.name).conditions:
+        return None
+    cfg = mode.from_mapping({k: v for k, v in config.items() if k != "mode"})
+    return explain(prop.name, prop.trace, model_for(cfg))

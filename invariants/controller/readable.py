@@ -5,31 +5,33 @@ from __future__ import annotations
 from typing import Any
 
 
-def _messages(view: dict[str, Any], b: int) -> list[tuple[int, int]]:
+def messages(view: dict[str, Any], b: int) -> list[tuple[int, int]]:
     """Broker ``b``'s commitlog as (message id, epoch) pairs ("2@e1" in the view)."""
     return [(int(m), int(e)) for m, _, e in (x.partition("@e") for x in view[f"broker{b}.commitlog"])]
 
 
-def _writers(view: dict[str, Any], brokers: int) -> list[int]:
+def writers(view: dict[str, Any], brokers: int) -> list[int]:
+    """The brokers that accept writes: running, unfenced, in the master role."""
     return [b for b in range(1, brokers + 1) if view[f"broker{b}.up"] and not view[f"broker{b}.fenced"]
             and view[f"broker{b}.role"] == "MASTER"]
 
 
-def _current_master(view: dict[str, Any], brokers: int) -> int | None:
+def current_master(view: dict[str, Any], brokers: int) -> int | None:
+    """The controller's master once it has taken the role (a writer at the controller's epoch), else None."""
     b = view["controller.masterBrokerId"]
-    if b and b in _writers(view, brokers) and view[f"broker{b}.masterEpoch"] == view["controller.masterEpoch"]:
+    if b and b in writers(view, brokers) and view[f"broker{b}.masterEpoch"] == view["controller.masterEpoch"]:
         return b
     return None
 
 
 def acked_message_on_every_later_master(view, cfg) -> bool:
-    b = _current_master(view, cfg.brokers)
-    return b is None or all(m in [x for x, _ in _messages(view, b)] for m in view["producer.sendOk"])
+    b = current_master(view, cfg.brokers)
+    return b is None or all(m in [x for x, _ in messages(view, b)] for m in view["producer.sendOk"])
 
 
 def queue_offset_names_one_message(view, cfg) -> bool:
-    for b in _writers(view, cfg.brokers):
-        log = _messages(view, b)
+    for b in writers(view, cfg.brokers):
+        log = messages(view, b)
         for i, d in enumerate(view["consumer.delivered"][:view[f"broker{b}.dispatched"]]):
             if d and log[i][0] != d:
                 return False
@@ -37,15 +39,15 @@ def queue_offset_names_one_message(view, cfg) -> bool:
 
 
 def delivered_message_stays_on_master(view, cfg) -> bool:
-    b = _current_master(view, cfg.brokers)
+    b = current_master(view, cfg.brokers)
     if b is None:
         return True
-    log = _messages(view, b)
+    log = messages(view, b)
     return all(not d or (i < len(log) and log[i][0] == d) for i, d in enumerate(view["consumer.delivered"]))
 
 
 def one_master_per_epoch(view, cfg) -> bool:
-    epochs = [view[f"broker{b}.masterEpoch"] for b in _writers(view, cfg.brokers)]
+    epochs = [view[f"broker{b}.masterEpoch"] for b in writers(view, cfg.brokers)]
     return len(epochs) == len(set(epochs))
 
 
@@ -54,7 +56,7 @@ def epoch_file_agrees_with_log(view, cfg) -> bool:
         if not view[f"broker{b}.up"]:
             continue
         entries = view[f"broker{b}.epochFile"]
-        for i, (_, epoch) in enumerate(_messages(view, b)):
+        for i, (_, epoch) in enumerate(messages(view, b)):
             for j, (e, start) in enumerate(entries):
                 end = entries[j + 1][1] if j + 1 < len(entries) else float("inf")
                 if e == epoch and not start <= i < end:

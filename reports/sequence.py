@@ -8,6 +8,13 @@ offset report, a pull and its answer from the broker that served it, an offset c
 Crashes, power losses and restarts are marked on the lifelines (down: dashed red); the last step - the
 violation, or the witnessed behaviour - is highlighted. Everything is drawn here in Python: no script, no
 font or stylesheet from the network.
+
+A controller-mode trace (RocketMQ 5.3.3) is drawn the same way on its own lifelines (producer, each broker,
+the controller, the consumer): registrations, elections, metadata polls and SyncStateSet changes as
+messages between a broker and the controller, HA as messages between brokers. Each action is drawn by its
+declaration (``drawn=``) or, when the drawing reads the step's outcome or fields, by a function here
+registered for its mode (:data:`DRAWINGS`, :data:`CONTROLLER_DRAWINGS`). A trace of any other model (its
+view has neither mode's fields) is drawn as notes on the lifelines of its view's groups.
 """
 from __future__ import annotations
 
@@ -20,6 +27,8 @@ from typing import Any, Callable, Union
 PRODUCER = "producer"
 MASTER = "master"
 NAMESERVER = "nameserver"
+CONTROLLER = "controller"
+CONSUMER = "consumer"
 
 _LABEL = re.compile(r"^(\w+)\((.*)\)$")
 _BROKER = re.compile(r"broker (\d+)")
@@ -71,18 +80,21 @@ class Diagram:
 BOOKKEEPING = ("history", "failures", "budget")
 
 
-def actors_of(view: dict[str, Any]) -> list[str]:
-    """Lifelines in a fixed order: producer, master, slaves, name server, consumers (from the view's fields).
-    A model of other processes (no ``master`` fields, e.g. the controller mode) has its view's own groups
-    (``controller``, ``broker1``...), in the view's order, bookkeeping left out."""
-    groups = list(dict.fromkeys(k.split(".")[0] for k in view))
-    if MASTER not in groups:
-        return [g for g in groups if g not in BOOKKEEPING]
+def _numbered(view: dict[str, Any], prefix: str) -> list[str]:
+    names = {k.split(".")[0] for k in view if re.fullmatch(rf"{prefix}\d+", k.split(".")[0])}
+    return sorted(names, key=lambda n: int(n[len(prefix):]))
 
-    def numbered(prefix: str) -> list[str]:
-        names = {k.split(".")[0] for k in view if re.fullmatch(rf"{prefix}\d+", k.split(".")[0])}
-        return sorted(names, key=lambda n: int(n[len(prefix):]))
-    return [PRODUCER, MASTER, *numbered("slave"), NAMESERVER, *numbered("consumer")]
+
+def actors_of(view: dict[str, Any]) -> list[str]:
+    """Lifelines in a fixed order: producer, master, slaves, name server, consumers (from the view's fields);
+    a controller-mode trace's producer, brokers, controller, consumer. A model of other processes has its
+    view's own groups, in the view's order, bookkeeping left out."""
+    groups = list(dict.fromkeys(k.split(".")[0] for k in view))
+    if MASTER in groups:
+        return [PRODUCER, MASTER, *_numbered(view, "slave"), NAMESERVER, *_numbered(view, "consumer")]
+    if CONTROLLER in groups:
+        return [PRODUCER, *_numbered(view, "broker"), CONTROLLER, CONSUMER]
+    return [g for g in groups if g not in BOOKKEEPING]
 
 
 def broker_name(b: int) -> str:
@@ -167,32 +179,51 @@ Drawing = Callable[[Step], list[Event]]
 #: how the action kinds whose drawing reads the step's outcome or fields are drawn, by declared name. Every
 #: other action declares its drawing on its declaration (``@action(..., drawn=Note(...))``:
 #: :func:`declared_drawings`); a test fails while an action has neither, or both, so a new action cannot
-#: silently draw nothing.
+#: silently draw nothing. The 4.4 mode's here, the controller mode's in :data:`CONTROLLER_DRAWINGS`.
 DRAWINGS: dict[str, Drawing] = {}
+CONTROLLER_DRAWINGS: dict[str, Drawing] = {}
+
+
+def _registry(mode: str) -> Any:
+    """The action declarations of a mode's traces: ``"4.4"`` or ``"controller"``."""
+    if mode == CONTROLLER:
+        from model.controller.declare import CONTROLLER as declared
+        return declared
+    from model.declare import ROCKETMQ_44
+    return ROCKETMQ_44
 
 
 @functools.cache
-def declared_drawings() -> dict[str, tuple[Any, ...]]:
-    """The drawings declared on the actions (``drawn=``), by name."""
-    from model.declare import declarations
-    return {d.name: d.drawn for d in declarations() if d.drawn}
+def declared_drawings(mode: str = "4.4") -> dict[str, tuple[Any, ...]]:
+    """The drawings declared on the actions (``drawn=``) of mode ``mode``, by name."""
+    return {d.name: d.drawn for d in _registry(mode).declarations() if d.drawn}
 
 
-def _declared(items: tuple[Any, ...], s: Step) -> list[Event]:
+def _roles(s: Step, mode: str = "4.4") -> dict[str, str]:
+    """The lifeline each role of a declared drawing names in this step."""
+    if mode == CONTROLLER:
+        return {PRODUCER: PRODUCER, CONSUMER: CONSUMER, CONTROLLER: CONTROLLER,
+                **{arg: f"broker{s.args[arg]}" for arg in ("broker", "elected", "slave", "master") if arg in s.args}}
+    return {"producer": PRODUCER, "master": MASTER, "nameserver": NAMESERVER, "broker": s.broker,
+            "slave": s.slave, "consumer": s.consumer}
+
+
+def _declared(items: tuple[Any, ...], s: Step, mode: str = "4.4") -> list[Event]:
     """The events of a declared drawing, its roles resolved for this step."""
     from model.declare import Arrow
-    roles = {"producer": PRODUCER, "master": MASTER, "nameserver": NAMESERVER, "broker": s.broker,
-             "slave": s.slave, "consumer": s.consumer}
+    roles = _roles(s, mode)
     return [Message(roles[i.src], roles[i.dst], i.text.format(**roles), reply=i.reply) if isinstance(i, Arrow)
             else Mark(roles[i.actor], i.text.format(**roles)) for i in items]
 
 
-def draws(*names: str) -> Callable[[Drawing], Drawing]:
+def draws(*names: str, into: dict[str, Drawing] = DRAWINGS) -> Callable[[Drawing], Drawing]:
+    """Register the function below as the drawing of the actions ``names`` (of the 4.4 mode, or of the
+    mode whose drawings are ``into``)."""
     def register(fn: Drawing) -> Drawing:
         for name in names:
-            if name in DRAWINGS:
+            if name in into:
                 raise ValueError(f"action {name} is drawn twice")
-            DRAWINGS[name] = fn
+            into[name] = fn
         return fn
     return register
 
@@ -295,16 +326,16 @@ def _failure(s: Step) -> list[Event]:
     return [Mark(PRODUCER, s.step.action)]
 
 
-def interactions(step: Any, before: dict[str, Any]) -> list[Event]:
-    """What one step of a trace draws, from its action, its outcome and the fields it changed (an action
-    of another model, with no drawing here, is a note with its label)."""
+def interactions(step: Any, before: dict[str, Any], mode: str = "4.4") -> list[Event]:
+    """What one step of a trace of ``mode`` draws, from its action, its outcome and the fields it changed
+    (an action with no drawing is a note with its label)."""
     name, args = _parse(step.action)
-    drawing = DRAWINGS.get(name)
+    drawing = (CONTROLLER_DRAWINGS if mode == CONTROLLER else DRAWINGS).get(name)
     if drawing is not None:
         return drawing(Step(step, before, args))
-    declared = declared_drawings().get(name)
+    declared = declared_drawings(mode).get(name)
     if declared is not None:
-        return _declared(declared, Step(step, before, args))
+        return _declared(declared, Step(step, before, args), mode)
     return [Mark(PRODUCER, step.action)]
 
 
@@ -325,10 +356,127 @@ def diagram(trace: Any, witness: bool = False, loop_start: int | None = None) ->
     drawn as a loop."""
     steps = trace.steps
     actors = actors_of(steps[0].view)
-    draw = interactions if MASTER in actors else lambda s, _: note_on_owner(s, actors)
+    if MASTER in actors:
+        draw = interactions
+    elif CONTROLLER in actors:
+        def draw(s: Any, before: dict[str, Any]) -> list[Event]:
+            return interactions(s, before, CONTROLLER)
+    else:
+        def draw(s: Any, before: dict[str, Any]) -> list[Event]:
+            return note_on_owner(s, actors)
     rows = [Row(s.index, s.action, draw(s, prev.view)) for prev, s in zip(steps, steps[1:])]
     highlight = steps[-1].index if loop_start is None else -1
     return Diagram(actors, rows, highlight, witness, loop_start)
+
+
+# -- the controller mode (RocketMQ 5.3.3) -------------------------------------------------------------------
+def _broker(s: Step, arg: str = "broker") -> str:
+    return f"broker{s.args.get(arg, 1)}"
+
+
+def _ha_master(s: Step) -> str:
+    """The broker a slave's HA connection goes to (before the step)."""
+    slave = _broker(s, "slave")
+    return f"broker{s.before.get(f'{slave}.haMaster') or 1}"
+
+
+@draws("SendMessage", into=CONTROLLER_DRAWINGS)
+def _ctl_send(s: Step) -> list[Event]:
+    m, broker = s.before.get("producer.next"), _broker(s)
+    send = Message(PRODUCER, broker, f"put m{m}")
+    if s.after.get("producer.waiting"):
+        return [send, Mark(broker, "waits for the in-sync acks")]
+    return [send, Message(broker, PRODUCER, "SEND_OK", reply=True)]
+
+
+@draws("AckWaitDone", "AckWaitTimeout", into=CONTROLLER_DRAWINGS)
+def _ctl_ack(s: Step) -> list[Event]:
+    broker = f"broker{s.before.get('producer.waitBroker') or 1}"
+    answer = "SEND_OK" if _parse(s.step.action)[0] == "AckWaitDone" else "FLUSH_SLAVE_TIMEOUT"
+    return [Message(broker, PRODUCER, answer, reply=True)]
+
+
+@draws("PullMessage", into=CONTROLLER_DRAWINGS)
+def _ctl_pull(s: Step) -> list[Event]:
+    broker, offset = _broker(s), s.before.get("consumer.nextOffset")
+    got = [d for d, was in zip(s.after.get("consumer.delivered", []), s.before.get("consumer.delivered", []))
+           if d != was]
+    nxt = s.after.get("consumer.nextOffset")
+    answer = f"FOUND m{got[0]}" if got else "FOUND" if nxt == (offset or 0) + 1 else f"OFFSET_MOVED to {nxt}"
+    return [Message(CONSUMER, broker, f"pull @{offset}"), Message(broker, CONSUMER, answer, reply=True)]
+
+
+@draws("BrokerCrash", "BrokerPowerLoss", "BrokerRestart", into=CONTROLLER_DRAWINGS)
+def _ctl_failure(s: Step) -> list[Event]:
+    name, broker = _parse(s.step.action)[0], _broker(s)
+    if name == "BrokerRestart":
+        return [Mark(broker, "restart (fenced)", "up")]
+    lost = [m for m in s.before.get(f"{broker}.commitlog", []) if m not in s.after.get(f"{broker}.commitlog", [])]
+    text = "crash" if name == "BrokerCrash" else "power loss"
+    return [Mark(broker, text + (f": lost {_ids(lost)}" if lost else ""), "down")]
+
+
+def _role_reply(s: Step, broker: str) -> str:
+    """What the controller's reply made of ``broker``: its new role and epoch, else the SyncStateSet it
+    applied, else nothing."""
+    if f"{broker}.role" in s.step.changes or f"{broker}.masterEpoch" in s.step.changes:
+        role = "changeToMaster" if s.after.get(f"{broker}.role") == "MASTER" else "changeToSlave"
+        return f"{role}, epoch {s.after.get(f'{broker}.masterEpoch')}"
+    if f"{broker}.syncStateSet" in s.step.changes:
+        return f"SyncStateSet {_ids(s.after.get(f'{broker}.syncStateSet', []))}"
+    return ""
+
+
+@draws("RegisterBroker", into=CONTROLLER_DRAWINGS)
+def _ctl_register(s: Step) -> list[Event]:
+    broker = _broker(s)
+    reply = _role_reply(s, broker) or "no live master: stays fenced"
+    return [Message(broker, CONTROLLER, "register, heartbeat"), Message(CONTROLLER, broker, reply, reply=True)]
+
+
+@draws("BrokerElect", into=CONTROLLER_DRAWINGS)
+def _ctl_broker_elect(s: Step) -> list[Event]:
+    broker = _broker(s)
+    return [Message(broker, CONTROLLER, "elect master"),
+            Message(CONTROLLER, broker, f"{_broker(s, 'elected')} elected: " + (_role_reply(s, broker) or "role kept"),
+                    reply=True)]
+
+
+@draws("ControllerElect", into=CONTROLLER_DRAWINGS)
+def _ctl_elect(s: Step) -> list[Event]:
+    return [Mark(CONTROLLER, f"elect {_broker(s, 'elected')}, epoch {s.after.get('controller.masterEpoch')}")]
+
+
+@draws("SyncBrokerMetadata", into=CONTROLLER_DRAWINGS)
+def _ctl_sync(s: Step) -> list[Event]:
+    broker = _broker(s)
+    return [Message(broker, CONTROLLER, "get replica info"),
+            Message(CONTROLLER, broker, _role_reply(s, broker) or "no change", reply=True)]
+
+
+@draws("AlterSyncStateSet", "AlterSyncStateSetReplyLost", into=CONTROLLER_DRAWINGS)
+def _ctl_alter(s: Step) -> list[Event]:
+    broker = _broker(s)
+    ask = Message(broker, CONTROLLER, f"alter SyncStateSet {_ids(s.before.get(f'{broker}.remoteSyncStateSet', []))}")
+    accepted = "controller.syncStateSet" in s.step.changes
+    if _parse(s.step.action)[0] == "AlterSyncStateSetReplyLost":
+        return [ask, Message(CONTROLLER, broker, "accepted", reply=True, lost=True)]
+    answer = f"accepted, epoch {s.after.get('controller.syncStateSetEpoch')}" if accepted else "not applied"
+    return [ask, Message(CONTROLLER, broker, answer, reply=True, lost=not accepted)]
+
+
+@draws("SlaveReportOffset", into=CONTROLLER_DRAWINGS)
+def _ctl_report(s: Step) -> list[Event]:
+    slave = _broker(s, "slave")
+    return [Message(slave, _ha_master(s), f"report offset {len(s.before.get(f'{slave}.commitlog') or [])}")]
+
+
+@draws("PushData", "PushHeartbeat", into=CONTROLLER_DRAWINGS)
+def _ctl_push(s: Step) -> list[Event]:
+    slave = _broker(s, "slave")
+    carried = s.after.get(f"{slave}.commitlog", [])[len(s.before.get(f"{slave}.commitlog") or []):]
+    confirm = f"confirmOffset {s.after.get(f'{slave}.confirmOffset')}"
+    return [Message(_ha_master(s), slave, f"push {_ids(carried)}, {confirm}" if carried else f"heartbeat, {confirm}")]
 
 
 def loop_label(d: Diagram) -> str:

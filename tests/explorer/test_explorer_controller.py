@@ -126,16 +126,18 @@ def test_a_44_knob_in_controller_mode_is_one_line_naming_the_knob_and_the_mode()
     assert "knob 'slaves' belongs to mode 4.4, not to mode controller" in bad.stderr
 
 
-def test_the_sequence_diagram_has_the_controller_modes_lifelines_and_notes_on_them():
-    from reports.sequence import Mark, diagram
+def test_the_sequence_diagram_has_the_controller_modes_lifelines_and_messages_on_them():
+    from reports.sequence import Mark, Message, diagram
 
     s = controller_session()
     walk = s.path(["RegisterBroker(broker=1)", "BrokerElect(broker=1, elected=1)", "RegisterBroker(broker=2)",
                    "BrokerCrash(broker=1)", "ControllerDeclareDead(broker=1)", "ControllerElectNone()"])
     d = diagram(walk.trace)
-    assert d.actors == ["controller", "producer", "consumer", "broker1", "broker2"]   # no lifeline for budget
-    owners = [(row.events[0].actor, row.events[0].label) for row in d.rows]
-    assert all(isinstance(row.events[0], Mark) for row in d.rows)
-    assert owners == [("broker1", "RegisterBroker(broker=1)"), ("broker1", "BrokerElect(broker=1, elected=1)"),
-                      ("broker2", "RegisterBroker(broker=2)"), ("broker1", "BrokerCrash(broker=1)"),
-                      ("controller", "ControllerDeclareDead(broker=1)"), ("controller", "ControllerElectNone()")]
+    assert d.actors == ["producer", "broker1", "broker2", "controller", "consumer"]   # no lifeline for budget
+    first = [row.events[0] for row in d.rows]
+    assert [(e.sender, e.receiver) for e in first[:3]] == [("broker1", "controller"), ("broker1", "controller"),
+                                                            ("broker2", "controller")]
+    assert all(isinstance(e, Message) for e in first[:3])
+    assert [(e.actor, e.kind) for e in first[3:]] == [("broker1", "down"), ("controller", "note"),
+                                                      ("controller", "note")]
+    assert all(isinstance(e, Mark) for e in first[3:])

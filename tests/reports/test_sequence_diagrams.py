@@ -174,3 +174,36 @@ def test_a_file_deletion_is_drawn_on_the_broker_that_deleted():
     trace = replay(m, m.initial_states()[0], [index[label] for label in labels])
     events = interactions(trace.steps[-1], trace.steps[-2].view)
     assert events == [Mark("master", "delete oldest file [1]")]
+
+
+def test_every_controller_action_has_one_drawing():
+    """The controller mode's actions are drawn as the 4.4 mode's: on the declaration or here, not both."""
+    from model.controller.declare import CONTROLLER
+    from reports.sequence import CONTROLLER_DRAWINGS, declared_drawings
+    declared = declared_drawings("controller")
+    names = {d.name for d in CONTROLLER.declarations()}
+    assert sorted(names - set(CONTROLLER_DRAWINGS) - set(declared)) == []
+    assert sorted(set(CONTROLLER_DRAWINGS) & set(declared)) == []
+    assert set(CONTROLLER_DRAWINGS) <= names
+
+
+def test_a_controller_counterexample_is_drawn_as_messages_between_its_lifelines():
+    """A SEND_OK lost by a failover (controller preset): the put and its SEND_OK, the registrations and
+    elections as messages between brokers and the controller, HA between brokers, the crash on a lifeline;
+    no step falls back to its bare label."""
+    from invariants.controller import PROPERTIES as CONTROLLER_PROPERTIES
+    from model.controller import preset
+    from model.controller.model import ControllerModel
+    model = ControllerModel(preset("controller"))
+    result = LocalExplorer(model, CONTROLLER_PROPERTIES.select(["acked_message_on_every_later_master"]),
+                           Limits()).run()
+    d = diagram(result.properties[0].trace)
+    assert d.actors == ["producer", "broker1", "broker2", "controller", "consumer"]
+    events = [e for r in d.rows for e in r.events]
+    assert all(not (isinstance(e, Mark) and e.label == r.action) for r in d.rows for e in r.events)
+    pairs = {(e.sender[:6], e.receiver[:6]) for e in events if isinstance(e, Message)}   # broker1 -> broker
+    assert {("produc", "broker"), ("broker", "contro"), ("contro", "broker"), ("broker", "broker")} <= pairs, pairs
+    assert any(isinstance(e, Mark) and e.kind == "down" for e in events)
+    assert "SEND_OK" in {e.label for e in events if isinstance(e, Message)}
+    ET.fromstring(svg(d))
+    assert mermaid(d).count("->>") >= 4

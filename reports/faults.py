@@ -265,12 +265,16 @@ def _print_trace(out: Console, report: Any, name: str, trace: Any, title: str, l
 def explanation_of(report: Any, name: str, trace: Any, grown: dict[str, Any] | None = None) -> Any:
     """Why ``trace``'s last state breaks ``name`` (invariants/explain.py), under the report's configuration
     (with the counts of ``grown`` for a trace of the next bound)."""
-    from invariants.explain import EXPLAINERS, explain, model_for
-    from model import Config
-    if name not in EXPLAINERS or not report.config or report.config.get("mode", "4.4") != "4.4":
+    from invariants.explain import explain, explainers, model_for
+    from model.modes import DEFAULT_MODE, get_mode
+    if not report.config:
+        return None
+    mode = get_mode(report.config.get("mode", DEFAULT_MODE))   # every mode explains its own properties
+    if name not in explainers(mode.name).conditions:
         return None
     counts = {k: v for k, v in (grown or {}).items() if k != "budgets"}
-    return explain(name, trace, model_for(Config.from_mapping({**report.config, **counts})))
+    cfg = mode.from_mapping({k: v for k, v in {**report.config, **counts}.items() if k != "mode"})
+    return explain(name, trace, model_for(cfg))
 
 
 def _status_line(rep: Any) -> str:

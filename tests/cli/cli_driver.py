@@ -20,6 +20,16 @@ TINY_ALWAYS = TINY + tuple(a for p in ("acked_message_never_lost", "consumed_mes
 #: a small configuration (7,470 states) with violations and witnesses
 SMALL = ("--set", "messages=1", "--set", "max_master_crashes=0")
 
+#: runs whose --json results the saved-result tests read back: check and faults of both modes, a simulation
+SAVED_RUNS = {
+    "check-4.4": ("check", "--preset", "default", "--set", "messages=1", "--set", "max_master_crashes=0"),
+    "check-controller": ("check", "--preset", "controller", "--set", "messages=1"),
+    "faults-4.4": ("faults", "--preset", "default", "--set", "messages=1", "--set", "max_master_crashes=0",
+                   "--set", "max_consumer_restarts=0", "--grow", "none"),
+    "faults-controller": ("faults", "--preset", "controller", "--set", "messages=1", "--grow", "none"),
+    "simulate-4.4": ("simulate", "--set", "messages=1", "--walks", "5", "--seed", "3"),
+}
+
 
 def invoke(*args: str):
     """Run ``rmqcheck ARGS`` in-process; stdout and stderr are captured apart."""

@@ -18,19 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from cli_driver import invoke
+from cli_driver import SAVED_RUNS, invoke
 
 SEED = 45
 CASES = 150
 
-RUNS = {
-    "check-4.4": ("check", "--preset", "default", "--set", "messages=1", "--set", "max_master_crashes=0"),
-    "check-controller": ("check", "--preset", "controller", "--set", "messages=1"),
-    "faults-4.4": ("faults", "--preset", "default", "--set", "messages=1", "--set", "max_master_crashes=0",
-                   "--set", "max_consumer_restarts=0", "--grow", "none"),
-    "faults-controller": ("faults", "--preset", "controller", "--set", "messages=1", "--grow", "none"),
-    "simulate-4.4": ("simulate", "--set", "messages=1", "--walks", "5", "--seed", "3"),
-}
+RUNS = SAVED_RUNS
 
 
 @pytest.fixture(scope="module")

@@ -9,15 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cli_driver import assert_bad_input, invoke
+from cli_driver import SAVED_RUNS, assert_bad_input, invoke
 
-RUNS = {
-    "check-4.4": ("check", "--preset", "default", "--set", "messages=1", "--set", "max_master_crashes=0"),
-    "check-controller": ("check", "--preset", "controller", "--set", "messages=1"),
-    "faults-4.4": ("faults", "--preset", "default", "--set", "messages=1", "--set", "max_master_crashes=0",
-                   "--set", "max_consumer_restarts=0", "--grow", "none"),
-    "faults-controller": ("faults", "--preset", "controller", "--set", "messages=1", "--grow", "none"),
-}
+RUNS = {name: args for name, args in SAVED_RUNS.items() if not name.startswith("simulate")}
 
 
 @pytest.fixture(scope="module")

@@ -64,16 +64,21 @@ def browser():
     b.close()
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("report", ["check", "matrix"])
-def test_report_loads_cleanly_shows_every_diagram_and_fits_the_width(browser, reports, report, width):
-    path, trace_ids = reports[report]
+def open_fitting(browser, path, width: int) -> None:
+    """Open ``path`` at ``width``: it loads without console errors and never scrolls sideways."""
     browser.events.clear()
     browser.open(path.as_uri(), width)
     assert browser.errors() == []
     assert browser.evaluate("window.innerWidth") == width
     assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), \
         browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("report", ["check", "matrix"])
+def test_report_loads_cleanly_shows_every_diagram_and_fits_the_width(browser, reports, report, width):
+    path, trace_ids = reports[report]
+    open_fitting(browser, path, width)
     diagrams = browser.evaluate(DIAGRAMS)
     assert sorted(d[0] for d in diagrams) == sorted(trace_ids)
     assert all(d[1] for d in diagrams), [d for d in diagrams if not d[1]]
@@ -129,12 +134,7 @@ def faults_reports(tmp_path_factory):
 @pytest.mark.parametrize("mode", ["4.4", "controller"])
 def test_faults_report_fits_the_width_and_draws_every_trace(browser, faults_reports, mode, width):
     path, data = faults_reports[mode]
-    browser.events.clear()
-    browser.open(path.as_uri(), width)
-    assert browser.errors() == []
-    assert browser.evaluate("window.innerWidth") == width
-    assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), \
-        browser.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    open_fitting(browser, path, width)
     articles, diagrams = browser.evaluate("[document.querySelectorAll('article.trace').length, "
                                           "document.querySelectorAll('article.trace svg.sequence').length]")
     assert articles == diagrams > 0

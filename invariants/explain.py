@@ -101,7 +101,8 @@ class History:
         for step in self.steps[1:]:
             if name not in step.changes:
                 continue
-            before, after = (set(x or []) for x in step.changes[name])
+            # an entry may be a pair ((epoch, offset) of an epoch file): a list once read back from JSON
+            before, after = ({tuple(e) if isinstance(e, list) else e for e in x or []} for x in step.changes[name])
             if before - after or step.index == last:
                 what = [f"{verb} {ids(sorted(d))}" for verb, d in (("erased", before - after),
                                                                    ("added", after - before)) if d]

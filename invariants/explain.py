@@ -125,8 +125,10 @@ def text(value: Any) -> str:
     return str(value)
 
 
-def ids(values: list[int]) -> str:
-    return "[" + ", ".join(str(m) for m in values) + "]"
+def ids(values: list[Any]) -> str:
+    """``[1, 2]``; a pair entry as a tuple, ``[(1, 0)]``, whether the trace is live or read back from JSON
+    (which turns it into a list)."""
+    return "[" + ", ".join(str(tuple(m) if isinstance(m, list) else m) for m in values) + "]"
 
 
 class Reading:

@@ -235,6 +235,7 @@ class TableRow:
     cells: dict[str, list[Vector] | None]
     reached: tuple[str, ...] = ()
     why: str = ""
+    moves: dict[str, str] = field(default_factory=dict)   # property -> its verdict at the next bound, where it differs
 
 
 @dataclass(frozen=True)
@@ -384,18 +385,37 @@ class FaultSearch:
         names = tuple(p.name for p in self.always)
         settings = self.profile.table_settings(self.config)
         configs = [changed(self.config, c) for c in settings]
-        sweep = self._sweep([self._faults_task(cfg, names, False) for cfg in configs],
-                            f"decision table: one exploration {self.profile.table_title}",
-                            [change_label(c) for c in settings])
+        grown = self._grown_count()   # each row again at the next bound, to mark the verdicts that move there
+        larger = [changed(cfg, {self.grow: grown}) for cfg in configs] if grown is not None else []
+        if None in larger:
+            grown = None
+        labels = [change_label(c) for c in settings]
+        tasks = [self._faults_task(cfg, names, False) for cfg in configs]
+        if grown is not None:
+            labels += [f"{label}, {self.grow}={grown}" for label in labels]
+            tasks += [self._faults_task(cfg, names, False) for cfg in larger]
+        sweep = self._sweep(tasks, f"decision table: one exploration {self.profile.table_title}"
+                            + (f", and each at {self.grow}={grown}" if grown is not None else ""), labels)
         rows = []
-        for setting, r in zip(settings, sweep.results):
+        for i, setting in enumerate(settings):
+            r = sweep.results[i]
+            there = sweep.results[len(settings) + i] if grown is not None else None
             cells: dict[str, Any] = {}
+            moves: dict[str, str] = {}
             for name in names:
-                s = r.get(name) if r is not None and not r.incomplete and not r.error else None
+                s = _settled(r, name)
                 cells[name] = None if s is None else minimal(list(s.violated))
+                t = _settled(there, name)
+                if s is not None and t is not None and bool(s.violated) != bool(t.violated):
+                    moves[name] = "violated" if t.violated else "holds"
             why = "" if r is None else (r.incomplete or r.error)
-            rows.append(TableRow(setting, cells, tuple(r.reached) if r is not None else (), why))
+            rows.append(TableRow(setting, cells, tuple(r.reached) if r is not None else (), why, moves))
         return rows
+
+    def _grown_count(self) -> int | None:
+        """The grown count the next bound was explored at (``--grow``), None when it was not."""
+        nb = self.next_bound or {}
+        return nb["bounds"][self.grow] if "bounds" in nb and not nb.get("skipped") else None
 
     # -- the next bound: step 1 again with one more message (consumer, slave) -----------------------------
     def _next_bound(self, reports: list[AlwaysReport]) -> None:
@@ -561,6 +581,11 @@ class FaultSearch:
             for idx, costs in sorted(costly[rep.name]):
                 if len(idx) <= cheapest:
                     rep.holds_at_a_cost.append(CostlyChange(self.profile.labelled(_merged(settings, idx)), costs))
+
+
+def _settled(r: ConfigFaults | None, name: str) -> Any:
+    """A sweep result's analysis of property ``name``, None where the exploration settled nothing."""
+    return r.get(name) if r is not None and not r.incomplete and not r.error else None
 
 
 def _merged(settings: list[Change], idx: tuple[int, ...]) -> Change:

@@ -180,6 +180,13 @@ def cell_text(cell: Any, why: str = "") -> str:
     return "; ".join(combination_text(v) for v in cell)
 
 
+def row_cell_text(report: Any, row: Any, name: str) -> str:
+    """A row's cell, and where its verdict moves at the next bound (``faults --grow``), what it is there."""
+    text = cell_text(row.cells[name], row.why)
+    moved = getattr(row, "moves", {}).get(name)
+    return f"{text}; {moved} {grown_text(report.next_bound)}" if moved else text
+
+
 def table_title(report: Any) -> str:
     """``per durability setting``: what the decision table's rows are, by the report's model mode."""
     from model.modes import DEFAULT_MODE, get_mode
@@ -200,8 +207,8 @@ def decision_table(report: Any) -> WholeNames:
         label = setting_text(row.setting)
         if "message_acked" in report.reached and "message_acked" not in row.reached and row.cells:
             label += " (never acks)"
-        cells = [Text(cell_text(row.cells[n], row.why), style="green" if row.cells[n] == [] else "")
-                 for n in names]
+        cells = [Text(row_cell_text(report, row, n), style="green" if row.cells[n] == [] and n not in row.moves
+                      else "") for n in names]
         t.add_row(label, *cells)
         rows.append((label, *cells))
     stacked = NameTable(title, ("setting", *names), rows)
@@ -373,7 +380,8 @@ def _table_dict(report: Any) -> list[dict[str, Any]]:
         cells = {}
         for name, cell in row.cells.items():
             status = "unknown" if cell is None else ("violated" if cell else "holds")
-            cells[name] = {"status": status, "combinations": [combination(v) for v in cell or []]}
+            cells[name] = {"status": status, "combinations": [combination(v) for v in cell or []],
+                           **({"at_next_bound": row.moves[name]} if name in row.moves else {})}
         out.append({"setting": row.setting, "properties": cells, "availability": {"reached": list(row.reached)},
                     **({"unsettled": row.why} if row.why else {})})
     return out

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any, Callable
 
-from .faults import (HOLDS_WITHIN, PER_VECTOR, bounds_text, cell_text, change_text, closed_text, combination_text,
+from .faults import (HOLDS_WITHIN, PER_VECTOR, bounds_text, change_text, row_cell_text, closed_text, combination_text,
                      costs_text, explanation_of, grown_text, holds_with_text, next_bound_header, setting_text,
                      summary_line, table_title, vector_note)
 from .document import defaults_of
@@ -136,8 +136,8 @@ def _html_decision_table(report: Any) -> list[str]:
     for row in report.table:
         cells = []
         for n in names:
-            text = escape(cell_text(row.cells[n], row.why))
-            cells.append(f"<span class='holds'>{text}</span>" if row.cells[n] == [] else text)
+            text = escape(row_cell_text(report, row, n))
+            cells.append(f"<span class='holds'>{text}</span>" if row.cells[n] == [] and n not in row.moves else text)
         rows.append([_code(setting_text(row.setting)), *cells])
     return ["<h2 id='table'>Decision table</h2>",
             f"<p>What breaks each guarantee {table_title(report)}, the rest of the configuration as given, within "
@@ -239,7 +239,7 @@ def render_markdown(report: Any, name: str, config_text: str) -> str:
         out += ["", "<a id='table'></a>", "", "## Decision table", "",
                 f"Within {bounds_text(report.bounds)}, the rest of the configuration as given.", "",
                 "| setting | " + " | ".join(f"`{n}`" for n in names) + " |", "|---" * (len(names) + 1) + "|"]
-        out += [f"| `{setting_text(r.setting)}` | " + " | ".join(_cell(cell_text(r.cells[n], r.why)) for n in names)
+        out += [f"| `{setting_text(r.setting)}` | " + " | ".join(_cell(row_cell_text(report, r, n)) for n in names)
                 + " |" for r in report.table]
     for rep in props:
         pid = property_id(rep.name)

@@ -65,7 +65,9 @@ def faults_report_from_dict(data: dict[str, Any], where: str, cfg: Any) -> Fault
             table = [TableRow(row["setting"], {name: None if cell["status"] == "unknown" else
                                                [vector(c) for c in cell["combinations"]]
                                                for name, cell in row["properties"].items()},
-                              tuple(row["availability"]["reached"]), row.get("unsettled", ""))
+                              tuple(row["availability"]["reached"]), row.get("unsettled", ""),
+                              {name: cell["at_next_bound"] for name, cell in row["properties"].items()
+                               if "at_next_bound" in cell})
                      for row in data["table"]]
         stats = data.get("stats")
         return FaultsReport(

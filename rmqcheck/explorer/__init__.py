@@ -9,5 +9,7 @@ into a ticket and reopened. The modules:
   actions with their outcome, every property's value there and why);
 - :mod:`.trace_files`: the traces of a ``check``/``faults``/``simulate`` JSON result or an ITF file;
 - :mod:`.search`: "shortest path to a property", the normal check run in a background thread;
-- :mod:`.server`: the HTTP endpoints and the page; :mod:`.command`: the ``explore`` command.
+- :mod:`.server`: the HTTP endpoints and the page; :mod:`.command`: the ``explore`` command;
+- :mod:`.limits`: what a request may carry (address length, header fields, one Host), and :mod:`.protocol`:
+  uvicorn's HTTP/1.1 connection applying them while it reads, and answering a refusal the client can read.
 """

@@ -72,36 +72,47 @@ def explore(preset_name, config_file, assignments, trace_file, host, port, open_
         except TraceFileError as exc:
             raise BadInput(str(exc)) from None
     local = host in LOCAL_HOSTS
-    if not local:
-        click.echo(f"rmqcheck: warning: listening on {host}: any machine that reaches it can drive the explorer "
-                   "and run checks here; there is no login", err=True)
-    serve(app(Explorer(session, lim, traces), None if local else ["*"]), host, port, open_browser)
+    warning = None if local else (f"rmqcheck: warning: listening on {host}: any machine that reaches it can drive "
+                                  "the explorer and run checks here; there is no login")
+    serve(app(Explorer(session, lim, traces), None if local else ["*"]), host, port, open_browser, warning)
 
 
-def serve(application, host: str, port: int, open_browser: bool) -> None:
-    """Run ``application`` on uvicorn until interrupted, printing the URL once it listens."""
+def serve(application, host: str, port: int, open_browser: bool, warning: str | None = None) -> None:
+    """Run ``application`` on uvicorn until interrupted, printing ``warning`` (on stderr) and the URL once it
+    listens: an address it cannot listen on is an error before either."""
+    import errno
     import socket
 
     import uvicorn
 
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    from .limits import MAX_HEAD
+    from .protocol import LimitedH11Protocol
+
+    address = host[1:-1] if host.startswith("[") and host.endswith("]") else host   # [::1] as in a URL
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host, port))
-    except OSError as exc:
+        sock.bind((address, port))
+    except (OSError, UnicodeError, ValueError) as exc:
         sock.close()
-        raise BadInput(f"cannot listen on {host} port {port}: {exc.strerror or exc}; "
-                       "try another --port (0: any free port)") from None
+        busy = isinstance(exc, OSError) and exc.errno in (errno.EADDRINUSE, errno.EACCES)
+        hint = "try another --port (0: any free port)" if busy else "give --host an address of this machine"
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BadInput(f"cannot listen on {host} port {port}: {reason}; {hint}") from None
     sock.listen(128)   # before the URL is printed: a client that reads it can connect at once
+    if warning:
+        click.echo(warning, err=True)
     bound = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
+    shown = f"[{address}]" if ":" in address else address
     url = f"http://{shown}:{bound}/"
     click.echo(f"rmqcheck explore: {url}  (Ctrl-C to stop)")
     if open_browser:
         import webbrowser
         webbrowser.open(url)
-    server = uvicorn.Server(uvicorn.Config(application, log_level="warning", lifespan="off"))
+    config = uvicorn.Config(application, log_level="warning", lifespan="off", http=LimitedH11Protocol,
+                            h11_max_incomplete_event_size=MAX_HEAD)
+    server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:   # uvicorn shut down on Ctrl-C or SIGTERM, then passed the signal on

@@ -12,10 +12,12 @@ so the server keeps no per-page state and a URL always shows the same state. End
   progress, then its path.
 
 Bad input (an unknown label, an action not enabled, a trace of another configuration, a malformed body)
-answers 400 with ``{"error": "..."}``, an unknown search 404, a search while one runs 409; never a
-traceback. POST bodies must be JSON (``application/json``), which a foreign web page cannot send without
-the browser first asking this server (which never agrees), and the Host header must name this server, so
-a page of another site cannot drive it (DNS rebinding).
+answers 400 with ``{"error": "..."}``, an unknown search 404, a search while one runs 409, a body over
+:data:`MAX_BODY` 413 (counted while it is read: a chunked body declares no length), an address too long
+414, too many header fields 431 (:mod:`.limits`); never a traceback. POST bodies must be JSON
+(``application/json``), which a foreign web page cannot send without the browser first asking this server
+(which never agrees), and the one Host header (an empty one is refused) must name this server, so a page
+of another site cannot drive it (DNS rebinding).
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from .limits import RequestLimits
 from .search import SearchBusy, Searches
 from .session import PathError, Session, split_path
 from .trace_files import LoadedTrace, TraceFileError, read_traces
@@ -68,11 +71,13 @@ class Explorer:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise BadRequest("send the request body as JSON (Content-Type: application/json)")
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > MAX_BODY:
+        if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY:
             raise HTTPException(413, f"the request body is larger than {MAX_BODY:,} bytes")
-        body = await request.body()
-        if len(body) > MAX_BODY:
-            raise HTTPException(413, f"the request body is larger than {MAX_BODY:,} bytes")
+        body = bytearray()
+        async for chunk in request.stream():   # the limit holds while reading: a chunked body declares no length
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise HTTPException(413, f"the request body is larger than {MAX_BODY:,} bytes")
         try:
             data = json.loads(body)
         except (ValueError, RecursionError) as exc:
@@ -133,7 +138,7 @@ class Explorer:
 
     async def search_status(self, request: Request) -> JSONResponse:
         raw = request.path_params["id"]
-        found = self.searches.get(int(raw)) if raw.isdigit() and len(raw) < 10 else None
+        found = self.searches.get(int(raw)) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
         if found is None:
             return error(f"no search {raw[:20]!r}; start one with POST /api/search", 404)
         return JSONResponse(found.to_dict())
@@ -180,5 +185,6 @@ def app(explorer: Explorer, allowed_hosts: list[str] | None = None) -> Starlette
     handlers: dict[Any, Callable[..., Any]] = {
         PathError: _handler(400), TraceFileError: _handler(400), BadRequest: _handler(400),
         SearchBusy: _handler(409), HTTPException: http_error, Exception: internal_error}
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOCAL_HOSTS)]
+    middleware = [Middleware(RequestLimits),
+                  Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or LOCAL_HOSTS)]
     return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)

@@ -38,10 +38,17 @@ def test_a_trace_file_alone_gives_the_configuration_and_the_traces(small_trace):
 
 def test_another_address_is_served_with_a_warning():
     """127.0.0.2 is this machine too, but not a name the explorer takes for local: it warns, and accepts any
-    Host header (a remote user's browser names the machine its own way)."""
+    Host header (a remote user's browser names the machine its own way) but an empty one."""
     with served("--host", "127.0.0.2", "--set", "messages=1") as (url, proc):
         assert url.startswith("http://127.0.0.2:")
         assert get_json(url + "api/model")[0] == 200
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.2", port), timeout=20) as sock:
+            sock.sendall(b"GET /api/model HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 400 ") and b"Host header" in answer, answer
     warning = proc.stderr_text
     assert "warning: listening on 127.0.0.2" in warning and "no login" in warning
 

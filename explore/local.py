@@ -23,11 +23,11 @@ from . import stop
 from .build import check_result, level_stats
 from .coverage import new_states_per_action, new_tally
 from .graph import cannot_reach_goal
-from .memory import available_memory_bytes
+from .memory import MemoryWatch, available_memory_bytes
 from .rounds import SLICE_STATES, LevelRounds
 from .team import ThreadTeam
 from invariants.base import PropertySet
-from .run_control import Limits, Listener, Progress, rss_bytes
+from .run_control import Limits, Listener, Progress
 from .result import HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, state_limit_reason
 from .tracker import PropertyTracker
 from .visited import VisitedStore, bytes_per_state
@@ -35,6 +35,17 @@ from .trace import replay
 
 MIN_CHUNK = 256
 MIN_CAPACITY = 1024
+#: what a level's sort allocates per state beyond the state's words (the order, the new positions, the
+#: moved parent, action, leaf and goal columns), for the memory check before it
+SORT_BYTES_PER_STATE = 40
+#: what the passes over the whole graph at the end (graph properties, eventually properties) allocate at
+#: their peak, per state, per stored edge and in all: measured +836 MiB on ``bench`` (16.8M states, 103M
+#: edges: 48 B a state and 4 B an edge would say 1.2 GiB) and +79 MiB on ``default``
+POST_BYTES_PER_STATE = 48
+POST_BYTES_PER_EDGE = 4
+POST_BYTES = 64 << 20
+
+
 @dataclass
 class _Witness:
     """Where a property was decided: a state index, or a transition (source index, action)."""
@@ -79,7 +90,6 @@ class LocalExplorer:
     def _capacity(self) -> int:
         per_state = bytes_per_state(self.words, self.graph, self.leaves, self.labels)
         budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
-        self.memory_limit = budget
         if self.threads > 1:   # the rounds' buffers and the threads come first
             cost = LevelRounds.team_bytes(self.threads, self.nact, self.words, self.graph, self.slice_states,
                                           self.labels)
@@ -158,6 +168,7 @@ class LocalExplorer:
     def start(self) -> None:
         """Store and check the initial states (level 0)."""
         self._classify()
+        self.watch = MemoryWatch(self.memory_budget)   # before the store: its start is what the run adds to
         self._allocate()
         self._set_masks()
         if self.threads > 1:
@@ -204,6 +215,8 @@ class LocalExplorer:
         if stop.requested():
             self.incomplete = stop.requested()
             return False
+        if self.memory_full():
+            return False
         t = time.perf_counter()
         e0 = int(self.store.io["edges"])
         mark = self._mark()
@@ -216,10 +229,14 @@ class LocalExplorer:
             self._rollback(mark)
             return False
         self.level_starts.append(self.store.count)
-        try:
-            self._sort_level(self.level + 1, e0, int(self.store.io["edges"]))
-        except MemoryError:  # the level stays unsorted but consistent: its witnesses are still shortest
-            self.out_of_memory(f"sorting level {self.level + 1}")
+        size = self.store.count - self.level_starts[-2]
+        # the level stays unsorted but consistent when memory is short: its witnesses are still shortest
+        if size < 2 or not self.memory_full(size * (8 * self.words + SORT_BYTES_PER_STATE),
+                                            f"sorting level {self.level + 1}"):
+            try:
+                self._sort_level(self.level + 1, e0, int(self.store.io["edges"]))
+            except MemoryError:
+                self.out_of_memory(f"sorting level {self.level + 1}")
         self.level_seconds.append(time.perf_counter() - t)
         self._decide_level()
         self.level += 1
@@ -279,10 +296,38 @@ class LocalExplorer:
         if stop.requested():  # Ctrl-C or SIGTERM: chunks last ~0.25 s, so the run stops within a second
             self.incomplete = stop.requested()
             return True
-        return False
+        return self.memory_full()
+
+    def memory_full(self, extra: int = 0, what: str = "") -> bool:
+        """Whether the process's resident memory (plus ``extra`` bytes about to be allocated for ``what``)
+        is past the run's memory budget (:class:`explore.memory.MemoryWatch`); ``incomplete`` then says
+        so, with the flags that would bound the run."""
+        why = self.watch.over(extra)
+        if why is None:
+            return False
+        doing = f" ({what})" if what else ""
+        depth, done = self.completed()
+        self.incomplete = (f"memory budget reached{doing} after level {depth} ({done:,} states): {why}; "
+                           f"{self.bound_hint()}")
+        return True
+
+    def completed(self) -> tuple[int, int]:
+        """``(depth, states)`` of the levels stored whole (a level the run stops inside is forgotten)."""
+        return len(self.level_starts) - 2, self.level_starts[-1]
+
+    def bound_hint(self) -> str:
+        """The flags that bound a run that memory stopped: the states and levels it had completed."""
+        depth, done = self.completed()
+        return (f"bound the run with --max-states {max(done, 1)} or --max-depth {max(depth, 1)}, or check a "
+                "smaller configuration (fewer messages, consumers, slaves or failures: --set)")
 
     def edge_room(self, n_edges: int) -> bool:
         """Grow the edge list to hold ``n_edges`` edges; False (``incomplete`` says why) when it cannot."""
+        have = len(self.store.edges)
+        if n_edges > have:   # the new part is zeroed, so resident at once
+            extra = (max(2 * have, n_edges) - have) * (4 + (2 if self.labels else 0))
+            if self.memory_full(extra, "growing the edge list"):
+                return False
         try:
             self.store.grow_edges(n_edges)
         except MemoryError:
@@ -315,7 +360,7 @@ class LocalExplorer:
                 self.incomplete = state_limit_reason(self.limits.max_states)
             else:
                 self.incomplete = (f"memory budget reached at {store.count:,} states "
-                                   f"({store.cap:,} fit in the memory available)")
+                                   f"({store.cap:,} fit in the memory available); {self.bound_hint()}")
             return False
         if store.table_full(self.nact) and not self.grow_table():
             return False
@@ -325,6 +370,8 @@ class LocalExplorer:
 
     def grow_table(self) -> bool:
         """Double the hash table (on the threads when there are some); False when memory runs out."""
+        if self.memory_full(2 * self.store.table.nbytes, "growing the hash table"):   # its pages all written
+            return False
         try:
             self.store.grow_table(self.team)
         except MemoryError:
@@ -335,7 +382,7 @@ class LocalExplorer:
     def out_of_memory(self, what: str) -> None:
         from .memory import tightest_limit
         self.incomplete = (f"out of memory {what} at {self.store.count:,} states "
-                           f"(tightest memory limit: {tightest_limit().source})")
+                           f"(tightest memory limit: {tightest_limit().source}); {self.bound_hint()}")
 
     def report(self, level: int, lo: int, hi: int) -> None:
         if self.listener is None:
@@ -344,7 +391,7 @@ class LocalExplorer:
         self.listener.on_progress(Progress(level, hi - lo, int(io["pos"]) - lo, int(io["count"]),
                                            int(io["trans"]), time.perf_counter() - self.t0,
                                            len(self.tracker.witness), len(self.tracker.properties),
-                                           rss_bytes(), self.memory_limit))
+                                           self.watch.resident, self.watch.ceiling))
 
     def _sort_level(self, level: int, e0: int, e1: int) -> None:
         """Reorder a completed level by key (signed, lexicographic): expanding it in index order then meets
@@ -495,6 +542,9 @@ class LocalExplorer:
         count = self.store.count
         complete = not self.incomplete and self.error is None
         results = self.tracker.verdicts(complete, lambda w: self._trace_to(w.state, w.action))
+        if complete and (self.graph_props or self.tracker.eventually):
+            need = POST_BYTES + POST_BYTES_PER_STATE * count + POST_BYTES_PER_EDGE * int(self.store.io["edges"])
+            self.memory_full(need, "before deciding the graph and eventually properties")   # each unknown then
         if self.graph:
             try:
                 self._graph_verdicts(results)

@@ -143,3 +143,113 @@ def tightest_limit(proc: Path = Path("/proc"), cgroup_root: Path = Path("/sys/fs
 def available_memory_bytes() -> int:
     """Bytes this process can still allocate, under every limit that applies to it."""
     return tightest_limit().bytes
+
+
+# -- the resident memory a run holds ---------------------------------------------------------------------
+#: the share of what a run may still allocate at its start (the tightest limit above) that it may hold
+BUDGET_SHARE = 0.85
+#: the machine's available memory under which a run stops whatever its own budget (other processes, or
+#: other runs of a sweep, took the rest): at least this many bytes, or this share of the machine's memory
+LOW_WATER_BYTES = 256 << 20
+LOW_WATER_SHARE = 0.02
+#: how often, at most, the machine's available memory is read again (seconds)
+MACHINE_EVERY = 1.0
+
+
+def machine_total(proc: Path = Path("/proc")) -> int:
+    """``MemTotal`` of ``/proc/meminfo`` in bytes (0 where unknown)."""
+    for line in (_read(proc / "meminfo") or "").splitlines():
+        key, _, rest = line.partition(":")
+        if key == "MemTotal":
+            parts = rest.split()
+            if parts and parts[0].isdigit():
+                return int(parts[0]) * 1024
+    return 0
+
+
+def address_space() -> tuple[int, int]:
+    """``(mapped, resident)`` bytes of this process (``/proc/self/statm``: one read); ``(0, 0)`` where
+    unknown."""
+    try:
+        with open("/proc/self/statm") as f:
+            size, resident = f.read().split()[:2]
+        page = resource.getpagesize()
+        return int(size) * page, int(resident) * page
+    except (OSError, ValueError):
+        return 0, 0
+
+
+def address_space_limit(getrlimit=resource.getrlimit) -> int | None:
+    """The soft RLIMIT_AS in bytes, or None when there is none."""
+    which = getattr(resource, "RLIMIT_AS", None)
+    if which is None:  # pragma: no cover - not on Linux
+        return None
+    soft, _ = getrlimit(which)
+    return None if soft == resource.RLIM_INFINITY or soft < 0 else soft
+
+
+class MemoryWatch:
+    """The resident memory a run may hold, measured as it grows.
+
+    Estimating a run's memory from its state count under-counts it (edges and their actions beyond the
+    estimate, the hash table between doublings, the threads' buffers, a level's sort, the passes over the
+    whole graph at the end: ``check --preset large --threads 2`` reached 24.3 GB resident on a 24 GiB
+    machine, budgeted at 70 % of it, and the kernel killed it). The engine asks :meth:`over` between
+    chunks and levels (one read of ``/proc/self/statm``, about 20 microseconds, four times a second),
+    and before each allocation that touches many pages at once (the edge list or the hash table
+    doubling, a level's sort, the passes over the graph) with what it will add; it stops the run, as a
+    limit does, when the answer is not None.
+
+    The ceiling is the process's resident memory at the start plus ``budget`` when one is given, else
+    plus :data:`BUDGET_SHARE` of the tightest limit (:func:`tightest_limit`: the machine's available
+    memory, the rlimits' headroom, the cgroups' headroom). Under an address-space limit (``ulimit -v``)
+    the mapped memory, which counts what is reserved and not yet touched, must also stay under
+    :data:`BUDGET_SHARE` of the limit with ``extra`` added. The machine's available memory is read again
+    every :data:`MACHINE_EVERY` seconds: under the low water mark the run stops too, whatever took it."""
+
+    def __init__(self, budget: int | None = None, statm=None, limit=None, available=None, clock=None,
+                 as_limit: int | None = -1) -> None:
+        import time
+
+        self._statm = statm or address_space
+        self._available = available or (lambda: machine_available().bytes)
+        self._clock = clock or time.monotonic
+        self.mapped, self.start = self._statm()
+        if budget is None:
+            tight = limit or tightest_limit()
+            self.budget = int(tight.bytes * BUDGET_SHARE)
+            self.source = f"{BUDGET_SHARE:.0%} of the {tight.source} at its start"
+        else:
+            self.budget = max(int(budget), 0)
+            self.source = "the memory budget given"
+        self.ceiling = self.start + self.budget
+        cap = address_space_limit() if as_limit == -1 else as_limit
+        self.mapped_ceiling = int(cap * BUDGET_SHARE) if cap is not None else None
+        self.low_water = max(LOW_WATER_BYTES, int(LOW_WATER_SHARE * machine_total()))
+        self._next_machine = 0.0
+        self.resident = self.start   # at the last check
+
+    def over(self, extra: int = 0) -> str | None:
+        """Why the run must stop now, before adding ``extra`` bytes: its resident memory (plus ``extra``)
+        past the ceiling, its mapped memory past the address-space limit's share, or the machine's
+        available memory (less ``extra``) under the low water mark; None while there is room."""
+        self.mapped, self.resident = self._statm()
+        need = f" and needs {human(extra)} more" if extra else ""
+        if self.resident + extra > self.ceiling:
+            return f"{human(self.resident)} resident{need}; the run may hold {human(self.ceiling)} ({self.source})"
+        if self.mapped_ceiling is not None and self.mapped + extra > self.mapped_ceiling:
+            return (f"{human(self.mapped)} of address space mapped{need}; the address-space limit (ulimit -v) "
+                    f"leaves the run {human(self.mapped_ceiling)} ({BUDGET_SHARE:.0%} of it)")
+        now = self._clock()
+        if extra or now >= self._next_machine:
+            self._next_machine = now + MACHINE_EVERY
+            left = self._available()
+            if left - extra < self.low_water:
+                return (f"the machine has {human(left)} available{need} (other processes took the rest), "
+                        f"{human(self.resident)} resident")
+        return None
+
+
+def human(n: float) -> str:
+    """Bytes as MiB or GiB, one decimal."""
+    return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"

@@ -38,7 +38,7 @@ class Progress:
     decided: int = 0          # properties settled so far (graph properties settle only at the end)
     properties: int = 0       # properties checked (0: not known to the reporter)
     memory_bytes: int = 0     # resident memory of this process now
-    memory_limit: int = 0     # the memory the explorer sized its tables for (0: none known)
+    memory_limit: int = 0     # the resident memory the run may hold (0: none known; explore.memory.MemoryWatch)
 
     @property
     def states_per_second(self) -> float:

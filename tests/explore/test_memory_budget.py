@@ -235,3 +235,164 @@ def test_a_failed_allocation_retries_at_half_the_capacity(monkeypatch):
     monkeypatch.setattr(L.np, "empty", real)
     assert ex.store.cap <= 5000
     assert r.outcome != "error"
+
+
+# -- the resident memory the run holds, measured (issue 45) ---------------------------------------------------
+from explore.memory import MemoryWatch  # noqa: E402
+
+MIB = 1 << 20
+
+
+class FakeProcess:
+    """``/proc/self/statm`` (mapped, resident), the machine's available memory and a clock, set by the test."""
+
+    def __init__(self, mapped=900 * MIB, resident=100 * MIB, available=8 * GIB) -> None:
+        self.mapped, self.resident, self.available, self.now = mapped, resident, available, 0.0
+        self.reads = 0
+
+    def statm(self):
+        return self.mapped, self.resident
+
+    def machine(self):
+        self.reads += 1
+        return self.available
+
+
+def watch(fake: FakeProcess, budget=None, limit=None, as_limit=None) -> MemoryWatch:
+    return MemoryWatch(budget, statm=fake.statm, limit=limit, available=fake.machine, clock=lambda: fake.now,
+                       as_limit=as_limit)
+
+
+def test_the_ceiling_is_the_resident_memory_at_the_start_plus_the_budget():
+    fake = FakeProcess()
+    w = watch(fake, budget=400 * MIB)
+    assert w.ceiling == 500 * MIB and w.over() is None
+    fake.resident = 499 * MIB
+    assert w.over() is None
+    why = w.over(2 * MIB)   # an allocation that would take it past the ceiling is refused before it happens
+    assert why == "499 MiB resident and needs 2 MiB more; the run may hold 500 MiB (the memory budget given)"
+    fake.resident = 501 * MIB
+    assert "501 MiB resident" in w.over()
+
+
+def test_without_a_budget_the_run_may_hold_a_share_of_the_tightest_limit():
+    from explore.memory import BUDGET_SHARE, MemoryLimit
+    fake = FakeProcess(resident=GIB)
+    w = watch(fake, limit=MemoryLimit("cgroup memory.max 4 GiB less 1 GiB used", 3 * GIB))
+    assert w.ceiling == GIB + int(3 * GIB * BUDGET_SHARE)
+    fake.resident = w.ceiling + 1
+    assert w.over().endswith(f"({BUDGET_SHARE:.0%} of the cgroup memory.max 4 GiB less 1 GiB used at its start)")
+
+
+def test_under_an_address_space_limit_the_mapped_memory_counts():
+    fake = FakeProcess(mapped=900 * MIB, resident=100 * MIB)
+    w = watch(fake, budget=GIB, as_limit=1200 * MIB)   # 85 %: 1020 MiB may be mapped
+    assert w.over() is None and w.over(100 * MIB) is None
+    assert "address-space limit" in w.over(200 * MIB)
+
+
+def test_the_machine_running_short_stops_the_run_and_is_read_once_a_second():
+    fake = FakeProcess(resident=100 * MIB, available=8 * GIB)
+    w = watch(fake, budget=4 * GIB)
+    assert w.over() is None and fake.reads == 1
+    assert w.over() is None and fake.reads == 1   # within the second: not read again
+    fake.available = 100 * MIB                    # another process took the memory
+    assert w.over() is None                       # ... noticed within a second
+    fake.now += 1.0
+    assert "the machine has 100 MiB available" in w.over()
+    fake.available = 8 * GIB
+    assert w.over(8 * GIB) is not None            # an allocation is checked against it at once
+
+
+class StopAfter:
+    """A memory watch that has room for ``checks`` checks, then none: what an exploration outgrowing its
+    memory sees. ``extras`` records what each check was about to allocate."""
+
+    ceiling = 1 << 40
+    resident = 0
+
+    def __init__(self, checks: int) -> None:
+        self.left, self.extras = checks, []
+
+    def __call__(self, budget=None):
+        return self
+
+    def over(self, extra=0):
+        self.extras.append(extra)
+        self.left -= 1
+        return None if self.left >= 0 else "5.0 GiB resident; the run may hold 4.9 GiB (test)"
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_run_past_its_memory_stops_at_a_whole_level_naming_the_flags_that_bound_it(monkeypatch, threads):
+    """As a limit does: the level it stops inside is forgotten, the graph properties are unknown, and the
+    reason names ``--max-states`` and ``--max-depth`` with the extent it reached."""
+    from explore.toys.counter import Counter
+    full = LocalExplorer(Counter(400, k=100), COUNTER_PROPERTIES).run()
+    stopper = StopAfter(60)
+    monkeypatch.setattr(L, "MemoryWatch", stopper)
+    ex = LocalExplorer(Counter(400, k=100), COUNTER_PROPERTIES, threads=threads, slice_states=16, parallel_from=1)
+    r = ex.run()
+    assert r.outcome in (INCOMPLETE, VIOLATED)
+    reason = r.incomplete_reason
+    assert reason.startswith("memory budget reached") and "5.0 GiB resident" in reason, reason
+    depth, states = len(ex.level_starts) - 2, r.stats.distinct_states
+    assert f"after level {depth} ({states:,} states)" in reason
+    assert f"--max-states {states} or --max-depth {depth}" in reason
+    assert states == ex.level_starts[-1] < full.stats.distinct_states
+    assert all(p.status == UNKNOWN for p in r.properties if p.kind == "graph")
+
+
+def test_growing_the_edge_list_and_the_table_is_checked_with_what_it_adds(monkeypatch):
+    from explore.toys.counter import Counter
+    monkeypatch.setattr(V, "EDGES_START", 16)
+    monkeypatch.setattr(V, "TABLE_START", 64)
+    stopper = StopAfter(10 ** 9)
+    monkeypatch.setattr(L, "MemoryWatch", stopper)
+    first_table = V.K.new_table(V._region_start(1), 1, 1).nbytes
+    ex = LocalExplorer(Counter(3000, k=100), COUNTER_PROPERTIES)
+    r = ex.run()
+    assert r.outcome != "error" and ex.store.table_growths == 3
+    asked = [e for e in stopper.extras if e]
+    # before they grow: the edge list from 16 edges (4 B an edge, the new half), the table from its first
+    # size (the new table, twice as large); and the graph passes at the end, with what they will take
+    assert 16 * 4 in asked and 2 * first_table in asked and 4 * first_table in asked
+    assert asked[-1] == L.POST_BYTES + L.POST_BYTES_PER_STATE * 3001 + L.POST_BYTES_PER_EDGE * int(ex.store.io["edges"])
+
+
+RSS_PROBE = """
+import json, resource, sys
+from explore.local import LocalExplorer
+from explore.run_control import rss_bytes
+from invariants import PROPERTIES
+from model import preset, RocketMQModel
+budget = int(sys.argv[1])
+props = PROPERTIES.select(["consumption_eventually_completes"])
+ex = LocalExplorer(RocketMQModel(preset("large")), props, memory_budget=budget, threads=2)
+start = rss_bytes()
+r = ex.run()
+peak = [int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+print(json.dumps({"start": start, "peak": peak, "outcome": r.outcome, "reason": r.incomplete_reason,
+                  "states": r.stats.distinct_states}))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmHWM (Linux)")
+def test_the_large_preset_on_two_threads_stops_within_its_resident_memory_budget():
+    """``large`` (225 million states) on two threads with 400 MiB to grow in: the run stops at its budget in
+    a few seconds, its peak resident memory within it (before, the budget only sized the state store, and
+    the run held more than it was given: 5.3 million states took 0.5 GB)."""
+    import json
+    import subprocess
+    import sys
+    budget = 400 * MIB
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", RSS_PROBE, str(budget)], capture_output=True, text=True,
+                         timeout=300, cwd=root)
+    assert out.returncode == 0, out.stderr[-3000:]
+    run = json.loads(out.stdout.strip().splitlines()[-1])
+    assert run["outcome"] == INCOMPLETE and run["reason"].startswith("memory budget reached"), run
+    assert "--max-states" in run["reason"] and "--max-depth" in run["reason"]
+    assert run["states"] > 1_000_000
+    # the memory is read between chunks (a quarter of a second): what one chunk adds may pass the budget
+    assert run["peak"] <= run["start"] + budget * 1.05, (run["peak"] - run["start"]) / MIB

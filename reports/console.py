@@ -137,6 +137,96 @@ class ProgressBar:
         self._progress.update(self._task, total=max(p.frontier, 1), completed=p.expanded, **fields)
 
 
+class ProgressLines:
+    """A listener for a stderr that is not a terminal (a CI log, a file): a line every :attr:`INTERVAL`
+    seconds while the run goes on, so a long run shows it is alive where no progress bar is drawn::
+
+        rmqcheck: level 21, 31,994,395 states, 301,233 states/s, 3.2 GiB resident of 19.1 GiB, 1 min 46 s
+
+    A thread of its own prints the line even while the engine reports nothing (a large level's sort, the
+    passes over the whole graph at the end), saying then how long the engine has been quiet; the memory
+    is read when the line is printed. ``clock`` and ``rss`` are injectable, and :meth:`tick` prints a line
+    when one is due, so a test drives it without waiting."""
+
+    INTERVAL = 30.0
+
+    def __init__(self, stream: Any, interval: float | None = None, label: str = "", unit: str = "",
+                 clock: Any = time.monotonic, rss: Any = None) -> None:
+        import threading
+
+        from explore.run_control import rss_bytes
+        self.stream = stream
+        self.interval = self.INTERVAL if interval is None else interval
+        self.label = f"{label}: " if label else ""
+        self.unit = unit   # "walks" (simulate): the snapshot counts walks, not a level's frontier
+        self.clock = clock
+        self.rss = rss or rss_bytes
+        self.started = clock()
+        self.last_line = self.started
+        self.last_report = self.started
+        self.latest: Any = None
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._thread: Any = None
+
+    def __enter__(self) -> "ProgressLines":
+        import threading
+
+        self._thread = threading.Thread(target=self._run, name="rmqcheck-progress-lines", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._done.wait(max(self.interval / 4, 0.01)):
+            self.tick()
+
+    def on_progress(self, p: Any) -> None:
+        self.latest = p
+        self.last_report = self.clock()
+        self.tick()
+
+    def tick(self) -> None:
+        """Print a line when :attr:`interval` seconds have passed since the last one (and the engine has
+        reported something)."""
+        with self._lock:
+            now = self.clock()
+            if self.latest is None or now - self.last_line < self.interval:
+                return
+            self.last_line = now
+            line = self.line(self.latest, now)
+        try:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):   # the log is gone: the run goes on without it
+            pass
+
+    def line(self, p: Any, now: float) -> str:
+        """The progress line of snapshot ``p`` at time ``now``."""
+        rate = p.distinct / p.seconds if p.seconds > 0 else 0.0
+        limit = getattr(p, "memory_limit", 0)
+        memory = f"{human_bytes(self.rss())} resident" + (f" of {human_bytes(limit)}" if limit else "")
+        quiet = now - self.last_report
+        working = f", working: {quiet:.0f} s since the last report" if quiet >= max(self.interval, 1.0) else ""
+        where = f"{p.expanded:,}/{p.frontier:,} {self.unit}" if self.unit else f"level {p.level}"
+        return (f"rmqcheck: {self.label}{where}, {p.distinct:,} states, {rate:,.0f} states/s, {memory}, "
+                f"{duration(now - self.started)}{working}")
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3 min 5 s``, ``2 h 01 min``."""
+    s = int(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
 class NameTable:
     """A table whose name columns hold what users type (presets, knobs, properties, configurations): a name
     is never truncated nor folded, at any width. Where the width leaves a name column too narrow, each row

@@ -3,7 +3,8 @@ name in the engine registry (:mod:`explore.protocol`; the Spark engine registers
 :mod:`spark_explore` is imported, here).
 
 Engines never print; they report progress to a listener. Here the listener is the rich progress bar,
-drawn on stderr only when it is a terminal, so piped output and CI logs stay clean.
+drawn on stderr only when it is a terminal; elsewhere (piped, a CI log) a progress line every half
+minute.
 """
 from __future__ import annotations
 
@@ -37,11 +38,19 @@ class SparkOptions:
 
 @contextlib.contextmanager
 def progress_listener(quiet: bool, label: str = "", unit: str = "") -> Iterator[Any]:
-    """A progress-bar listener on a terminal (none when ``quiet`` or when stderr is not a terminal);
-    ``label`` names the configuration running when there are several (matrix, gate)."""
+    """A progress-bar listener on a terminal, a progress line every half minute when stderr is not one (a CI
+    log shows a long run is alive), none when ``quiet``; ``label`` names the configuration running when
+    there are several (matrix, gate)."""
     err = Console(stderr=True, highlight=False)
-    if quiet or not err.is_terminal:
+    if quiet:
         yield None
+        return
+    if not err.is_terminal:
+        import sys
+
+        from reports.console import ProgressLines
+        with ProgressLines(sys.stderr, label=label, unit=unit) as lines:
+            yield lines
         return
     from reports.console import ProgressBar
     with ProgressBar(err, label=label, **({"unit": unit} if unit else {})) as bar:

@@ -24,9 +24,11 @@ def test_progress_bar_shows_level_frontier_states_and_rate():
 
 
 def test_no_progress_bar_when_not_a_terminal_or_quiet():
+    """Not a terminal: progress lines instead of a bar (tests/reports/test_progress_lines.py); quiet: nothing."""
+    from reports.console import ProgressLines
     from rmqcheck.engines import progress_listener
     with progress_listener(quiet=False) as listener:   # pytest's stderr is not a terminal
-        assert listener is None
+        assert isinstance(listener, ProgressLines)
     with progress_listener(quiet=True) as listener:
         assert listener is None
 

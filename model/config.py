@@ -118,6 +118,18 @@ def knob_values(values: Mapping[str, Any], knobs: Iterable[Knob]) -> dict[str, A
 
 _BUDGET = (0, 3)
 
+#: the release the 4.4 mode's defaults are, and the key that names a release (TOML, JSON ``config``)
+REFERENCE_RELEASE = "4.4.0"
+VERSION_KEY = "rocketmq_version"
+
+
+def _versions() -> Any:
+    """model/versions.py, imported by name: the kernel cache (model/kernel_cache.py) is keyed on the modules
+    the kernels import, and the release declarations change no kernel."""
+    import importlib
+    return importlib.import_module("model.versions")
+
+
 KNOBS: tuple[Knob, ...] = (
     Knob("broker_role", "enum", "ASYNC_MASTER", ("ASYNC_MASTER", "SYNC_MASTER"), "brokerRole",
          "SYNC_MASTER makes a send wait for a slave to report the message (CommitLog#handleHA).", slot="K_SYNC_MASTER",
@@ -178,10 +190,18 @@ KNOBS: tuple[Knob, ...] = (
          "SlaveSynchronize#syncConsumerOffset keeps the maximum of the slave's and the master's offsets."),
     Knob("reverse_offset_sync", "bool", False, (), "V3",
          "A restarting master adopts a slave's consumer-offset table before it serves clients."),
-    Knob("overflow_to_max", "bool", False, (), "V4",
-         "getMessage answers OFFSET_OVERFLOW_BADLY with nextBeginOffset = max whatever the min offset."),
+    Knob("overflow_to_max", "bool", False, (), "V4; RocketMQ 4.9.4 and later",
+         "getMessage answers OFFSET_OVERFLOW_BADLY with nextBeginOffset = max whatever the min offset "
+         "(the rule of 4.9.4, #4215: a version switch too)."),
     Knob("validate_slave_ack", "bool", False, (), "V5",
          "The master closes an HA connection whose report exceeds its commitlog max, first report included."),
+    Knob("ha_close_on_ack_beyond_master_max", "bool", False, (), "RocketMQ 4.9.3 and later",
+         "A version switch (4.9.3, #3015): the master closes an HA connection on a report beyond its commitlog "
+         "max, except the connection's first report, without notifyTransferSome "
+         "(HAConnection.ReadSocketService#processReadEvent)."),
+    Knob("subscribe_try_next_slave_id", "bool", False, (), "RocketMQ 4.8.0 and later",
+         "A version switch (4.8.0, #2165): a pull's suggested slave id missing from the route falls to the "
+         "next id (brokerId + 1) before the first entry (MQClientInstance#findBrokerAddressInSubscribe)."),
 )
 
 _KNOB_BY_KEY = {k.key: k for k in KNOBS}
@@ -218,6 +238,10 @@ class Config:
     reverse_offset_sync: bool = False
     overflow_to_max: bool = False
     validate_slave_ack: bool = False
+    ha_close_on_ack_beyond_master_max: bool = False
+    subscribe_try_next_slave_id: bool = False
+    #: the RocketMQ release checked (model/versions.py): not a knob, it set the version switches' values
+    rocketmq_version: str = REFERENCE_RELEASE
 
     def __post_init__(self) -> None:
         for knob in KNOBS:
@@ -225,6 +249,8 @@ class Config:
             parsed = knob.parse(value)
             if parsed != value or type(parsed) is not type(value):
                 object.__setattr__(self, knob.key, parsed)
+        if self.rocketmq_version != REFERENCE_RELEASE:
+            object.__setattr__(self, "rocketmq_version", _versions().normalize(self.rocketmq_version, "4.4"))
         self._check_consistency()
 
     def _check_consistency(self) -> None:
@@ -258,6 +284,12 @@ class Config:
         """Build a config from ``base`` (default: 4.4 defaults) with ``values`` applied; validates keys."""
         fields = dataclasses.asdict(base) if base is not None else {}
         values = knob_values(values, KNOBS)
+        if VERSION_KEY in values:
+            # the release first (its switches' values), then the knobs given beside it: an explicit one wins
+            values = dict(values)
+            version = _versions().normalize(values.pop(VERSION_KEY), "4.4")
+            fields[VERSION_KEY] = version
+            fields.update(_versions().release_line("4.4").knob_values(version))
         for key, value in values.items():
             knob = _KNOB_BY_KEY.get(key)
             if knob is None:
@@ -273,7 +305,7 @@ class Config:
 
     def with_overrides(self, assignments: "list[str] | tuple[str, ...]") -> "Config":
         """Apply ``key=value`` strings (the ``--set`` option) on top of this config."""
-        return Config.from_mapping(set_assignments(assignments, "slaves=2"), base=self)
+        return Config.from_mapping(knob_assignments(assignments, "slaves=2"), base=self)
 
     # -- views ----------------------------------------------------------------------------------------
     def as_dict(self) -> dict[str, Any]:
@@ -293,10 +325,13 @@ class Config:
         return -(-self.messages // self.queues)
 
     def short(self) -> str:
-        """The knobs that differ from the 4.4 defaults, as ``key=value`` text."""
-        default = Config()
+        """The knobs that differ from the defaults of the release checked (the 4.4 defaults with that
+        release's switches), as ``key=value`` text after the release: ``RocketMQ 4.4.0, messages=1``,
+        ``RocketMQ 4.9.4, overflow_to_max=false``, ``RocketMQ 4.4.0 defaults``."""
+        default = Config.from_mapping({VERSION_KEY: self.rocketmq_version})
         diffs = [f"{k}={_text(v)}" for k, v in self.as_dict().items() if getattr(default, k) != v]
-        return ", ".join(diffs) if diffs else "4.4 defaults"
+        release = f"RocketMQ {self.rocketmq_version}"
+        return f"{release}, {', '.join(diffs)}" if diffs else f"{release} defaults"
 
 
 def set_assignments(assignments: "Iterable[str]", example: str) -> dict[str, str]:
@@ -310,6 +345,16 @@ def set_assignments(assignments: "Iterable[str]", example: str) -> dict[str, str
         if any(c.isspace() for c in item):
             raise ConfigError(f"--set {item!r}: blanks in key=value; write it without blanks, e.g. --set {example}")
         values[key] = value
+    return values
+
+
+def knob_assignments(assignments: "Iterable[str]", example: str) -> dict[str, str]:
+    """:func:`set_assignments` of knobs only: the release is not a knob (``--rocketmq-version`` sets it)."""
+    values = set_assignments(assignments, example)
+    if VERSION_KEY in values:
+        raise ConfigError(f"--set {VERSION_KEY}={values[VERSION_KEY]}: the RocketMQ release is not a knob; give "
+                          f"--rocketmq-version {values[VERSION_KEY]} (it sets every version switch; --set then "
+                          "changes one)")
     return values
 
 

@@ -14,7 +14,7 @@ from .native import kernel
 from .writes import put
 from . import fields as F
 from .events import ENABLED, ERR_LOG_ORDER, ERROR, NOTE_SHIFT, OUT_MISMATCH_CLOSE, OUT_REPORT_REJECTED
-from .slots import K_MAX_HA_DISCONNECTS, K_VALIDATE_SLAVE_ACK
+from .slots import K_HA_CLOSE_ON_ACK_BEYOND_MASTER_MAX, K_MAX_HA_DISCONNECTS, K_VALIDATE_SLAVE_ACK
 from .store import append_ids, entries_between, file_end, file_start, log_max
 
 
@@ -48,12 +48,18 @@ def slave_report_offset(v, w, s, p):
     start of the master's last commitlog file (``masterMax - masterMax % mapedFileSize``) when it is 0.
     ``HAService#notifyTransferSome`` raises the one shared ``push2SlaveMaxOffset``. V5 closes the connection on a report beyond the
     master's max, without notifying. A repeated report of the same value changes nothing and is omitted.
+
+    Version switch ``ha_close_on_ack_beyond_master_max`` (RocketMQ 4.9.3, #3015): a report beyond the
+    master's max that is not the connection's first (``slaveRequestOffset >= 0``: the link is streaming)
+    closes the connection (``processReadEvent`` returns false before ``notifyTransferSome``); the first
+    report is still taken unchecked, as in 4.4.0.
     """
     link = v[F.S_LINK + s]
     if link == F.LINK_DOWN:
         return 0
     reported = log_max(v, s + 1)
-    if p[K_VALIDATE_SLAVE_ACK] != 0 and reported > log_max(v, 0):
+    if reported > log_max(v, 0) and (p[K_VALIDATE_SLAVE_ACK] != 0 or (
+            p[K_HA_CLOSE_ON_ACK_BEYOND_MASTER_MAX] != 0 and link == F.LINK_STREAMING)):
         close_link(w, s)
         return ENABLED | (OUT_REPORT_REJECTED << NOTE_SHIFT)
     if link == F.LINK_CONNECTED:

@@ -32,6 +32,8 @@ class Mode:
     kinds_path: str          # "module:NAME" of its action kinds (the names ``--unfair`` takes)
     #: the action kinds that are failures: never fair for an eventually property (explore/fairness.py)
     failures: tuple[str, ...] = ()
+    #: "module:NAME" of its ReleaseLine (model/versions.py): the releases it checks and their switches
+    releases_path: str = ""
 
     def _config(self) -> Any:
         return importlib.import_module(self.config_module)
@@ -52,7 +54,18 @@ class Mode:
         return self._config().preset(name)
 
     def from_mapping(self, values: Mapping[str, Any], base: Any = None) -> Any:
-        return getattr(self._config(), self.config_class).from_mapping(values, base=base)
+        """The configuration ``values`` give on ``base``; a ``rocketmq_version`` among them (a TOML file's,
+        a saved result's ``config``) is checked against the mode's releases, and kept where the
+        configuration records one (a mode that checks only its reference release does not)."""
+        cls = getattr(self._config(), self.config_class)
+        if "rocketmq_version" in values and not hasattr(cls, "rocketmq_version"):
+            values = dict(values)
+            _load("model.versions:normalize")(values.pop("rocketmq_version"), self.name)
+        return cls.from_mapping(values, base=base)
+
+    def release_line(self) -> Any:
+        """The mode's :class:`model.versions.ReleaseLine`."""
+        return _load(self.releases_path)
 
     def model(self, config: Any, mutation: str | None = None) -> Any:
         module, _, name = self.model_path.partition(":")
@@ -82,14 +95,14 @@ MODES: dict[str, Mode] = {
                 "model.config", "Config", "model.rocketmq:RocketMQModel", "invariants.rocketmq:PROPERTIES",
                 "explore.fault_profiles:ROCKETMQ_44", "model.actions:KINDS",
                 ("MasterCrash", "MasterPowerLoss", "SlaveCrash", "SlavePowerLoss", "ConsumerCrash", "HaDisconnect",
-                 "DeleteExpiredFiles")),
+                 "DeleteExpiredFiles"), "model.versions_44:LINE"),
     "controller": Mode("controller", "RocketMQ 5.3.3 controller mode: the controller elects a master from "
                        "the SyncStateSet", "model.controller.config", "ControllerConfig",
                        "model.controller.model:ControllerModel", "invariants.controller:PROPERTIES",
                        "explore.fault_profiles:CONTROLLER", "model.controller.kernel:KINDS",
                        # a lost RPC reply is a network failure too; restarts, heals and ControllerUp are fair
                        ("BrokerCrash", "BrokerPowerLoss", "ControllerDown", "ControllerLinkLoss", "HADisconnect",
-                        "AlterSyncStateSetReplyLost")),
+                        "AlterSyncStateSetReplyLost"), "model.versions_5:LINE"),
 }
 
 

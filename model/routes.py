@@ -11,6 +11,7 @@ client reads that cached route, ids in ascending order (``HashMap`` iteration ov
 from __future__ import annotations
 
 from .native import kernel
+from .slots import K_SUBSCRIBE_TRY_NEXT_SLAVE_ID
 from .writes import put
 from . import fields as F
 
@@ -60,14 +61,17 @@ def refresh_route(w, c, p):
 
 
 @kernel
-def find_listed(w, c, wanted, p):
+def find_listed(w, c, wanted, p, next_slave):
     """The lookup both broker searches share: brokerId ``wanted`` if the group's table lists it (-1: no
-    preference), else the first entry (the lowest listed id); when the table is empty the route is
-    refreshed once and the lookup repeated; -1 is "broker not exist"."""
+    preference), else (``next_slave``, a slave id wanted) brokerId ``wanted + 1`` if listed, else the first
+    entry (the lowest listed id); when the table is empty the route is refreshed once and the lookup
+    repeated; -1 is "broker not exist"."""
     for attempt in range(2):
         route = w[F.C_ROUTE + c]
         if wanted >= 0 and listed(route, wanted):
             return wanted
+        if next_slave and wanted > 0 and listed(route, wanted + 1):
+            return wanted + 1
         b = lowest_listed(route)
         if b >= 0:
             return b
@@ -81,15 +85,18 @@ def admin_broker(w, c, p):
     """``MQClientInstance#findBrokerAddressInAdmin`` (offset fetch and commit): the first entry of the
     group's table (the master if listed, else the lowest slave); if none, refresh the route once and look
     again; -1 is "broker not exist"."""
-    return find_listed(w, c, -1, p)
+    return find_listed(w, c, -1, p, False)
 
 
 @kernel
 def subscribe_broker(w, c, suggestion, p):
     """``MQClientInstance#findBrokerAddressInSubscribe(brokerName, suggestion, false)`` as
     ``PullAPIWrapper#pullKernelImpl`` calls it: exactly the suggested brokerId if listed, else the first
-    entry (the lowest listed id), refreshing an empty table once."""
-    return find_listed(w, c, suggestion, p)
+    entry (the lowest listed id), refreshing an empty table once.
+
+    Version switch ``subscribe_try_next_slave_id`` (RocketMQ 4.8.0, #2165): a suggested slave id that is
+    not listed is followed by ``brokerId + 1`` before the first entry (``if (!found && slave)``)."""
+    return find_listed(w, c, suggestion, p, p[K_SUBSCRIBE_TRY_NEXT_SLAVE_ID] != 0)
 
 
 @kernel

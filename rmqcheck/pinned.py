@@ -3,7 +3,8 @@ exploration results the tests, the benchmarks and the documentation rely on.
 
 Each ``[[configuration]]`` names a group (``golden``: tiny configurations with their verdicts;
 ``mechanism``: one small configuration per modelled mechanism; ``reference``: configurations the engine is
-compared on with a plain networkx graph, some with a seeded bug (``mutation``); ``preset``: whole presets),
+compared on with a plain networkx graph, some with a seeded bug (``mutation``); ``preset``: whole presets;
+``release``: one small configuration per version switch, model/versions_44.py),
 its knobs (``preset`` and/or ``set``), and what exploring it with every property on the local engine produced:
 ``distinct_states``, ``transitions``, ``depth`` and ``verdicts`` by property name. ``large = true``
 marks a configuration too big for the test suite (the ``bench`` preset: it is the benchmark's own check).
@@ -28,7 +29,7 @@ from typing import Any, Iterable
 import tomlkit
 
 PINNED_PATH = Path(__file__).with_name("pinned.toml")
-GROUPS = ("golden", "mechanism", "reference", "preset")
+GROUPS = ("golden", "mechanism", "reference", "preset", "release")
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,8 @@ GROUP_NOTES = {
     "reference": ("the engine against a plain networkx graph of the same model, some with a seeded bug\n"
                   "# (tests/explore/test_shortest_traces.py)"),
     "preset": "whole presets (tests/explore/test_default_preset.py, rmqcheck bench, the README)",
+    "release": ("one small configuration per version switch, the switch on (model/versions_44.py; tests/model/\n"
+                "# test_versions.py): the same configuration with the switch off explores other numbers or verdicts"),
 }
 HEADER = """\
 # rmqcheck's pinned numbers: every configuration whose exploration the tests, the benchmarks and the

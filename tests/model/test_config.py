@@ -22,6 +22,8 @@ SCOPE_DEFAULTS = {
     "consume_slowly_backlog": 1, "slaves": 1, "consumers": 1, "messages": 2, "queues": 1,
     "monotonic_commit": False, "sync_offsets_max": False, "reverse_offset_sync": False,
     "overflow_to_max": False, "validate_slave_ack": False,
+    # version switches (model/versions_44.py): 4.4.0's rule by default
+    "ha_close_on_ack_beyond_master_max": False, "subscribe_try_next_slave_id": False,
     # model-scope.md "Scope, wave 2"
     "pull_batch_in_memory": 0, "pull_batch_in_disk": 0, "commitlog_file_messages": 0, "max_file_deletions": 0,
     "ha_fallbehind_max": 0,
@@ -36,7 +38,8 @@ INT_RANGES = {
     "max_file_deletions": (0, 3), "ha_fallbehind_max": (0, 8),
 }
 BOOLS = ("slave_read_enable", "offset_check_in_slave", "monotonic_commit", "sync_offsets_max",
-         "reverse_offset_sync", "overflow_to_max", "validate_slave_ack")
+         "reverse_offset_sync", "overflow_to_max", "validate_slave_ack", "ha_close_on_ack_beyond_master_max",
+         "subscribe_try_next_slave_id")
 ENUMS = {"broker_role": ("ASYNC_MASTER", "SYNC_MASTER"), "flush_disk_type": ("ASYNC_FLUSH", "SYNC_FLUSH")}
 
 
@@ -79,7 +82,8 @@ def test_file_deletions_need_files_and_one_queue():
 # --- the knob table ----------------------------------------------------------------------------------
 def test_knob_table_is_exactly_model_scope():
     assert {k.key for k in KNOBS} == set(SCOPE_DEFAULTS) | set(BUDGETS)
-    assert {f.name for f in dataclasses.fields(Config)} == {k.key for k in KNOBS}
+    # every field is a knob but the release checked, which sets the version switches (model/versions.py)
+    assert {f.name for f in dataclasses.fields(Config)} == {k.key for k in KNOBS} | {"rocketmq_version"}
     defaults = Config().as_dict()
     for key, value in SCOPE_DEFAULTS.items():
         assert defaults[key] == value, key
@@ -93,9 +97,10 @@ def test_knob_table_is_exactly_model_scope():
 
 
 def test_defaults_are_valid_and_short_text():
-    assert Config().short() == "4.4 defaults"
-    assert Config.from_mapping({"slaves": 2}).short() == "slaves=2"
-    assert Config.from_mapping({"slave_read_enable": True}).short() == "slave_read_enable=true"
+    assert Config().short() == "RocketMQ 4.4.0 defaults"
+    assert Config.from_mapping({"slaves": 2}).short() == "RocketMQ 4.4.0, slaves=2"
+    assert Config.from_mapping({"slave_read_enable": True}).short() == "RocketMQ 4.4.0, slave_read_enable=true"
+    assert Config.from_mapping({"rocketmq_version": "4.9.4", "slaves": 2}).short() == "RocketMQ 4.9.4, slaves=2"
 
 
 # --- every value allowed is accepted -------------------------------------------------------------------

@@ -33,6 +33,11 @@ def check_result(engine: str, model: Any, properties: list[PropertyResult], stat
     if tally is not None:
         fill_stats(stats, model.actions(), tally, new_states)
         note_pruned(properties, stats)
-    config = getattr(getattr(model, "config", None), "as_dict", lambda: {})()
+    config = getattr(model, "config", None)
+    if hasattr(config, "as_dict"):   # a RocketMQ configuration, of either mode: with the release it checks
+        from model.versions import config_dict
+        config = config_dict(config)
+    else:
+        config = {}
     return CheckResult(engine, outcome_of(properties, incomplete, error), stats, properties, config,
                        getattr(model, "name", ""), incomplete, error, terminal)

@@ -342,7 +342,8 @@ class FaultSearch:
         reason = result.incomplete_reason if result is not None else ""
         if self.interrupted and not reason:
             reason = self._stop_reason()
-        return FaultsReport(self.config.as_dict(), outcome, ordered, self.configurations, self.sweeper.jobs,
+        from model.versions import config_dict
+        return FaultsReport(config_dict(self.config), outcome, ordered, self.configurations, self.sweeper.jobs,
                             self.stopped, result.stats if result is not None else None, reason, error, self.lattice,
                             self.unsettled, self.sweeper.engine,
                             result.engine if result is not None else self.sweeper.engine, self.reached,

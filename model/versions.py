@@ -172,10 +172,11 @@ def release_line(mode: str) -> ReleaseLine:
     return get_mode(mode).release_line()
 
 
-def normalize(text: Any, mode: str) -> str:
+def normalize(text: Any, mode: str, where: str = "RocketMQ version") -> str:
     """``text`` (``--rocketmq-version``, TOML ``rocketmq_version``) as a release of ``mode``'s line that rmqcheck
     checks, X.Y.Z; :class:`ConfigError` listing the known releases otherwise: an unknown version, a release
-    of another mode's line, or a release of the line that is known but not modelled yet."""
+    of another mode's line, or a release of the line that is known but not modelled yet. ``where`` names
+    the input in the message (``--rocketmq-version``)."""
     line = release_line(mode)
     match = _VERSION.fullmatch(text) if isinstance(text, str) else None
     version = ".".join(str(int(x)) for x in match.groups()) if match else None
@@ -185,10 +186,10 @@ def normalize(text: Any, mode: str) -> str:
                      None)
         why = (f"a release of mode {other} (--mode {other}), not of mode {mode}" if other
                else "not a release rmqcheck knows" if version else "not a version (X.Y.Z, e.g. 4.9.4)")
-        raise ConfigError(f"RocketMQ version {given}: {why}; mode {mode} knows: {', '.join(line.accepted())}"
+        raise ConfigError(f"{where} {given}: {why}; mode {mode} knows: {', '.join(line.accepted())}"
                           + (f" (not modelled yet: {', '.join(_pending(line))})" if line.checkable else ""))
     if version not in line.accepted():
-        raise ConfigError(f"RocketMQ version {version!r}: {line.pending}; mode {mode} checks "
+        raise ConfigError(f"{where} {version!r}: {line.pending}; mode {mode} checks "
                           f"{', '.join(line.accepted())} (known, not modelled yet: {', '.join(_pending(line))})")
     return version
 
@@ -210,12 +211,12 @@ def config_dict(config: Any) -> dict[str, Any]:
     return values
 
 
-def with_release(config: Any, version: Any) -> Any:
+def with_release(config: Any, version: Any, where: str = "RocketMQ version") -> Any:
     """``config`` at release ``version`` of its mode's line: the version recorded and every modelled switch set
-    to that release's value (:class:`ConfigError` for a release the mode does not check)."""
+    to that release's value (:class:`ConfigError` for a release the mode does not check, naming ``where``)."""
     from .modes import mode_of
     mode = mode_of(config).name
-    version = normalize(version, mode)
+    version = normalize(version, mode, where)
     if not hasattr(config, "rocketmq_version"):   # a mode that checks its reference release only
         return config
     return config.from_mapping({"rocketmq_version": version}, base=config)

@@ -145,6 +145,8 @@ def trace_to_itf(trace: Trace, prop: PropertyResult, result: CheckResult) -> dic
     meta = {"format": "ITF", "format-description": FORMAT_DESCRIPTION, "source": "rmqcheck",
             "description": f"{prop.name} {prop.status} in {len(trace)} steps: {what} ({prop.summary})",
             "property": prop.name, "status": prop.status, "kind": prop.kind, "config": result.config}
+    if (result.config or {}).get("rocketmq_version"):
+        meta["rocketmq_version"] = result.config["rocketmq_version"]   # the release checked
     names = [name for name in states[0] if name != "#meta"] if states else []
     doc = {"#meta": meta, "vars": names, "states": states}
     if prop.loop_start is not None:

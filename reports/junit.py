@@ -74,8 +74,12 @@ def gate_junit(runs: list[tuple[Any, CheckResult]]) -> ET.Element:
     for entry, result in runs:
         got = {p.name: p for p in result.properties}
         suite = ET.SubElement(root, "testsuite", name=entry.name, time=f"{result.stats.seconds:.3f}")
-        if result.bounds:   # what the verdicts rest on, as check and faults state it
+        version = (result.config or {}).get("rocketmq_version")
+        if result.bounds or version:   # what the verdicts rest on, as check and faults state it
             props = ET.SubElement(suite, "properties")
+        if version:   # the RocketMQ release checked
+            ET.SubElement(props, "property", name="rocketmq_version", value=str(version))
+        if result.bounds:
             ET.SubElement(props, "property", name="bounds", value=bounds_text(result.bounds))
             for key, value in result.bounds.items():
                 if key != "budgets":

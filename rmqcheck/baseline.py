@@ -7,6 +7,7 @@ A baseline is TOML, one ``[[configuration]]`` table per configuration::
     preset = "default"                # optional, default "default" (a controller preset: controller mode); or instead
     # mode = "controller"             # optional: the model mode (default: the preset's; 4.4 for a run file)
     # config = "runs/prod.toml"       # a run file (relative to the baseline): its knobs, broker files, properties
+    # rocketmq_version = "4.9.4"      # optional: the RocketMQ release checked (default: the mode's reference)
     properties = ["replicas_agree"]   # optional, default: every property
     [configuration.set]               # optional knob values on top of the preset
     messages = 1
@@ -35,7 +36,8 @@ from .setup import BadInput
 #: verdict words a property of each kind can have
 VERDICTS = {ALWAYS: (HOLDS, S_VIOLATED, UNKNOWN), GRAPH: (HOLDS, S_VIOLATED, UNKNOWN),
             SOMETIMES: (REACHED, UNREACHED, UNKNOWN), EVENTUALLY: (HOLDS, S_VIOLATED, UNKNOWN)}
-ENTRY_KEYS = ("name", "mode", "preset", "config", "properties", "set", "fairness", "unfair", "expect")
+ENTRY_KEYS = ("name", "mode", "preset", "config", "rocketmq_version", "properties", "set", "fairness", "unfair",
+              "expect")
 
 
 @dataclass
@@ -95,6 +97,9 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
         raise _fail(where, name, "preset and mode must be strings")
     if not isinstance(knobs, dict):
         raise _fail(where, name, "set must be a table of knob = value")
+    if "rocketmq_version" in knobs:
+        raise _fail(where, name, "set: rocketmq_version is not a knob; write rocketmq_version = \"X.Y.Z\" in the "
+                                 "configuration itself (it sets every version switch; set then changes one)")
     run_properties = None
     try:
         mode = resolve_mode(mode_name, table.get("preset"), None)
@@ -109,6 +114,9 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
             base, run_properties = _run_file(where, name, table["config"])
         else:
             base = mode.preset(preset_name)
+        if "rocketmq_version" in table:   # the release's switches, then the set table's knobs
+            from model.versions import with_release
+            base = with_release(base, table["rocketmq_version"], "rocketmq_version")
         config = mode.from_mapping(knobs, base=base)
     except ConfigError as exc:
         raise _fail(where, name, str(exc)) from None

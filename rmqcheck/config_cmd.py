@@ -31,6 +31,7 @@ def config_toml(cfg, settings=None, run: dict[str, Any] | None = None) -> str:
     the knobs ``settings`` (broker files) set say where from; ``run`` (parameter name -> value) becomes the
     ``[run]`` table."""
     from model.modes import DEFAULT_MODE, mode_of
+    from model.versions import release_of
 
     mode = mode_of(cfg)
     lines = ["# rmqcheck configuration: every knob, resolved. Check it with: rmqcheck check --config FILE"]
@@ -40,6 +41,8 @@ def config_toml(cfg, settings=None, run: dict[str, Any] | None = None) -> str:
         lines.append(f"# from: {', '.join(settings.files)}")
         if settings.not_modelled:
             lines.append(f"# not modelled: {settings.not_modelled_text()}")
+    # the release first: loading the file sets its switches, then the knob lines below (an explicit one wins)
+    lines.append(f"rocketmq_version = {_toml_value(release_of(cfg))}")
     sources = settings.sources if settings is not None else {}
     for knob in mode.knobs:
         line = f"{knob.key} = {_toml_value(getattr(cfg, knob.key))}"

@@ -99,7 +99,8 @@ def run_check(job: CheckJob, engine: str = "local", quiet: bool = False,
         explorer = build_explorer(job, engine, listener, spark)
         result = explorer.run()
     if not result.config:
-        result.config = job.config.as_dict()
+        from model.versions import config_dict
+        result.config = config_dict(job.config)   # with rocketmq_version, in every mode
     if not result.bounds:
         from explore.faults import bounds
         result.bounds = bounds(job.config)

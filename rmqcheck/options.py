@@ -44,6 +44,11 @@ def _knob_names() -> list[str]:
     return [k.key for k in KNOBS]
 
 
+def _release_names() -> list[str]:
+    from model.modes import MODES
+    return [v for mode in MODES.values() for v in mode.release_line().accepted()]
+
+
 def _property_names() -> list[str]:
     from invariants import PROPERTIES
     return list(PROPERTIES.names())
@@ -51,9 +56,14 @@ def _property_names() -> list[str]:
 
 def config_options(f: Callable) -> Callable:
     """``--preset`` / ``--config`` (one of them), the operator's own ``--broker-conf`` / ``--group-config``
-    files, and repeatable ``--set key=value`` overrides (applied in that order)."""
+    files, ``--rocketmq-version``, and repeatable ``--set key=value`` overrides (applied in that order)."""
     f = click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE",
                      shell_complete=_complete(_knob_names, "="), help="Override one knob (repeatable), e.g. --set slaves=2.")(f)
+    f = click.option("--rocketmq-version", metavar="X.Y.Z", expose_value=False, multiple=True,
+                     callback=_remember("rocketmq_version", once=True), shell_complete=_complete(_release_names),
+                     help="Check this RocketMQ release: every version switch takes its behaviour ('rmqcheck "
+                          "versions' lists them); --set still changes one. Default: the mode's reference "
+                          "release, 4.4.0 (mode 4.4) or 5.3.3 (controller).")(f)
     f = click.option("--group-config", metavar="FILE", expose_value=False, callback=_remember("group_config"),
                      shell_complete=_files,
                      help="The consumer group's settings as 'mqadmin updateSubGroup' prints them "

@@ -45,15 +45,17 @@ def resolve_config(preset_name: str | None, config_file: str | None, assignments
     ctx = click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
     return config_from(preset_name, config_file, assignments, modes, meta.get("mode"),
-                       meta.get("broker_confs") or (), meta.get("group_config"))
+                       meta.get("broker_confs") or (), meta.get("group_config"),
+                       rocketmq_version=meta.get("rocketmq_version"))
 
 
 def config_from(preset_name: str | None, config_file: str | None, assignments: Sequence[str],
                 modes: Sequence[str], given_mode: str | None, broker_confs: Sequence[str],
-                group_config: str | None, say_not_modelled: bool = True) -> Any:
+                group_config: str | None, say_not_modelled: bool = True, rocketmq_version: str | None = None) -> Any:
     """:func:`resolve_config` for any caller (a baseline's run file too): ``given_mode`` is ``--mode``'s
-    value, ``broker_confs`` / ``group_config`` the files; the keys the files hold but the model does not
-    are named once on stderr when ``say_not_modelled``."""
+    value, ``broker_confs`` / ``group_config`` the files, ``rocketmq_version`` the release (model/versions.py:
+    it sets every version switch after the files, before ``--set``); the keys the files hold but the model
+    does not are named once on stderr when ``say_not_modelled``."""
     from model import ConfigError, load_toml, preset
     from model.modes import DEFAULT_MODE, base_config, check_knobs, get_mode
 
@@ -76,6 +78,9 @@ def config_from(preset_name: str | None, config_file: str | None, assignments: S
             cfg = base_config(mode, preset_name, config_file)
         if settings is not None:
             cfg = cfg.from_mapping(settings.values, base=cfg)
+        if rocketmq_version is not None:
+            from model.versions import with_release
+            cfg = with_release(cfg, rocketmq_version, "--rocketmq-version")
         cfg = cfg.with_overrides(list(assignments))
     except ConfigError as exc:
         raise BadInput(str(exc)) from None

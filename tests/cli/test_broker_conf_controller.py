@@ -190,5 +190,5 @@ def test_a_controller_run_file_with_broker_files_runs(tmp_path):
     assert r.exit_code in (0, 1), r.stderr
     doc = json.loads(out.read_text())
     assert doc["config"] == {**ControllerConfig(all_ack_in_sync_state_set=True, messages=1,
-                                                max_broker_crashes=0).as_dict()}
+                                                max_broker_crashes=0).as_dict(), "rocketmq_version": "5.3.3"}
     assert [p["name"] for p in doc["properties"]] == ["acked_message_on_every_later_master", "one_master_per_epoch"]

@@ -29,7 +29,7 @@ def test_a_trace_file_alone_gives_the_configuration_and_the_traces(small_trace):
     with served("--trace", str(small_trace)) as (url, proc):
         assert url.startswith("http://127.0.0.1:")
         status, model = get_json(url + "api/model")
-        assert status == 200 and model["config"] == data["config"] and model["short"] == "messages=1"
+        assert status == 200 and model["config"] == data["config"] and model["short"] == "RocketMQ 4.4.0, messages=1"
         assert [t["path"] for t in model["traces"]] == [[s["action"] for s in data["properties"][0]["trace"][1:]]]
         status, answer = get_json(url + "api/path?path=Nonsense()")
         assert status == 400 and "Nonsense()" in answer["error"]

@@ -29,6 +29,7 @@ from .report_cmd import report_cmd
 from .setup import BadInput
 from .simulate import simulate
 from .suggest import closest, with_suggestion
+from .versions_cmd import print_versions, versions
 
 #: exceptions that mean "the user's input is wrong" (exit code 2), whoever raises them, by module: each
 #: is looked up only once its module is loaded (an exception cannot come from a module never imported),
@@ -150,8 +151,13 @@ def cli() -> None:
 @cli.command("list")
 @click.option("--mode", "mode_name", metavar="4.4|controller",
               help="List the names of this model mode (default: 4.4).")
-def list_cmd(mode_name: str | None) -> None:
+@click.option("--versions", "releases", is_flag=True,
+              help="List the mode's RocketMQ releases and version switches instead (as 'rmqcheck versions').")
+def list_cmd(mode_name: str | None, releases: bool) -> None:
     """List presets, knobs (allowed values, defaults) and properties."""
+    if releases:
+        print_versions(mode_name)
+        return
     announce_compilation(explorer=False)
     from invariants import PROPERTIES
     from model import KNOBS, PRESET_DESCRIPTIONS, PRESETS
@@ -207,7 +213,7 @@ def refuse_empty_values(command: click.Command) -> None:
             param.callback = refuse_empty
 
 
-for command in (check, faults, matrix, gate, replay, simulate, bench, explore, config_cmd, report_cmd):
+for command in (check, faults, matrix, gate, replay, simulate, bench, explore, config_cmd, report_cmd, versions):
     refuse_empty_values(command)
     cli.add_command(command)
 

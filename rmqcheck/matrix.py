@@ -33,6 +33,10 @@ def default_presets() -> tuple[str, ...]:
                    "('rmqcheck list').")
 @click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE",
               help="Override one knob in every configuration (repeatable).")
+@click.option("--versions", "versions_text", metavar="all|X.Y.Z,...",
+              help="Check each preset at each of these RocketMQ releases (all: every release the presets' mode "
+                   "checks), one column per release; default preset with it: the mode's default. Releases "
+                   "that behave alike share one exploration. 'rmqcheck versions' lists them.")
 @property_option
 @fairness_options
 @limit_options
@@ -49,10 +53,12 @@ def default_presets() -> tuple[str, ...]:
 @quiet_option
 @traces_option
 @click.pass_context
-def matrix(ctx: click.Context, preset_names, assignments, property_names, fairness, unfair_kinds, max_states,
-           max_depth, max_seconds,
+def matrix(ctx: click.Context, preset_names, assignments, versions_text, property_names, fairness, unfair_kinds,
+           max_states, max_depth, max_seconds,
            json_path, report_path, jobs, threads, engine, spark_master, quiet, traces) -> None:
     """Check several presets and print one table: each cell a verdict, violations with trace length.
+
+    With --versions, each preset at each RocketMQ release: one column per release.
 
     The exit code is that of the most serious outcome: 4 model error, 1 violated, 3 incomplete, 0 passed.
     """
@@ -60,8 +66,11 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, fairne
     from reports.console import configurations_table, matrix_table, render_traces
     from reports.document import ReportSection, report_format
 
-    names = list(dict.fromkeys(preset_names)) or list(default_presets())
+    names = list(dict.fromkeys(preset_names)) or (["default"] if versions_text is not None else
+                                                  list(default_presets()))
     configs = [(name, resolve_config(name, None, assignments, modes=("4.4", "controller"))) for name in names]
+    if versions_text is not None:
+        configs = at_releases(configs, versions_text, quiet)
     modes = list(dict.fromkeys(getattr(cfg, "mode", "4.4") for _, cfg in configs))
     if len(modes) > 1:   # one table has one set of property columns
         raise BadInput(f"--preset: presets of modes {' and '.join(modes)}; give the presets of one mode")
@@ -83,10 +92,12 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, fairne
 
     from explore.sweep import Task
 
-    # one sweep task per configuration; in parallel (or in an executor) the workers draw no progress bar
+    # one sweep task per distinct configuration (releases that behave alike share one); in parallel (or in
+    # an executor) the workers draw no progress bar
+    explored = distinct_configurations(configs)
     tasks = [Task(check_configuration, (cfg, tuple(props.names()), lim, quiet or jobs > 1 or engine == "spark",
-                                        f"[{i}/{len(configs)}] {name}", threads, props.fairness))
-             for i, (name, cfg) in enumerate(configs, start=1)]
+                                        f"[{i}/{len(explored)}] {name}", threads, props.fairness))
+             for i, (name, cfg) in enumerate(explored, start=1)]
     with stop_on_signals(), sweep_runner(engine, jobs, spark_master) as runner:
         # after Ctrl-C the remaining configurations stop at once, as incomplete
         sweep = runner.run(tasks)
@@ -95,7 +106,9 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, fairne
             sys.exit(EXIT_INCOMPLETE)
         if sweep.interrupted:
             raise KeyboardInterrupt
-        sections = [ReportSection(name, cfg.short(), result) for (name, cfg), result in zip(configs, sweep.results)]
+        results = dict(zip((same_behaviour(cfg) for _, cfg in explored), sweep.results))
+        sections = [ReportSection(name, cfg.short(), for_release(results[same_behaviour(cfg)], cfg))
+                    for name, cfg in configs]
         out = stdout_console(stderr=is_standard_output(json_path))
         if not quiet:
             out.print(configurations_table(sections))
@@ -113,6 +126,63 @@ def matrix(ctx: click.Context, preset_names, assignments, property_names, fairne
                                                  command_line(click.get_current_context())))
         files.write()
     sys.exit(EXIT_FOR_OUTCOME[worst_outcome([s.result.outcome for s in sections])])
+
+
+def at_releases(configs: list, text: str, quiet: bool) -> list:
+    """``--versions all|X.Y.Z,...``: each configuration at each release, named by the release (by
+    ``preset@release`` with several presets); bad input for a release the presets' mode does not check."""
+    from model import ConfigError
+    from model.modes import mode_of
+    from model.versions import with_release
+
+    line = mode_of(configs[0][1]).release_line()
+    words = [w for w in text.split(",")]
+    if text == "all":
+        words = list(line.accepted())
+        pending = [v for v in line.versions() if v not in line.accepted()]
+        if pending and not quiet:
+            click.echo(f"note: --versions all: mode {line.mode} checks {', '.join(line.accepted())}; "
+                       f"{', '.join(pending)}: {line.pending}", err=True)
+    elif not all(w.strip() for w in words):
+        raise BadInput(f"--versions {text!r}: an empty release in the list; give all or X.Y.Z,X.Y.Z")
+    out = []
+    for name, cfg in configs:
+        for word in dict.fromkeys(words):
+            try:
+                at = with_release(cfg, word, "--versions")
+            except ConfigError as exc:
+                raise BadInput(str(exc)) from None
+            version = getattr(at, "rocketmq_version", line.reference)
+            out.append((version if len(configs) == 1 else f"{name}@{version}", at))
+    return out
+
+
+def same_behaviour(cfg) -> tuple:
+    """What an exploration of ``cfg`` depends on: every knob, not the release's name."""
+    return tuple(sorted((k, str(v)) for k, v in cfg.as_dict().items() if k != "rocketmq_version"))
+
+
+def distinct_configurations(configs: list) -> list:
+    """The first of each set of configurations that explore alike (releases whose switches agree)."""
+    seen: dict[tuple, tuple] = {}
+    for name, cfg in configs:
+        seen.setdefault(same_behaviour(cfg), (name, cfg))
+    return list(seen.values())
+
+
+def for_release(result, cfg):
+    """``result`` (of a configuration that explores as ``cfg``) as ``cfg``'s own: its config names ``cfg``'s
+    release."""
+    import copy
+
+    from model.versions import config_dict
+
+    own = config_dict(cfg)
+    if result.config == own:
+        return result
+    mine = copy.copy(result)
+    mine.config = own
+    return mine
 
 
 def check_configuration(cfg, property_names, lim, quiet, label="", threads=1, fairness=None):

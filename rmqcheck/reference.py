@@ -1,6 +1,7 @@
 """The documentation's reference tables, written from the declarations in the code so they cannot drift:
 the commands and their options (click), the knobs and presets (model/config.py), the properties
-(invariants), the actions (model/declare.py) and the exit codes (rmqcheck/exit_codes.py).
+(invariants), the actions (model/declare.py), the exit codes (rmqcheck/exit_codes.py) and the RocketMQ
+releases with their version switches (model/versions.py).
 
 The documentation site's build hook (docs/hooks/reference.py) replaces each ``<!-- reference:NAME -->``
 line of a page with ``TABLES[NAME]()``.
@@ -114,9 +115,38 @@ def exit_codes() -> str:
     return _table(("code", "meaning"), rows)
 
 
+def _releases(mode: str) -> str:
+    """A mode's releases and the switches that change at each, then every switch in full."""
+    from .versions_cmd import line_of, release_rows, switch_rows
+
+    line = line_of(mode)
+    rows = [(f"`{r}`" if r else "", d, f"`{s}`" if s else "", f"`{c}`" if c else "", rule, m)
+            for r, d, s, c, rule, m in release_rows(line)]
+    full = [(f"`{n}`", f"`{f}`", f"`{c}`", f"`{r}`", b, m) for n, f, c, r, b, m in switch_rows(line)]
+    return "\n".join([_table(("release", "date", "switch", "commit", "rule from this release", "model"), rows), "",
+                      _table(("switch", "first release", "commit", "RocketMQ", "rule before", "model"), full)])
+
+
+def _not_modelled(mode: str) -> str:
+    from .versions_cmd import line_of
+
+    line = line_of(mode)
+    rows = [(c.first, c.change, ", ".join(f"`{h[:10]}`" for h in c.commits), c.why) for c in line.not_modelled]
+    return _table(("first release", "change", "commits", "why it is no switch"), rows)
+
+
+def derive() -> str:
+    from model.versions import DERIVE
+
+    return "\n".join(["```sh", *DERIVE, "```"])
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "commands": commands, "knobs": knobs, "presets": presets, "properties": properties, "actions": actions,
     "exit-codes": exit_codes,
+    "releases-4.4": lambda: _releases("4.4"), "releases-controller": lambda: _releases("controller"),
+    "not-modelled-4.4": lambda: _not_modelled("4.4"), "not-modelled-controller": lambda: _not_modelled("controller"),
+    "derive-versions": derive,
 }
 
 

@@ -13,6 +13,8 @@ from typing import Any, Callable, Mapping
 from .faults import Vector
 
 Change = dict[str, Any]
+#: the knob of a change that upgrades to a release (model/versions.py)
+UPGRADE = "rocketmq_version"
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,27 @@ class FaultProfile:
     counter_prefix: str = "failures."     # the readable counters' prefix, left out of a meaning
     view_counters: Mapping[str, str] = field(default_factory=dict)   # combination key -> readable field
     #: the settings that are no operator's setting but a change of RocketMQ's code that no release has (4.4's
-    #: alternative behaviours V1-V5): a change setting one is labelled ``"code_change": true``
+    #: alternative behaviours V1-V3 and V5): a change setting one is labelled ``"code_change": true``
     code_changes: tuple[str, ...] = ()
 
     def labelled(self, change: Change) -> Change:
-        """``change`` as a report shows it: with ``"code_change": true`` when it sets a code change."""
+        """``change`` as a report shows it: an upgrade (``{"rocketmq_version": X}``) as ``{"upgrade": X}``,
+        a change of RocketMQ's code with ``"code_change": true``, a setting as it is."""
+        if UPGRADE in change:
+            return {"upgrade": change[UPGRADE]}
         return {**change, "code_change": True} if any(k in self.code_changes for k in change) else change
+
+    def upgrades(self, cfg: Any) -> list[Change]:
+        """Every later release of ``cfg``'s line that behaves differently in the model (the first release
+        of each distinct set of switch values), as the change ``{"rocketmq_version": X}``: a closing change
+        that is an upgrade, found by exploration like every other."""
+        from model.modes import mode_of
+        from model.versions import release_of, version_key
+        line = mode_of(cfg).release_line()
+        now = release_of(cfg)
+        values = {s.knob: getattr(cfg, s.knob) for s in line.modelled()}
+        later = [v for v in line.accepted() if version_key(v) > version_key(now) and line.same_as(v) == v]
+        return [{UPGRADE: v} for v in later if line.knob_values(v) != values and changed(cfg, {UPGRADE: v})]
 
     def setting_changes(self, cfg: Any) -> list[Change]:
         """The single changes sets are built from, in ``settings`` order; a change that makes no valid
@@ -73,7 +90,7 @@ class FaultProfile:
         if s is not None:
             n = getattr(cfg, s.knob)
             out += [{s.knob: m} for m in (n - 1, n + 1) if s.low <= m <= s.high]
-        return out
+        return out + self.upgrades(cfg)
 
     def structural_cost(self, base: Any, change: Change) -> list[str]:
         """What a change gives up by lowering the structural count (a mode closed by removing the
@@ -136,7 +153,8 @@ ROCKETMQ_44 = FaultProfile(
     table=("broker_role", "flush_disk_type"), table_title="per durability setting",
     witnesses_path="invariants:PROPERTIES", availability_path="invariants.witnesses:AVAILABILITY",
     structural=Structural("slaves", 0, 3, "removes the slave", "removes a slave"),
-    code_changes=SWITCHES[:-1],   # V6 is offsetCheckInSlave, a broker setting
+    # V4 (overflow_to_max) is release 4.9.4's rule (model/versions_44.py), V6 the broker setting offsetCheckInSlave
+    code_changes=("monotonic_commit", "sync_offsets_max", "reverse_offset_sync", "validate_slave_ack"),
     view_counters={"master_crashes": "failures.masterCrashes", "master_power_losses": "failures.masterPowerLosses",
                    "slave_crashes": "failures.slaveCrashes", "slave_power_losses": "failures.slavePowerLosses",
                    "consumer_restarts": "failures.consumerRestarts", "ha_disconnects": "failures.haDisconnects"})

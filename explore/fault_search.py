@@ -22,7 +22,7 @@ Every task is a function of a configuration (of any model mode: :mod:`explore.fa
 the search needs of a mode) and returns small picklable values, so the sweep runs
 them in a process pool or as Spark tasks (:func:`rmqcheck.engines.sweep_runner`) and the results (in task
 order) depend neither on ``--jobs`` nor on the engine. Step 1 runs on the engine ``check --engine`` would
-use: :func:`explore.faults.analyse`, or :func:`spark_explore.faults.analyse_on_spark` (same answers).
+use: :func:`explore.faults.analyse`, or the registered engine's own analysis (``analyser``: same answers).
 """
 from __future__ import annotations
 
@@ -215,7 +215,7 @@ class FaultsReport:
     error: str = ""
     lattice: Lattice | None = None
     unsettled: list[str] = field(default_factory=list)
-    sweep_engine: str = "local"     # where the sweeps ran: "local" processes or "spark" tasks
+    sweep_engine: str = "local"     # where the sweeps ran: "local" processes, or the sweep runner's engine
     engine: str = "local"           # the engine of the exhaustive exploration (step 1)
     reached: tuple[str, ...] = ()   # the availability witnesses the configuration reaches (step 1)
     bounds: dict[str, Any] = field(default_factory=dict)

@@ -50,19 +50,23 @@ CODE_CHANGE = "code change: no RocketMQ release has it"
 
 
 def typed_text(change: dict[str, Any]) -> str:
-    """``flush_disk_type=SYNC_FLUSH``: the change as a user types it (``--set``)."""
+    """``flush_disk_type=SYNC_FLUSH``: the change as a user types it (``--set``, ``--rocketmq-version``)."""
+    if "upgrade" in change:
+        return f"--rocketmq-version {change['upgrade']}"
     return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in change.items()
                      if k != "code_change")
 
 
 def change_text(change: dict[str, Any]) -> str:
-    """The change as typed; a code change says so (an operator cannot set it)."""
+    """The change as typed; an upgrade and a code change say what they are (an operator sets neither)."""
+    if "upgrade" in change:
+        return f"upgrade to RocketMQ {change['upgrade']}"
     return f"{typed_text(change)} ({CODE_CHANGE})" if change.get("code_change") else typed_text(change)
 
 
 def closed_text(changes: list[dict[str, Any]]) -> str:
-    """The settings an operator can set first, then the code changes."""
-    ordered = sorted(changes, key=lambda c: bool(c.get("code_change")))
+    """The settings an operator can set first, then the upgrades, then the code changes."""
+    ordered = sorted(changes, key=lambda c: (bool(c.get("code_change")), "upgrade" in c))
     return "; ".join(change_text(c) for c in ordered) if changes else "(no single change)"
 
 

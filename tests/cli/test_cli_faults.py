@@ -124,12 +124,13 @@ def test_bad_input(args, words, tmp_path, monkeypatch):
     assert not (tmp_path / "out.json").exists()
 
 
-def test_single_changes_cover_settings_switches_and_slaves():
+def test_single_changes_cover_settings_switches_slaves_and_upgrades():
     cfg = Config()
     keys = [next(iter(c)) for c in single_changes(cfg)]
     assert keys == ["broker_role", "flush_disk_type", "monotonic_commit", "sync_offsets_max",
                     "reverse_offset_sync", "overflow_to_max", "validate_slave_ack", "offset_check_in_slave",
-                    "slaves", "slaves"]
+                    "slaves", "slaves", "rocketmq_version", "rocketmq_version", "rocketmq_version"]
+    assert [c["rocketmq_version"] for c in single_changes(cfg)[-3:]] == ["4.8.0", "4.9.3", "4.9.4"]
     assert single_changes(cfg)[:2] == [{"broker_role": "SYNC_MASTER"}, {"flush_disk_type": "SYNC_FLUSH"}]
     assert len(setting_changes(cfg)) == 8
 

@@ -129,3 +129,29 @@ def test_at_80_columns_nothing_a_user_types_is_cut():
         assert "True" not in text and "False" not in text
         assert "why" in text and "last changed" in text
     assert CODE_CHANGE in " ".join(text.split())   # DEFAULT's regressions are closed by code changes only
+
+
+def test_later_releases_are_closing_changes_labelled_as_upgrades():
+    """Issue 46 item 4 / issue 45 item 7: faults explores each later release that behaves differently in the
+    model as a closing change, and labels it an upgrade, apart from settings and code changes."""
+    from explore.fault_profiles import ROCKETMQ_44, UPGRADE
+    from model import Config
+    from model.versions import release_line
+    from reports.faults import change_text, closed_text
+
+    line = release_line("4.4")
+    base = Config.from_mapping({"messages": 1})
+    upgrades = ROCKETMQ_44.upgrades(base)
+    firsts = sorted({s.first for s in line.modelled()}, key=lambda v: tuple(map(int, v.split("."))))
+    assert [u[UPGRADE] for u in upgrades] == firsts   # one per release where a modelled switch changes
+    assert upgrades[-1] in ROCKETMQ_44.single_changes(base)
+    assert ROCKETMQ_44.upgrades(Config.from_mapping({"messages": 1, "rocketmq_version": firsts[-1]})) == []
+    assert ROCKETMQ_44.labelled(upgrades[0]) == {"upgrade": firsts[0]}
+    assert ROCKETMQ_44.labelled({"monotonic_commit": True}) == {"monotonic_commit": True, "code_change": True}
+    # a release's own rule is no code change (V4 is 4.9.4's rule)
+    assert not set(ROCKETMQ_44.code_changes) & {s.knob for s in line.modelled()}
+    assert change_text({"upgrade": "4.9.4"}) == "upgrade to RocketMQ 4.9.4"
+    assert closed_text([{"monotonic_commit": True, "code_change": True}, {"upgrade": "4.9.4"},
+                        {"broker_role": "SYNC_MASTER"}]).split("; ") == [
+        "broker_role=SYNC_MASTER", "upgrade to RocketMQ 4.9.4",
+        "monotonic_commit=true (code change: no RocketMQ release has it)"]

@@ -125,7 +125,7 @@ def faults_reports(tmp_path_factory):
                        ("controller", ("--preset", "controller", "--set", "messages=1"))):
         path = d / f"{name}.html"
         r = invoke("faults", *args, "--table", "--report", str(path), "--json", str(d / f"{name}.json"), "--quiet")
-        assert r.exit_code == 1, r.stderr
+        assert r.exit_code == 1, (r.stdout, r.stderr)
         out[name] = path, json.loads((d / f"{name}.json").read_text())
     return out
 

@@ -37,24 +37,32 @@ class SparkOptions:
 
 
 @contextlib.contextmanager
-def progress_listener(quiet: bool, label: str = "", unit: str = "") -> Iterator[Any]:
+def progress_listener(quiet: bool, label: str = "", unit: str = "", forecast: bool = True) -> Iterator[Any]:
     """A progress-bar listener on a terminal, a progress line every half minute when stderr is not one (a CI
     log shows a long run is alive), none when ``quiet``; ``label`` names the configuration running when
     there are several (matrix, gate)."""
+    from explore.forecast import SizeWarning
+
     err = Console(stderr=True, highlight=False)
+
+    def say(text: str) -> None:   # a run heading for ten million states says so, --quiet or not
+        err.print(f"rmqcheck{f' [{label}]' if label else ''}: {text}", soft_wrap=True, markup=False)
+
+    def warned(inner: Any) -> Any:   # a breadth-first run's levels forecast its size (explore/forecast.py)
+        return SizeWarning(inner, say) if forecast else inner
     if quiet:
-        yield None
+        yield warned(None)
         return
     if not err.is_terminal:
         import sys
 
         from reports.console import ProgressLines
         with ProgressLines(sys.stderr, label=label, unit=unit) as lines:
-            yield lines
+            yield warned(lines)
         return
     from reports.console import ProgressBar
     with ProgressBar(err, label=label, **({"unit": unit} if unit else {})) as bar:
-        yield bar
+        yield warned(bar)
 
 
 def _options(engine: str, spark: SparkOptions | None, job: CheckJob) -> dict[str, Any]:

@@ -58,7 +58,7 @@ def simulate(preset_name, config_file, assignments, property_names, walks, depth
     model = RocketMQModel(cfg) if getattr(cfg, "mode", "4.4") == "4.4" else CheckJob(cfg, props, None).model()
     deadline = time.monotonic() + max_seconds if max_seconds is not None else None
     with stop_on_signals():
-        with progress_listener(quiet, label="random walks", unit="walks") as listener:
+        with progress_listener(quiet, label="random walks", unit="walks", forecast=False) as listener:
             result = run_walks(model, props, WalkLimits(walks, depth, seed, max_seconds), listener)
         shrunk = shrink_traces(model, props, result, deadline)
         print_result(result, config_name(preset_name, config_file), cfg.short(), quiet, json_path=json_path,

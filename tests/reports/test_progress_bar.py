@@ -24,12 +24,16 @@ def test_progress_bar_shows_level_frontier_states_and_rate():
 
 
 def test_no_progress_bar_when_not_a_terminal_or_quiet():
-    """Not a terminal: progress lines instead of a bar (tests/reports/test_progress_lines.py); quiet: nothing."""
+    """Not a terminal: progress lines instead of a bar (tests/reports/test_progress_lines.py); quiet: no
+    progress, only the size forecast (tests/explore/test_forecast.py); random walks: no forecast."""
+    from explore.forecast import SizeWarning
     from reports.console import ProgressLines
     from rmqcheck.engines import progress_listener
     with progress_listener(quiet=False) as listener:   # pytest's stderr is not a terminal
-        assert isinstance(listener, ProgressLines)
+        assert isinstance(listener, SizeWarning) and isinstance(listener.inner, ProgressLines)
     with progress_listener(quiet=True) as listener:
+        assert isinstance(listener, SizeWarning) and listener.inner is None
+    with progress_listener(quiet=True, forecast=False) as listener:
         assert listener is None
 
 

@@ -17,12 +17,17 @@ from .result import CheckResult, ModelError, PropertyResult, Stats, outcome_of
 from .run_control import peak_rss_bytes
 
 
-def level_stats(levels: Sequence[int], transitions: int, seconds: float, **extra: Any) -> Stats:
-    """The statistics of a breadth-first run whose non-empty levels held ``levels`` states each."""
+def level_stats(levels: Sequence[int], transitions: int, seconds: float, start_rss: int = 0,
+                **extra: Any) -> Stats:
+    """The statistics of a breadth-first run whose non-empty levels held ``levels`` states each; ``start_rss``:
+    the process's resident memory when the run started (what it added is its cost per state)."""
     distinct = int(sum(levels))
+    peak = peak_rss_bytes()
     return Stats(distinct_states=distinct, transitions=int(transitions), depth=max(len(levels) - 1, 0),
                  seconds=seconds, states_per_second=distinct / seconds if seconds > 0 else 0.0,
-                 peak_rss_bytes=peak_rss_bytes(), levels=list(levels), **extra)
+                 peak_rss_bytes=peak, levels=list(levels),
+                 bytes_per_state=round(max(peak - start_rss, 0) / distinct, 1) if start_rss and distinct else 0.0,
+                 **extra)
 
 
 def check_result(engine: str, model: Any, properties: list[PropertyResult], stats: Stats, incomplete: str,

@@ -27,7 +27,7 @@ from .memory import MemoryWatch, available_memory_bytes
 from .rounds import SLICE_STATES, LevelRounds
 from .team import ThreadTeam
 from invariants.base import PropertySet
-from .run_control import Limits, Listener, Progress
+from .run_control import Limits, Listener, Progress, rss_bytes
 from .result import HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, state_limit_reason
 from .tracker import PropertyTracker
 from .visited import VisitedStore, bytes_per_state
@@ -169,6 +169,7 @@ class LocalExplorer:
         """Store and check the initial states (level 0)."""
         self._classify()
         self.watch = MemoryWatch(self.memory_budget)   # before the store: its start is what the run adds to
+        self.start_rss = rss_bytes()
         self._allocate()
         self._set_masks()
         if self.threads > 1:
@@ -553,7 +554,7 @@ class LocalExplorer:
                 self._graph_verdicts(results)   # incomplete now: each graph property is unknown
         ordered = [results[p.name] for p in self.props]
         levels = [b - a for a, b in zip(self.level_starts, self.level_starts[1:]) if b > a]
-        stats = level_stats(levels, self.store.io["trans"], time.perf_counter() - self.t0,
+        stats = level_stats(levels, self.store.io["trans"], time.perf_counter() - self.t0, self.start_rss,
                             unexpanded=int(self.store.io["nleaf"]), level_engines=[self.engine] * len(levels),
                             level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]],
                             stop_reason=self._early_stop())

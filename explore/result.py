@@ -81,6 +81,10 @@ class Stats:
     terminal_states: int = 0             # expanded states with no enabled action
     pruned_transitions: int = 0          # successor rows a bound of the model left out
     pruned_reasons: dict[str, int] = field(default_factory=dict)   # reason -> pruned transitions
+    #: the resident memory the run added (the process's peak less its resident memory when the run started),
+    #: per distinct state: what a state costs, the visited set, edges, level buffers and threads included
+    bytes_per_state: float = 0.0
+    disk_bytes: int = 0                  # what the run keeps on disk (a Spark work directory; 0 for the local engine)
 
 
 @dataclass

@@ -343,7 +343,10 @@ def summary_table(result: CheckResult, title: str = "") -> Table:
     t.add_row("transitions", f"{s.transitions:,}")
     t.add_row("depth", str(s.depth))
     t.add_row("time", f"{s.seconds:.2f} s  ({s.states_per_second:,.0f} states/s)")
-    t.add_row("peak RSS", human_bytes(s.peak_rss_bytes))
+    t.add_row("peak RSS", human_bytes(s.peak_rss_bytes) + (f" ({s.bytes_per_state:,.0f} bytes a state added)"
+                                                            if s.bytes_per_state else ""))
+    if s.disk_bytes:
+        t.add_row("on disk", human_bytes(s.disk_bytes))
     if s.stopped_early:
         t.add_row("stopped early", Text(s.stop_reason or "", style="cyan"))
     if s.unexpanded:

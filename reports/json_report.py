@@ -72,6 +72,8 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
             "seconds": round(s.seconds, 6),
             "states_per_second": round(s.states_per_second, 1),
             "peak_rss_bytes": s.peak_rss_bytes,
+            "bytes_per_state": s.bytes_per_state,
+            "disk_bytes": s.disk_bytes,
             "levels": s.levels,
             "exact": s.exact,
             "collision_probability": s.collision_probability,

@@ -442,7 +442,8 @@ class SparkExplorer:
         levels = [li for li in meta.levels if li.size > 0]
         stats = level_stats([li.size for li in levels], meta.transitions, time.perf_counter() - self.t0,
                             unexpanded=meta.unexpanded, level_engines=[li.engine for li in levels],
-                            level_seconds=[round(li.seconds, 6) for li in levels])
+                            level_seconds=[round(li.seconds, 6) for li in levels],
+                            disk_bytes=sum(p.stat().st_size for p in self.wd.root.rglob("*") if p.is_file()))
         if complete and not meta.finished and meta.expanded_levels < len(meta.levels):
             stats.stop_reason = self.tracker.early_stop_reason(meta.expanded_levels,
                                                                meta.levels[meta.expanded_levels].size)

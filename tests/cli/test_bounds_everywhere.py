@@ -96,3 +96,16 @@ def test_graph_around_names_the_properties_of_the_mode(tmp_path, no_exploration)
                "--graph-around", "replicas_agree", "--property", "acked_message_on_every_later_master")
     assert_bad_input(r, "--graph-around", "replicas_agree")
     assert "acked_message_on_every_later_master" in r.stderr and "consumed_message_never_lost" not in r.stderr
+
+
+def test_every_result_says_what_a_state_cost_in_memory_and_on_disk(tmp_path):
+    """Issue 47 item 4: stats.bytes_per_state (the resident memory the run added, per state) and
+    stats.disk_bytes (0 for the local engine, which keeps nothing on disk) in the JSON and the console."""
+    path = tmp_path / "r.json"
+    r = invoke("check", "--preset", "default", "--property", "acked_message_eventually_consumed",
+               "--json", str(path))
+    stats = json.loads(path.read_text())["stats"]
+    assert stats["disk_bytes"] == 0
+    assert 0 < stats["bytes_per_state"] < 20_000   # 657,921 states: the store and edges, not the interpreter
+    assert stats["bytes_per_state"] * stats["distinct_states"] <= stats["peak_rss_bytes"]
+    assert "bytes a state added" in r.stdout

@@ -10,7 +10,7 @@ from explore.sweep import usable_cores
 from rmqcheck.pinned import pinned
 from rmqcheck.setup import BadInput, parallelism
 
-TIMINGS = ("seconds", "states_per_second", "peak_rss_bytes")
+TIMINGS = ("seconds", "states_per_second", "peak_rss_bytes", "bytes_per_state")   # the process, not the model
 
 
 def answer(path) -> dict:

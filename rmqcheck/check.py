@@ -1,6 +1,7 @@
 """``rmqcheck check``: explore one configuration exhaustively and give every property a verdict."""
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -104,13 +105,19 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
             # refused (bad input) before any file is written; written in one set with --json and --report
             extra_files[graph_path] = graph_text(graph_path, _graph(job, explorer, result, graph_around,
                                                                     graph_radius))
+        made_itf = bool(itf_dir) and not Path(itf_dir).exists()
         if itf_dir:
             from reports.itf import itf_files
             Path(itf_dir).mkdir(parents=True, exist_ok=True)
             extra_files.update(itf_files(itf_dir, result))
         name = config_name(preset_name, config_file)
-        print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path,
-                     extra_files=extra_files, traces_for=TRACES[traces], command=command_line(ctx))
+        try:
+            print_result(result, name, cfg.short(), quiet, json_path=json_path, report_path=report_path,
+                         extra_files=extra_files, traces_for=TRACES[traces], command=command_line(ctx))
+        except BaseException:   # no file written (a full disk, a signal): nor the --itf directory made for them
+            if made_itf:
+                shutil.rmtree(itf_dir, ignore_errors=True)
+            raise
     sys.exit(EXIT_FOR_OUTCOME[result.outcome])
 
 

@@ -177,13 +177,18 @@ class WorkDir:
 
     def __init__(self, path: str | None) -> None:
         self.owned = path is None
+        made = self.owned or not Path(path).exists()
         try:
             self.root = Path(path) if path else Path(tempfile.mkdtemp(prefix="rmqcheck-spark-"))
             self.root.mkdir(parents=True, exist_ok=True)
             probe = self.root / ".write-test"
-            probe.write_text("ok")
-            probe.unlink()
+            try:
+                probe.write_text("ok")
+            finally:   # a full disk makes the file and fails the write: leave nothing behind
+                probe.unlink(missing_ok=True)
         except OSError as exc:
+            if made:
+                shutil.rmtree(self.root, ignore_errors=True)
             raise SparkUnavailable(f"--work-dir {path!r}: cannot write there ({exc.strerror or exc})") from None
         self.root = self.root.resolve()
         claim(self.root)

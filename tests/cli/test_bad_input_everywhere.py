@@ -138,6 +138,35 @@ def test_disk_full_on_json_is_one_line_and_no_other_file(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_disk_full_leaves_no_itf_directory_behind(tmp_path):
+    """Issue 45, item 5: ``--itf`` on a full disk left the ``itf/`` directory it made for the traces."""
+    r = invoke("check", *TINY, "--property", "acked_message_never_lost", "--set", "max_master_power_losses=1",
+               "--json", "/dev/full", "--itf", str(tmp_path / "itf"), "--quiet")
+    assert r.exit_code == 2 and "No space left on device" in r.stderr, r.output
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_work_dir_that_cannot_be_written_leaves_nothing_behind(tmp_path, monkeypatch):
+    """Issue 45, item 5: the Spark work directory's write probe (``.write-test``) stayed on a full disk."""
+    from pathlib import Path
+
+    from spark_explore.errors import SparkUnavailable
+    from spark_explore.workdir import WorkDir
+
+    def full(self, *a, **k):
+        self.touch()   # a full disk makes the file, then fails the write
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(SparkUnavailable, match="No space left on device"):
+        WorkDir(str(tmp_path / "w"))
+    assert os.listdir(tmp_path) == []
+    (tmp_path / "given").mkdir()
+    with pytest.raises(SparkUnavailable):
+        WorkDir(str(tmp_path / "given"))
+    assert os.listdir(tmp_path / "given") == []   # a directory the user gave stays, empty as it was
+
+
 def test_json_dash_is_standard_output_and_the_console_goes_to_stderr(tmp_path):
     r = invoke("check", *TINY_ALWAYS, "--json", "-")
     assert r.exit_code == 0, r.output

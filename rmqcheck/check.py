@@ -71,7 +71,7 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     from reports.document import report_format
     from reports.graph_export import graph_format
 
-    cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
+    cfg = resolve_config(preset_name, config_file, assignments)
     props = with_fairness(ctx, select_properties(property_names, cfg), fairness, unfair_kinds, cfg)
     lim = limits(max_states, max_depth, max_seconds)
     if threads is not None and engine != "local":

@@ -66,5 +66,5 @@ def config_cmd(ctx: click.Context, preset_name, config_file, assignments) -> Non
     your own RocketMQ settings give, the file and key of each, and the keys the model does not cover.
     """
     ctx.meta["not_modelled_said"] = True   # the output's own comment names them
-    cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
+    cfg = resolve_config(preset_name, config_file, assignments)
     click.echo(config_toml(cfg, broker_settings(), ctx.default_map), nl=False)

@@ -77,7 +77,7 @@ def faults(ctx: click.Context, preset_name, config_file, assignments, property_n
 
     from explore.fault_search import FaultSearch
 
-    cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
+    cfg = resolve_config(preset_name, config_file, assignments)
     _mode_options(cfg, grow, engine)
     props = with_fairness(ctx, select_properties(property_names, cfg), fairness, unfair_kinds, cfg)
     sometimes = [p.name for p in props if p.kind == SOMETIMES]

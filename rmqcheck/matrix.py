@@ -68,7 +68,7 @@ def matrix(ctx: click.Context, preset_names, assignments, versions_text, propert
 
     names = list(dict.fromkeys(preset_names)) or (["default"] if versions_text is not None else
                                                   list(default_presets()))
-    configs = [(name, resolve_config(name, None, assignments, modes=("4.4", "controller"))) for name in names]
+    configs = [(name, resolve_config(name, None, assignments)) for name in names]
     if versions_text is not None:
         configs = at_releases(configs, versions_text, quiet)
     modes = list(dict.fromkeys(getattr(cfg, "mode", "4.4") for _, cfg in configs))

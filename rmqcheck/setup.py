@@ -29,21 +29,20 @@ class BadInput(ValueError):
     """Any user input error; the CLI prints its message as one line and exits with code 2."""
 
 
-#: the model modes every command reads (model/modes.py); a command that reads more names them
-ONLY_44 = ("4.4",)
-
-
 def resolve_config(preset_name: str | None, config_file: str | None, assignments: Sequence[str],
-                   modes: Sequence[str] = ONLY_44) -> Config:
+                   modes: Sequence[str] | None = None) -> Config:
     """``--preset`` / ``--config`` (exclusive), then the ``--broker-conf`` / ``--group-config`` files the
     command line gave (kept in click's context by rmqcheck/options.py), then ``--set key=value``; in the
     model mode that ``--mode``, the config file's ``mode`` or the preset names, else the one the broker
     files describe (``enableControllerMode=true``: controller), else 4.4. ``modes``: the modes the
-    command can run."""
+    command can run (default: every mode registered in model/modes.py)."""
     import click
+
+    from model.modes import MODES
 
     ctx = click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
+    modes = tuple(MODES) if modes is None else modes
     return config_from(preset_name, config_file, assignments, modes, meta.get("mode"),
                        meta.get("broker_confs") or (), meta.get("group_config"),
                        rocketmq_version=meta.get("rocketmq_version"))

@@ -47,7 +47,7 @@ def simulate(preset_name, config_file, assignments, property_names, walks, depth
 
     from .engines import progress_listener
 
-    cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
+    cfg = resolve_config(preset_name, config_file, assignments)
     props = select_properties(property_names, cfg)
     bounded("--walks", walks, MAX_COUNT)
     bounded("--depth", depth, MAX_WALK_DEPTH)

@@ -30,7 +30,7 @@ def _configuration(preset_name, config_file, assignments, trace_file):
         if text is not None and not (preset_name or config_file or assignments or mode_given):
             cfg = config_of(parse(text, trace_file), trace_file)
         else:
-            cfg = resolve_config(preset_name, config_file, assignments, modes=("4.4", "controller"))
+            cfg = resolve_config(preset_name, config_file, assignments)
     except TraceFileError as exc:
         raise BadInput(str(exc)) from None
     return cfg, text

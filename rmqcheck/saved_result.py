@@ -31,6 +31,12 @@ def result_command(data: dict[str, Any]) -> str:
     return "simulate" if data.get("search") == "random-walks" else "check"
 
 
+def _shown(value: Any) -> str:
+    """A value of the file as an error line quotes it: at most 40 characters (the line stays one short line)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _readable_version(version: Any) -> bool:
     from reports.json_report import version as ours
 
@@ -42,28 +48,28 @@ def _readable_version(version: Any) -> bool:
 def accept_saved(data: dict[str, Any], where: str, commands: Sequence[str], reader: str) -> tuple[str, Any]:
     """``(command, mode)`` of a result ``reader`` (``rmqcheck report`` ...) may read; bad input naming what
     does not fit otherwise."""
-    from model.modes import MODES
+    from model.modes import DEFAULT_MODE, MODES
     from reports.json_report import TOOL, version
 
     if data.get("tool") != TOOL:
-        raise BadInput(f"{where}: not a result of rmqcheck (its 'tool' is {data.get('tool')!r}); "
+        raise BadInput(f"{where}: not a result of rmqcheck (its 'tool' is {_shown(data.get('tool'))}); "
                        f"{reader} reads only what rmqcheck wrote")
     if not _readable_version(data.get("version")):
-        raise BadInput(f"{where}: written by rmqcheck {data.get('version')!r}; this rmqcheck ({version()}) reads "
+        raise BadInput(f"{where}: written by rmqcheck {_shown(data.get('version'))}; this rmqcheck ({version()}) reads "
                        f"results of version {'.'.join(version().split('.')[:2])}.x: re-run the command")
     command = result_command(data)
     if command not in commands:
         takes = " or ".join(f"'rmqcheck {COMMANDS[c]}'" for c in commands)
-        what = f"'rmqcheck {COMMANDS[command]}'" if command in COMMANDS else f"command {command!r}"
+        what = f"'rmqcheck {COMMANDS[command]}'" if command in COMMANDS else f"command {_shown(command)}"
         raise BadInput(f"{where}: a result of {what}; {reader} reads results of {takes}")
     config = data.get("config")
-    mode_name = config.get("mode", "4.4") if isinstance(config, dict) else "4.4"
+    mode_name = config.get("mode", DEFAULT_MODE) if isinstance(config, dict) else DEFAULT_MODE
     mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
     if mode is None:
-        raise BadInput(f"{where}: its config names mode {mode_name!r}; known modes: {', '.join(MODES)}")
+        raise BadInput(f"{where}: its config names mode {_shown(mode_name)}; known modes: {', '.join(MODES)}")
     model = data.get("model")
     if model is not None and model != mode.model_name():
-        raise BadInput(f"{where}: its model is {model!r}, not mode {mode.name}'s {mode.model_name()!r}; "
+        raise BadInput(f"{where}: its model is {_shown(model)}, not mode {mode.name}'s {mode.model_name()!r}; "
                        f"{reader} reads only results of this rmqcheck's models")
     return command, mode
 

@@ -51,7 +51,8 @@ def traced(data: dict) -> list[dict]:
 
 
 def _identity(rng, data):
-    key, value = rng.choice([("tool", "tlc"), ("tool", None), ("version", "99.0"), ("version", 1),
+    key, value = rng.choice([("tool", "tlc"), ("tool", None), ("tool", "t" * 100_000), ("version", "99.0"),
+                             ("version", 1),
                              ("command", "bench"), ("command", ["check"]), ("model", "rocketmq-9"),
                              ("model", "rocketmq-5.3.3-controller"), ("model", "rocketmq-4.4")])
     if key == "model" and value == ("rocketmq-5.3.3-controller" if data["config"].get("mode") else "rocketmq-4.4"):

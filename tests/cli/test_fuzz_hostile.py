@@ -317,21 +317,19 @@ def alarm():
     signal.signal(signal.SIGALRM, previous)
 
 
-@pytest.mark.timeout(600)
-def test_hostile_inputs_across_every_command_in_process(tmp_path, private_tmp, no_spark_no_bench, alarm,
-                                                         monkeypatch):
-    monkeypatch.setattr("rmqcheck.matrix.sweep_runner", lambda engine, *a, **k: (_ for _ in ()).throw(
-        AssertionError("Spark started")) if engine == "spark" else _sweep_runner(engine, *a, **k))
-    monkeypatch.setattr("rmqcheck.faults.sweep_runner", lambda engine, *a, **k: _sweep_runner(engine, *a, **k))
+def run_cases(root, seed: int, count: int, generate, judge) -> tuple[dict, dict, list, int]:
+    """Generate ``count`` cases (seeded) in ``root`` and run each in-process under the hang alarm; ``judge(case,
+    result, inputs' digest before)`` raises on a wrong answer. Returns the exit codes counted, the exit codes
+    per command, the failing cases (each listed: an exception out of invoke is a traceback) and how many cases
+    had a hostile value."""
     assert invoke("check", *TINY_SET, "--max-states", "50", "--quiet").exit_code == 3   # load the kernels first
-    rng = random.Random(SEED)
-    root = tmp_path / "cases"
+    rng = random.Random(seed)
     root.mkdir()
     codes: dict[int, int] = {}
     per_command: dict[str, set[int]] = {}
     failures: list[str] = []
     hostile = 0
-    for n in range(CASES):
+    for n in range(count):
         c = Case(rng, root, n)
         generate(c)
         hostile += c.hostile
@@ -340,14 +338,27 @@ def test_hostile_inputs_across_every_command_in_process(tmp_path, private_tmp, n
         try:
             r = invoke(*c.args)
             signal.setitimer(signal.ITIMER_REAL, 0)
-            check(c, r.exit_code, r.stdout, r.stderr, before, private_tmp)
-        except (Exception, Hung) as exc:   # every failing case is listed (an exception out of invoke: a traceback)
-            failures.append(f"case {n}: {type(exc).__name__}: {' '.join(str(exc).split())[:400]}")
+            judge(c, r, before)
+        except (Exception, Hung) as exc:
+            failures.append(f"case {n} {[a[:50] for a in c.args]}: {type(exc).__name__}: "
+                            f"{' '.join(str(exc).split())[:400]}")
             continue
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         codes[r.exit_code] = codes.get(r.exit_code, 0) + 1
         per_command.setdefault(c.args[0], set()).add(r.exit_code)
+    return codes, per_command, failures, hostile
+
+
+@pytest.mark.timeout(600)
+def test_hostile_inputs_across_every_command_in_process(tmp_path, private_tmp, no_spark_no_bench, alarm,
+                                                         monkeypatch):
+    monkeypatch.setattr("rmqcheck.matrix.sweep_runner", lambda engine, *a, **k: (_ for _ in ()).throw(
+        AssertionError("Spark started")) if engine == "spark" else _sweep_runner(engine, *a, **k))
+    monkeypatch.setattr("rmqcheck.faults.sweep_runner", lambda engine, *a, **k: _sweep_runner(engine, *a, **k))
+    codes, per_command, failures, hostile = run_cases(
+        tmp_path / "cases", SEED, CASES, generate,
+        lambda c, r, before: check(c, r.exit_code, r.stdout, r.stderr, before, private_tmp))
     print(f"hostile fuzz: {CASES} cases ({hostile} with a hostile value), exit codes {dict(sorted(codes.items()))}, "
           f"by command {per_command}")
     assert not failures, f"{len(failures)} of {CASES} cases failed:\n" + "\n".join(failures[:25])
@@ -518,34 +529,13 @@ def generate_files(c: Case) -> None:
 def test_hostile_broker_group_and_run_files_of_both_modes(tmp_path, private_tmp, no_spark_no_bench, alarm):
     """Every case: a documented exit code, no traceback, one error line for bad input (after at most the
     not-modelled notice), nothing of a file outside the run file's directory echoed, every input unchanged."""
-    assert invoke("check", *TINY_SET, "--max-states", "50", "--quiet").exit_code == 3   # load the kernels first
-    rng = random.Random(FILES_SEED)
-    root = tmp_path / "files"
-    root.mkdir()
-    codes: dict[int, int] = {}
-    failures: list[str] = []
-    hostile = 0
-    for n in range(FILES_CASES):
-        c = Case(rng, root, n)
-        generate_files(c)
-        hostile += c.hostile
-        before = digest(c.inputs)
-        signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
-        try:
-            r = invoke(*c.args)
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            notices = [line for line in r.stderr.splitlines() if line.startswith("rmqcheck: not modelled")]
-            assert all(len(line) < 1200 for line in notices), [len(x) for x in notices]
-            stderr = "\n".join(line for line in r.stderr.splitlines() if line not in notices)
-            check(c, r.exit_code, r.stdout, stderr, before, private_tmp)
-            assert "zqsecret" not in r.stdout + r.stderr and "zqroot" not in r.stdout + r.stderr
-        except (Exception, Hung) as exc:
-            failures.append(f"case {n} {[a[:50] for a in c.args]}: {type(exc).__name__}: "
-                            f"{' '.join(str(exc).split())[:400]}")
-            continue
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        codes[r.exit_code] = codes.get(r.exit_code, 0) + 1
+    def judge(c, r, before):
+        notices = [line for line in r.stderr.splitlines() if line.startswith("rmqcheck: not modelled")]
+        assert all(len(line) < 1200 for line in notices), [len(x) for x in notices]
+        stderr = "\n".join(line for line in r.stderr.splitlines() if line not in notices)
+        check(c, r.exit_code, r.stdout, stderr, before, private_tmp)
+        assert "zqsecret" not in r.stdout + r.stderr and "zqroot" not in r.stdout + r.stderr
+    codes, _, failures, hostile = run_cases(tmp_path / "files", FILES_SEED, FILES_CASES, generate_files, judge)
     print(f"hostile files: {FILES_CASES} cases ({hostile} with a hostile file or value), exit codes "
           f"{dict(sorted(codes.items()))}")
     assert not failures, f"{len(failures)} of {FILES_CASES} cases failed:\n" + "\n".join(failures[:25])

@@ -10,7 +10,7 @@ verdict or a trace no longer does, 3 when a limit kept a verdict from being re-c
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import click
 
@@ -185,27 +185,27 @@ def faults_traces(data: dict[str, Any], where: str,
     return out
 
 
-def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, ...]) -> int:
-    """``replay`` of a ``faults --json`` file: every mode, combination and budget-vector trace is replayed
-    step by step; a mode's last step must be its breaking action, from a state that satisfies the property
-    to one that violates it, with the failure counters of its combination; a combination's trace must end
-    violating it. Exit 0 only when every trace replays, else 1 naming each that does not."""
+def faults_replays(data: dict[str, Any], where: str, cfg: Any,
+                   names: tuple[str, ...] = ()) -> Iterator[tuple[str, Trace | None, str]]:
+    """Every trace of a ``faults --json`` result (of ``names``; all when empty) replayed on the model of the
+    configuration it ran under: ``(what, the replayed trace or None, what it fails to show or "")``. A mode's
+    last step must be its breaking action, from a state that satisfies the property to one that violates it,
+    with the failure counters of its combination; a combination's trace must end violating it; an eventually
+    property's lasso must be a fair counterexample under the file's ``fairness``."""
     from explore.trace import ReplayError
+    from invariants.base import EVENTUALLY, Fairness
     from model import ConfigError
     from model.modes import mode_of
+    from reports.json_report import fairness_from_dict
 
     mode = mode_of(cfg)
-    PROPERTIES = mode.properties()
-    for name in names:
-        PROPERTIES.get(name)
-    out = stdout_console()
-    out.print(f"[bold]config[/bold]  {cfg.short()}")
-    traces = faults_traces(data, where, names)
-    failed: list[str] = []
+    properties = mode.properties()
+    fairness = fairness_from_dict(data.get("fairness")) or Fairness()
     models: dict[tuple, Any] = {}
-    for what, name, record, knobs, graph in traces:
-        prop = PROPERTIES.get(name)
+    for what, name, record, knobs, graph in faults_traces(data, where, names):
+        prop = properties.get(name)
         key = tuple(sorted((knobs or {}).items()))
+        trace = None
         try:
             if key not in models:
                 models[key] = mode.model(type(cfg).from_mapping(knobs or {}, base=cfg))
@@ -213,9 +213,27 @@ def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, 
             if not isinstance(record.get("trace"), list):
                 raise ReplayError(f"{what}: no trace (a list of steps)")
             trace, flags = replay_steps(model, record["trace"], what)
-            problem = faults_problem(model, PROPERTIES, prop, record, trace, flags, graph)
+            problem = faults_problem(model, properties, prop, record, trace, flags, graph)
+            if graph and prop.kind == EVENTUALLY and record.get("status") == "violated":
+                problem = lasso_fault_of(model, prop, trace, record.get("loop_start"), fairness, properties)
         except (ReplayError, ConfigError) as exc:
             problem = str(exc)
+        yield what, trace, problem
+
+
+def replay_faults(data: dict[str, Any], where: str, cfg: Any, names: tuple[str, ...]) -> int:
+    """``replay`` of a ``faults --json`` file: every mode, combination and budget-vector trace is replayed
+    step by step (:func:`faults_replays`). Exit 0 only when every trace replays, else 1 naming each that
+    does not."""
+    from model.modes import mode_of
+
+    for name in names:
+        mode_of(cfg).properties().get(name)
+    out = stdout_console()
+    out.print(f"[bold]config[/bold]  {cfg.short()}")
+    traces = list(faults_replays(data, where, cfg, names))
+    failed: list[str] = []
+    for what, trace, problem in traces:
         if problem:
             out.print(f"[bold red]{problem}[/bold red]", markup=True, highlight=False)
             failed.append(what)

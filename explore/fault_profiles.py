@@ -151,7 +151,7 @@ ROCKETMQ_44 = FaultProfile(
     settings=("broker_role", "flush_disk_type", *SWITCHES),
     choices={"broker_role": ("ASYNC_MASTER", "SYNC_MASTER"), "flush_disk_type": ("ASYNC_FLUSH", "SYNC_FLUSH")},
     table=("broker_role", "flush_disk_type"), table_title="per durability setting",
-    witnesses_path="invariants:PROPERTIES", availability_path="invariants.witnesses:AVAILABILITY",
+    witnesses_path="invariants.rocketmq:AVAILABILITY_WITNESSES", availability_path="invariants.witnesses:AVAILABILITY",
     structural=Structural("slaves", 0, 3, "removes the slave", "removes a slave"),
     # V4 (overflow_to_max) is release 4.9.4's rule (model/versions_44.py), V6 the broker setting offsetCheckInSlave
     code_changes=("monotonic_commit", "sync_offsets_max", "reverse_offset_sync", "validate_slave_ack"),

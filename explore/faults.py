@@ -30,7 +30,7 @@ from .fairness import action_kind
 from .fault_passes import breaking_transitions, check_states
 from .local import LocalExplorer
 from .run_control import Limits, Listener
-from .result import HOLDS, CheckResult, Trace
+from .result import HOLDS, REACHED, CheckResult, Trace
 from .trace import replay
 
 #: the failure kinds of a combination in the RocketMQ 4.4 model: JSON key, budget knob, packed field of the
@@ -221,17 +221,25 @@ class FaultSummary:
 
 def reached_witnesses(witnesses: Sequence[Any], bits: np.ndarray, result: CheckResult) -> tuple[str, ...]:
     """The availability witnesses an exploration keeps: the state-observed ``sometimes`` ones some state's
-    ``bits`` satisfy, and the ``eventually`` ones it decided (:func:`explored_with`) as holding."""
-    held = {p.name for p in result.properties if p.kind == EVENTUALLY and p.status == HOLDS}
+    ``bits`` satisfy, and those it decided itself (:func:`explored_with`) as holding: the ``eventually``
+    ones and the ``sometimes`` ones a transition witnesses."""
+    held = {p.name for p in result.properties if p.status in (HOLDS, REACHED)}
     return tuple(w.name for w in witnesses
                  if w.kind == SOMETIMES and not w.on_transitions and bool(np.any(bits & np.uint64(w.mask)))
-                 or w.kind == EVENTUALLY and w.name in held)
+                 or w.name in held and (w.kind == EVENTUALLY or w.on_transitions))
+
+
+def decided_in_run(witness: Any) -> bool:
+    """Whether the exploration itself decides ``witness``: an ``eventually`` one (its pass needs the whole
+    graph) or a ``sometimes`` one a transition witnesses (the passes over stored states see no edges)."""
+    return witness.kind == EVENTUALLY or witness.kind == SOMETIMES and witness.on_transitions
 
 
 def explored_with(properties: PropertySet, witnesses: Sequence[Any]) -> PropertySet:
-    """What a failure-mode exploration itself checks: only the ``eventually`` availability witnesses (their
-    pass needs the whole graph; the passes over the stored states check everything else once)."""
-    return properties.only([w for w in witnesses if w.kind == EVENTUALLY])
+    """What a failure-mode exploration itself checks: only the availability witnesses :func:`decided_in_run`
+    (the passes over the stored states check everything else once). The exploration is exhaustive all the
+    same: a witness seen early stops nothing."""
+    return properties.only([w for w in witnesses if decided_in_run(w)])
 
 
 class FaultAnalysis:

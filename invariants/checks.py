@@ -7,8 +7,8 @@ property (:data:`invariants.rocketmq.PROPERTIES`).
 import numba as nb
 import numpy as np
 
-from model.events import (EV_MASTER_RECOVERED, EV_OFFSET_COMMITTED_TO_SLAVE, EV_SLAVE_SERVED_PULL,
-                          EV_SLAVE_SYNC_LOWERED_OFFSET)
+from model.events import (EV_ACKED_WITH_SLAVE_AWAY, EV_MASTER_RECOVERED, EV_OFFSET_COMMITTED_TO_SLAVE,
+                          EV_SLAVE_SERVED_PULL, EV_SLAVE_SYNC_LOWERED_OFFSET)
 from model.fields import NFIELDS
 from model.layout import unpack
 from model.native import scratch
@@ -40,7 +40,7 @@ def state_check(state, params):
     if witnesses.message_consumed(v, params):  # message_consumed
         bits |= 1 << 11
     if replication.replication_caught_up(v, params):  # replication_can_catch_up
-        bits |= 1 << 12
+        bits |= 1 << 13
     return np.uint64(bits)
 
 
@@ -56,6 +56,8 @@ def transition_check(source, flags, target, params):
         bits |= 1 << 7
     if flags & EV_SLAVE_SYNC_LOWERED_OFFSET:  # slave_sync_overwrites_offset
         bits |= 1 << 8
+    if flags & EV_ACKED_WITH_SLAVE_AWAY:  # message_acked_while_slave_away
+        bits |= 1 << 12
     return np.uint64(bits)
 
 
@@ -65,9 +67,9 @@ def eventually_masks(state, params, out):
     those where Q holds."""
     v = scratch(NFIELDS)
     unpack(state, params, v)
-    out[26] = np.uint64(durability.acked_message_eventually_consumed(v, params))  # acked_message_eventually_consumed: P
-    out[27] = np.uint64(durability.consumed_or_expired(v, params))  # Q
-    out[28] = np.uint64(replication.slaves_eventually_catch_up(v, params))  # slaves_eventually_catch_up: P
-    out[29] = np.uint64(replication.caught_up(v, params))  # Q
-    out[30] = np.uint64(offsets.consumption_eventually_completes(v, params))  # consumption_eventually_completes: P
-    out[31] = np.uint64(offsets.consumption_complete(v, params))  # Q
+    out[28] = np.uint64(durability.acked_message_eventually_consumed(v, params))  # acked_message_eventually_consumed: P
+    out[29] = np.uint64(durability.consumed_or_expired(v, params))  # Q
+    out[30] = np.uint64(replication.slaves_eventually_catch_up(v, params))  # slaves_eventually_catch_up: P
+    out[31] = np.uint64(replication.caught_up(v, params))  # Q
+    out[32] = np.uint64(offsets.consumption_eventually_completes(v, params))  # consumption_eventually_completes: P
+    out[33] = np.uint64(offsets.consumption_complete(v, params))  # Q

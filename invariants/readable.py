@@ -196,8 +196,15 @@ def slave_sync_overwrites_offset(before: View, action: Any, outcome: str, after:
     return False
 
 
+def message_acked_while_slave_away(before: View, action: Any, outcome: str, after: View, cfg: Any) -> bool:
+    """A send answered SEND_OK at once (not after a SYNC_MASTER wait) while no slave's HA link is up."""
+    return type(action).__name__ == "SendMessage" and outcome == "SEND_OK" \
+        and all(after[f"slave{s}.haLink"] == "DOWN" for s in range(1, cfg.slaves + 1))
+
+
 STATE: dict[str, Callable[[View, Any], bool]] = {f.__name__: f for f in (
     acked_message_never_lost, consumed_message_never_lost, replicas_agree, committed_offset_never_regresses,
     no_message_skipped, message_redelivered, message_acked, message_consumed, replication_can_catch_up)}
 TRANSITION: dict[str, Callable[..., bool]] = {f.__name__: f for f in (
-    slave_serves_pull, offset_committed_to_slave, master_recovers, slave_sync_overwrites_offset)}
+    slave_serves_pull, offset_committed_to_slave, master_recovers, slave_sync_overwrites_offset,
+    message_acked_while_slave_away)}

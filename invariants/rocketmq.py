@@ -11,8 +11,13 @@ from .base import PropertySet
 from .checks import eventually_masks, state_check, transition_check
 from .declare import ROCKETMQ_44
 
-__all__ = ["PROPERTIES", "state_check", "transition_check"]
+__all__ = ["AVAILABILITY_WITNESSES", "PROPERTIES", "state_check", "transition_check"]
 
 
 #: every property is in the default selection, the eventually properties included (docs/liveness.md, Cost)
 PROPERTIES = PropertySet(ROCKETMQ_44.properties(), state_check, transition_check, eventually_masks=eventually_masks)
+
+#: the availability witnesses ``rmqcheck faults`` weighs a closing change by: the sometimes and eventually
+#: properties :data:`invariants.witnesses.AVAILABILITY` names, the ``faults_only`` ones (which ``check`` does
+#: not report) among them; they keep their bits of the compiled checks
+AVAILABILITY_WITNESSES = tuple(PROPERTIES) + ROCKETMQ_44.properties(faults_only=True)

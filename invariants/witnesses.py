@@ -67,6 +67,17 @@ def message_consumed(v, p):
     return v[F.H_DELIVERED] != 0
 
 
+@check(kind=SOMETIMES, summary="the producer is told SEND_OK while the slave is away",
+       event="EV_ACKED_WITH_SLAVE_AWAY", faults_only=True)
+def message_acked_while_slave_away() -> None:
+    """A send is answered SEND_OK at once while the master holds no HA connection (``HAService.connectionCount``
+    is 0: the slave crashed or lost power, its link is down, or no slave is configured). Only an
+    ASYNC_MASTER does this: a SYNC_MASTER's ``CommitLog#handleHA`` answers SLAVE_NOT_AVAILABLE, so a
+    change to SYNC_MASTER closes a failure mode at the price of refusing every send while the slave is
+    away. Read by ``rmqcheck faults`` only (a configuration without it is not vacuous: it chose
+    durability over availability), so ``check`` does not report it."""
+
+
 #: the availability witnesses, and what a configuration that loses one has lost: ``rmqcheck faults``
 #: counts a change as closing a failure mode only while every one of them the configuration keeps is still
 #: kept (a change that loses one buys safety by giving up service). A sometimes witness is kept when it is
@@ -74,5 +85,6 @@ def message_consumed(v, p):
 AVAILABILITY: dict[str, str] = {
     "message_acked": "no SEND_OK is ever given",
     "message_consumed": "no message is ever delivered to the application",
+    "message_acked_while_slave_away": "no SEND_OK while the slave is away (every send is refused)",
     "acked_message_eventually_consumed": "an acknowledged message may never be delivered",
 }

@@ -20,6 +20,7 @@ EV_SLAVE_SERVED_PULL = 4
 EV_OFFSET_COMMITTED_TO_SLAVE = 8
 EV_MASTER_RECOVERED = 16
 EV_SLAVE_SYNC_LOWERED_OFFSET = 32
+EV_ACKED_WITH_SLAVE_AWAY = 64   # SEND_OK at once while the master holds no HA connection
 
 NOTE_SHIFT = 16
 NOTE_BROKER_SHIFT = 8   # inside the note: outcome | broker << 8

@@ -7,7 +7,7 @@ from .native import kernel
 from .writes import put
 from . import fields as F
 from .bits import bit
-from .events import (ENABLED, ERR_LOG_ORDER, ERROR, OUT_FLUSH_DISK_TIMEOUT, OUT_FLUSH_SLAVE_TIMEOUT,
+from .events import (ENABLED, ERR_LOG_ORDER, ERROR, EV_ACKED_WITH_SLAVE_AWAY, OUT_FLUSH_DISK_TIMEOUT, OUT_FLUSH_SLAVE_TIMEOUT,
                      OUT_SEND_FAILED, OUT_SEND_OK, OUT_SLAVE_NOT_AVAILABLE, OUT_WAIT_FOR_SLAVE, NOTE_SHIFT)
 from .slots import K_HA_FALLBEHIND, K_MESSAGES, K_QUEUES, K_SLAVES, K_SYNC_FLUSH, K_SYNC_MASTER
 from .store import append_ids, flush_commitlog, log_max, queue_max, queue_of
@@ -70,9 +70,13 @@ def send_message(v, w, flush_timeout, p):
             put(w, F.P_WAIT, F.WAIT_HA_PUT_OK if status == OUT_SEND_OK else F.WAIT_HA_FLUSH_TIMEOUT)
             return ENABLED | (OUT_WAIT_FOR_SLAVE << NOTE_SHIFT)
         status = OUT_SLAVE_NOT_AVAILABLE
-    if status == OUT_SEND_OK:
-        put(w, F.P_ACKED, w[F.P_ACKED] | bit(m))
-    return ENABLED | (status << NOTE_SHIFT)
+    if status != OUT_SEND_OK:
+        return ENABLED | (status << NOTE_SHIFT)
+    put(w, F.P_ACKED, w[F.P_ACKED] | bit(m))
+    # availability while no slave is connected (none configured, or crashed, powered off, its HA link
+    # down): only an ASYNC_MASTER answers SEND_OK then; a SYNC_MASTER's needs a slave's ack (sync_master_ack)
+    away = EV_ACKED_WITH_SLAVE_AWAY if connection_count(w, p) == 0 else 0
+    return ENABLED | away | (status << NOTE_SHIFT)
 
 
 @action("SyncMasterAck", kind=2, actor="producer", place=(1,), when=lambda cfg: cfg.sync_master,

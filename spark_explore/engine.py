@@ -60,7 +60,7 @@ class SparkExplorer:
 
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(), listener: Any = None,
                  master: str = "local[*]", partitions: int | None = None, work_dir: str | None = None,
-                 resume: bool = False, driver_threshold: int = DRIVER_LEVEL_LIMIT) -> None:
+                 resume: bool = False, driver_threshold: int = DRIVER_LEVEL_LIMIT, exhaustive: bool = False) -> None:
         if resume and not work_dir:
             raise SparkRefused("--resume needs the --work-dir of the run to continue")
         if partitions is not None and partitions < 1:
@@ -78,11 +78,12 @@ class SparkExplorer:
         self.work_dir = work_dir
         self.resume = resume
         self.driver_threshold = driver_threshold
+        self.exhaustive = exhaustive   # the whole reachable space whatever the properties say (explore.faults)
         self.words = int(model.words)
 
     # -- driver phase -------------------------------------------------------------------------------------
     def _driver_phase(self) -> LocalExplorer:
-        local = LocalExplorer(self.model, self.props, self.limits, self.listener)
+        local = LocalExplorer(self.model, self.props, self.limits, self.listener, exhaustive=self.exhaustive)
         local.engine = self.engine
         local.start()
         while not local.finished():
@@ -185,7 +186,7 @@ class SparkExplorer:
             for name, w in meta.witnesses.items():
                 self.tracker.undecided.pop(name, None)
                 self.tracker.witness[name] = w
-            if not meta.finished and not self.tracker.all_decided() or self.tracker.graph:
+            if not meta.finished and not self._all_decided() or self.tracker.graph:
                 self._cluster_phase_or_stop()
             return self._explored(self._result(), None)
         finally:
@@ -276,6 +277,10 @@ class SparkExplorer:
                 self.spark.sparkContext, self.model, self.props, self.tracker.eventually, base, path_to,
                 lambda root, actions: replay(self.model, root, actions))
 
+    def _all_decided(self) -> bool:
+        """Every property settled and the run not asked to be exhaustive: nothing left to learn."""
+        return self.tracker.all_decided() and not self.exhaustive
+
     def _stop_before(self, level: int) -> bool:
         """Whether the run ends before expanding ``level`` (the space is exhausted, every property is
         settled, or a limit is reached)."""
@@ -283,7 +288,7 @@ class SparkExplorer:
         if level >= len(meta.levels) or meta.levels[level].size == 0:
             meta.finished = True
             return True
-        if self.tracker.all_decided():
+        if self._all_decided():
             return True
         if self._signal():
             self.incomplete = f"interrupted ({self._signal()}) " + self._resume_hint()

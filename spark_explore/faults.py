@@ -19,12 +19,12 @@ import numpy as np
 
 from explore.fairness import action_kind
 from explore.fault_passes import batch_faults
-from explore.faults import Lattice, PropertyFaults, counter_fields, explored_with
+from explore.faults import Lattice, PropertyFaults, counter_fields, decided_in_run, explored_with
 from explore.local import LocalExplorer
 from explore.run_control import Limits
-from explore.result import HOLDS, CheckResult, Trace
+from explore.result import HOLDS, REACHED, CheckResult, Trace
 from explore.trace import replay
-from invariants.base import ALWAYS, EVENTUALLY, SOMETIMES, PropertySet
+from invariants.base import ALWAYS, SOMETIMES, PropertySet
 
 from .batch import KernelRefs, arrow_states, key_columns
 from .engine import DRIVER_LEVEL_LIMIT, SparkExplorer, _is_spark_failure, _u, start_session_cached
@@ -47,9 +47,10 @@ class SparkFaultAnalysis:
         self.properties = [p for p in properties if p.kind == ALWAYS]
         # the sometimes availability witnesses ride along as extra rows of the pass: a "violating" state of
         # one is a state that satisfies it (its bit is set), so it is reached when it has any row; the
-        # eventually ones are decided by the exploration (as locally: explore.faults.explored_with)
+        # eventually ones and the ones a transition witnesses are decided by the exploration (as locally:
+        # explore.faults.explored_with)
         self.witnesses = [w for w in witnesses if w.kind == SOMETIMES and not w.on_transitions]
-        self.kept = [w for w in witnesses if w.kind == EVENTUALLY]
+        self.kept = [w for w in witnesses if decided_in_run(w)]
         self.order = [w.name for w in witnesses]
         self.reached: tuple[str, ...] = ()
         self.state_check_set = properties
@@ -62,7 +63,7 @@ class SparkFaultAnalysis:
         # the exploration checks nothing itself but the eventually witnesses (so it never stops early): the
         # pass checks every state once
         self.explorer = SparkExplorer(model, explored_with(properties, self.kept), limits, listener, master,
-                                      partitions, driver_threshold=driver_threshold)
+                                      partitions, driver_threshold=driver_threshold, exhaustive=True)
         self.explorer.on_explored = self._analyse
         self.result: CheckResult | None = None
         self.faults: dict[str, PropertyFaults] = {}
@@ -99,7 +100,7 @@ class SparkFaultAnalysis:
             return
         keep_breaking = not result.incomplete_reason   # as the local analysis: modes only of a full space
         first = len(self.properties)
-        held = {p.name for p in result.properties if p.kind == EVENTUALLY and p.status == HOLDS}
+        held = {p.name for p in result.properties if p.status in (HOLDS, REACHED)} & {w.name for w in self.kept}
         reached = {w.name for i, w in enumerate(self.witnesses, first) if any(q == i for q, _ in violated)}
         self.reached = tuple(n for n in self.order if n in reached or n in held)
         for pi, p in enumerate(self.properties):

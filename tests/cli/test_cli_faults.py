@@ -43,7 +43,7 @@ def test_json_follows_the_schema(small_json):
     assert d["bounds"] == {"messages": 1, "consumers": 1, "queues": 1, "slaves": 1,
                            "budgets": {**dict.fromkeys(COMBINATION_KEYS, 0), "master_crashes": 1,
                                        "master_power_losses": 1}}
-    assert d["availability"] == {"reached": ["message_acked", "message_consumed"]}
+    assert d["availability"] == {"reached": ["message_acked", "message_consumed", "message_acked_while_slave_away"]}
     assert d["sweep"]["engine"] == "local"
     assert d["sweep"]["stopped"] and "--max-configs 4" in d["sweep"]["stopped"]
     kinds = {p["name"]: p["kind"] for p in d["properties"]}

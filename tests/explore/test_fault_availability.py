@@ -90,8 +90,9 @@ def test_a_change_that_loses_the_delivery_guarantee_costs_it():
     lossy = Config.from_mapping(change, base=base)
     names = ("acked_message_never_lost",)
     kept, lost = (faults_task(cfg, names, Limits(), 1 << 30, False) for cfg in (base, lossy))
-    assert kept.reached == ("message_acked", "message_consumed", "acked_message_eventually_consumed")
-    assert lost.reached == ("message_acked", "message_consumed")
+    away = "message_acked_while_slave_away"   # an ASYNC_MASTER acknowledges with its slave away
+    assert kept.reached == ("message_acked", "message_consumed", "acked_message_eventually_consumed", away)
+    assert lost.reached == ("message_acked", "message_consumed", away)
     # what the task decided is what a direct check of the property says
     live = PROPERTIES.select(["acked_message_eventually_consumed"])
     assert explore(RocketMQModel(base), live).verdicts() == {"acked_message_eventually_consumed": "holds"}
@@ -99,10 +100,34 @@ def test_a_change_that_loses_the_delivery_guarantee_costs_it():
     assert change_costs(base, change, kept.reached, lost.reached) == ["an acknowledged message may never be delivered"]
     # decided under the run's fairness: with none, the consumer may stop for ever, and nothing is kept
     stalled = faults_task(base, names, Limits(), 1 << 30, False, fairness=Fairness("none"))
-    assert stalled.reached == ("message_acked", "message_consumed")
+    assert stalled.reached == ("message_acked", "message_consumed", away)
     # a task told to keep only the sometimes witnesses does not decide it (no eventually pass)
     assert faults_task(base, names, Limits(), 1 << 30, False, witnesses=("message_acked", "message_consumed")).reached \
         == ("message_acked", "message_consumed")
+
+
+def test_sync_master_costs_the_sends_acknowledged_while_the_slave_is_away():
+    """Availability weighed per failure: under the defaults (ASYNC_MASTER) a send is still answered SEND_OK
+    while the slave is away (no HA connection: the master restarted and the slave has not reconnected, or
+    its link is down); SYNC_MASTER answers SLAVE_NOT_AVAILABLE then. So SYNC_MASTER closes the power-loss
+    mode of acked_message_never_lost only at that cost, while SYNC_FLUSH closes it for free. Both sides
+    are checked against direct explorations of the witness (a faults-only property, not in ``check``)."""
+    from invariants.rocketmq import AVAILABILITY_WITNESSES
+    away = PROPERTIES.only([p for p in AVAILABILITY_WITNESSES if p.name == "message_acked_while_slave_away"])
+    assert "message_acked_while_slave_away" not in PROPERTIES.names()
+    report = search(DEFAULT, "acked_message_never_lost")
+    assert "message_acked_while_slave_away" in report.reached
+    sync_master = Config.from_mapping({"broker_role": "SYNC_MASTER"}, base=DEFAULT)
+    sync_flush = Config.from_mapping({"flush_disk_type": "SYNC_FLUSH"}, base=DEFAULT)
+    assert explore(RocketMQModel(DEFAULT), away).verdicts() == {"message_acked_while_slave_away": "reached"}
+    assert explore(RocketMQModel(sync_master), away).verdicts() == {"message_acked_while_slave_away": "unreached"}
+    assert explore(RocketMQModel(sync_flush), away).verdicts() == {"message_acked_while_slave_away": "reached"}
+    rep = report.properties[0]
+    assert rep.status == "violated"
+    assert {"flush_disk_type": "SYNC_FLUSH"} in rep.holds_with
+    assert {"broker_role": "SYNC_MASTER"} not in rep.holds_with
+    costly = {tuple(c.change.items()): c.costs for c in rep.holds_at_a_cost}
+    assert costly[(("broker_role", "SYNC_MASTER"),)] == ("no SEND_OK while the slave is away (every send is refused)",)
 
 
 def test_at_80_columns_nothing_a_user_types_is_cut():

@@ -403,21 +403,25 @@ def properties_table(props: list[PropertyResult]) -> NameTable:
     return NameTable("properties", ("property", "kind", "verdict", "trace", "meaning"), rows, justify={3: "right"})
 
 
-def loop_caption(trace: Trace, loop_start: int | None) -> str:
+def loop_caption(trace: Trace, loop_start: int | None, fair: bool = True) -> str:
     """How a lasso goes on for ever (empty for a trace that is no lasso): the cycle of steps after
-    ``loop_start``, whose last state is the state of step ``loop_start`` again, or one state it stays in."""
+    ``loop_start``, whose last state is the state of step ``loop_start`` again, or one state it stays in.
+    ``fair=False``: a lasso read from a file that failed its check, so only what the file claims is said."""
     if loop_start is None:
         return ""
     last = len(trace.steps) - 1
+    if not fair:
+        return f"↻ the file's loop starts at step {loop_start} (it does not check out: below)"
     if loop_start >= last:
         return f"↻ the run stays in the state of step {loop_start} for ever (stuttering: no fair action is enabled)"
     return (f"↻ repeats from step {loop_start}: steps {loop_start + 1}-{last} lead back to the state of step "
             f"{loop_start}, for ever")
 
 
-def trace_table(trace: Trace, title: str, loop_start: int | None = None) -> Table:
-    """A trace, one row per step; a lasso's cycle (``loop_start``: eventually properties) marked with ↻."""
-    caption = loop_caption(trace, loop_start)
+def trace_table(trace: Trace, title: str, loop_start: int | None = None, fair: bool = True) -> Table:
+    """A trace, one row per step; a lasso's cycle (``loop_start``: eventually properties) marked with ↻
+    (``fair``: :func:`loop_caption`)."""
+    caption = loop_caption(trace, loop_start, fair)
     t = Table(title=title, title_justify="left", show_lines=True, caption=caption or None,
               caption_justify="left")
     t.add_column("#", justify="right")

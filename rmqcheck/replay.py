@@ -335,10 +335,11 @@ def replay(trace_file: str, property_names: tuple[str, ...], max_states, max_dep
     lost = []
     for prop, status, trace, flags in replayed:
         loop_start = recorded[prop.name].get("loop_start")
+        lasso = prop.kind == EVENTUALLY and status == S_VIOLATED
+        fault = lasso_fault_of(model, prop, trace, loop_start, fairness, PROPERTIES) if lasso else ""
         out.print(trace_table(trace, f"{prop.name}: {len(trace)} steps replayed, each allowed by the model "
-                                     "and reaching the recorded state", loop_start))
-        if prop.kind == EVENTUALLY and status == S_VIOLATED:
-            fault = lasso_fault_of(model, prop, trace, loop_start, fairness, PROPERTIES)
+                                     "and reaching the recorded state", loop_start, fair=not fault))
+        if lasso:
             if fault:
                 out.print(f"[bold red]{prop.name}: recorded violated, but {fault}[/bold red]")
                 lost.append(prop.name)

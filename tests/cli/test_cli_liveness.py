@@ -74,6 +74,9 @@ def test_replay_checks_the_lasso(unfair_run, tmp_path):
     r = invoke("replay", "--property", "acked_message_eventually_consumed", str(path))
     assert r.exit_code == 1
     assert "the cycle is not fair: the run stays in a state where MasterRestart() is enabled" in r.stdout
+    # the trace's caption does not claim the fairness the check just refuted
+    assert "stuttering" not in r.stdout and "no fair action is enabled" not in r.stdout
+    assert "the file's loop starts at step" in r.stdout
     # a loop start whose state is not the last one's: the cycle does not close
     bad = copy.deepcopy(data)
     p = next(p for p in bad["properties"] if p["name"] == "acked_message_eventually_consumed")

@@ -22,7 +22,8 @@ from .events import (DISCARD, ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, 
                      PRUNE_THIRD_CORRECTION)
 from .offsets import QUERY_NOT_FOUND, commit_offset, query_consumer_offset
 from .routes import admin_broker, publish_broker_listed, refresh_route, subscribe_broker
-from .slots import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVE_READ, K_WHICH_BROKER)
+from .slots import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVE_READ,
+                    K_SLAVE_READ_IN_SLAVES, K_WHICH_BROKER, SLAVES_READ_AS_MASTER, SLAVES_READ_TRUE)
 from .store import (GET_FOUND, GET_NO_MESSAGE_IN_QUEUE, GET_NOT_THIS_BATCH, GET_OFFSET_OVERFLOW_ONE, get_message,
                     queue_max, up_slot)
 
@@ -41,6 +42,16 @@ def mq(c, q):
 @kernel(inline=True)
 def note(outcome, broker):
     return (outcome | (broker << NOTE_BROKER_SHIFT)) << NOTE_SHIFT
+
+
+@kernel(inline=True)
+def slave_read_enable(b, p):
+    """``BrokerConfig#isSlaveReadEnable`` of broker ``b``, as ``PullMessageProcessor#processRequest`` reads
+    it on the broker that serves the pull: the master's ``slave_read_enable``; a slave's own value
+    (``slave_read_enable_in_slaves``, the master's when AS_MASTER)."""
+    if b == 0 or p[K_SLAVE_READ_IN_SLAVES] == SLAVES_READ_AS_MASTER:
+        return p[K_SLAVE_READ] != 0
+    return p[K_SLAVE_READ_IN_SLAVES] == SLAVES_READ_TRUE
 
 
 @kernel
@@ -190,8 +201,10 @@ def pull(v, w, c, q, batch, p):
     Client: the target is ``findBrokerAddressInSubscribe(suggestion)``; the commit flag is set when the
     memory offset is > 0 and the target is the master. Broker (``PullMessageProcessor#processRequest``):
     ``getMessage``; ``suggestWhichBrokerId`` = slaveReadEnable ? (slow ? whichBrokerWhenConsumeSlowly :
-    group brokerId) : 0 (the SLAVE-without-slaveReadEnable PULL_RETRY_IMMEDIATELY code is always
-    overwritten, so such a slave still serves); status -> response code; a PULL_OFFSET_MOVED on a slave
+    group brokerId) : 0, with the serving broker's own slaveReadEnable (:func:`slave_read_enable`: a
+    master's suggests a slave, a slave's decides whether it suggests itself or another slave again; the
+    SLAVE-without-slaveReadEnable PULL_RETRY_IMMEDIATELY code is always overwritten, so such a slave still
+    serves, and suggests the master); status -> response code; a PULL_OFFSET_MOVED on a slave
     without offsetCheckInSlave becomes PULL_RETRY_IMMEDIATELY with suggestion = group brokerId; commit on
     pull on the master whatever the status. A parked PULL_NOT_FOUND is answered later without committing
     again, so the round trip is one step. Client again: ``processPullResult`` stores the suggestion, then
@@ -213,7 +226,7 @@ def pull(v, w, c, q, batch, p):
     if status == GET_NOT_THIS_BATCH:
         return DISCARD
     suggestion = 0
-    if p[K_SLAVE_READ] != 0:
+    if slave_read_enable(b, p):
         suggestion = p[K_WHICH_BROKER] if slow else p[K_GROUP_BROKER_ID]
     if status == GET_FOUND:
         response = RESP_SUCCESS

@@ -71,6 +71,8 @@ class Knob:
                 return value.lower() == "true"
             raise self._bad(value)
         if self.kind == "enum":
+            if isinstance(value, bool) and "TRUE" in self.allowed:
+                return "TRUE" if value else "FALSE"   # a TOML boolean for an enum that has true and false
             if isinstance(value, str) and value.upper() in self.allowed:
                 return value.upper()
             raise self._bad(value)
@@ -138,8 +140,14 @@ KNOBS: tuple[Knob, ...] = (
          "SYNC_FLUSH makes a send wait for the commitlog flush (CommitLog#handleDiskFlush).", slot="K_SYNC_FLUSH",
          alias="flushDiskType"),
     Knob("slave_read_enable", "bool", False, (), "slaveReadEnable",
-         "Lets the master suggest pulling from a slave (PullMessageProcessor#processRequest).", slot="K_SLAVE_READ",
+         "The master's: lets it suggest pulling from a slave (PullMessageProcessor#processRequest); also every "
+         "slave's unless slave_read_enable_in_slaves says otherwise.", slot="K_SLAVE_READ",
          alias="slaveReadEnable"),
+    Knob("slave_read_enable_in_slaves", "enum", "AS_MASTER", ("AS_MASTER", "FALSE", "TRUE"),
+         "slaveReadEnable in the slaves' broker.conf",
+         "The slaves' own value where it differs from the master's (AS_MASTER: slave_read_enable): a slave "
+         "serves a pull either way, and with FALSE suggests the master next "
+         "(PullMessageProcessor#processRequest).", slot="K_SLAVE_READ_IN_SLAVES"),
     Knob("offset_check_in_slave", "bool", False, (), "offsetCheckInSlave",
          "A slave corrects illegal pull offsets as a master does (V6; DefaultMessageStore#getMessage).",
          alias="offsetCheckInSlave"),
@@ -214,6 +222,7 @@ class Config:
     broker_role: str = "ASYNC_MASTER"
     flush_disk_type: str = "ASYNC_FLUSH"
     slave_read_enable: bool = False
+    slave_read_enable_in_slaves: str = "AS_MASTER"
     offset_check_in_slave: bool = False
     group_broker_id: int = 0
     which_broker_when_consume_slowly: int = 1
@@ -318,6 +327,13 @@ class Config:
     @property
     def sync_flush(self) -> bool:
         return self.flush_disk_type == "SYNC_FLUSH"
+
+    @property
+    def slaves_read_enable(self) -> bool:
+        """The slaves' own slaveReadEnable: ``slave_read_enable_in_slaves``, or the master's when AS_MASTER."""
+        if self.slave_read_enable_in_slaves == "AS_MASTER":
+            return self.slave_read_enable
+        return self.slave_read_enable_in_slaves == "TRUE"
 
     @property
     def queue_capacity(self) -> int:

@@ -40,11 +40,19 @@ for _knob in KNOBS:
     globals()[_knob.slot_name] = SLOT[_knob.key]
 del _knob
 
-#: knobs whose kernel value is not the knob's own: the enums are read as flags
+#: knobs whose kernel value is not the knob's own: these enums are read as flags
 _KERNEL_VALUE = {"broker_role": "sync_master", "flush_disk_type": "sync_flush"}
+_ALLOWED = {k.key: k.allowed for k in KNOBS if k.kind == "enum"}
+
+#: ``slave_read_enable_in_slaves`` as the kernel reads it: its index in the knob's allowed values
+SLAVES_READ_AS_MASTER, SLAVES_READ_FALSE, SLAVES_READ_TRUE = (
+    _ALLOWED["slave_read_enable_in_slaves"].index(v) for v in ("AS_MASTER", "FALSE", "TRUE"))
 
 
 def knob_value(cfg: Config, key: str) -> int:
-    """The integer the kernel reads for knob ``key`` of ``cfg`` (a bool as 0/1, an enum as its flag)."""
+    """The integer the kernel reads for knob ``key`` of ``cfg``: a bool as 0/1, ``broker_role`` and
+    ``flush_disk_type`` as their flag, another enum as its index in the allowed values."""
     value: Any = getattr(cfg, _KERNEL_VALUE.get(key, key))
+    if isinstance(value, str):
+        return _ALLOWED[key].index(value)
     return int(value)

@@ -282,6 +282,49 @@ def test_suggestion_is_which_broker_when_the_pull_is_slow():
     assert SLOW.view(nxt)["consumer1.q1.suggestWhichBrokerId"] == 0
 
 
+# --- slaveReadEnable per broker: the serving broker's own value (§7.3; issue 44) ----------------------------
+#: the common file pair: a master with slaveReadEnable=true, a slave file without it (RocketMQ's default)
+PAIR = model(messages=3, slave_read_enable=True, slave_read_enable_in_slaves=False, group_broker_id=1, **NO_FAILURES)
+ALIKE = model(messages=3, slave_read_enable=True, group_broker_id=1, **NO_FAILURES)
+SLAVES_ONLY = model(messages=3, slave_read_enable_in_slaves=True, group_broker_id=1, **NO_FAILURES)
+
+
+def test_the_master_suggests_by_its_own_slave_read_enable():
+    """``PullMessageProcessor#processRequest`` on the master reads the master's slaveReadEnable: with it the
+    group's brokerId (1), whatever the slaves' files say; without it the master (0)."""
+    for m, suggested in ((PAIR, 1), (ALIKE, 1), (SLAVES_ONLY, 0)):
+        s = state(m, **q0(suggestWhichBrokerId=0))
+        assert_effect(m, s, PULL, q0(nextOffset=3, inFlight=[1, 2, 3], queueOffsetMax=2,
+                                     **({"suggestWhichBrokerId": suggested} if suggested else {})),
+                      outcome="FOUND from broker 0")
+
+
+def test_a_slave_without_slave_read_enable_serves_and_sends_the_consumer_back_to_the_master():
+    """On the slave its own slaveReadEnable decides: the slave of the file pair (false) still answers FOUND
+    (its PULL_RETRY_IMMEDIATELY is overwritten by the status switch) but suggests the master, so the next
+    pull goes to broker 0; where every broker has slaveReadEnable=true the slave suggests itself again."""
+    pair = assert_effect(PAIR, state(PAIR, **q0(suggestWhichBrokerId=1)), PULL,
+                         q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1, suggestWhichBrokerId=0),
+                         outcome="FOUND from broker 1")
+    assert_effect(ALIKE, state(ALIKE, **q0(suggestWhichBrokerId=1)), PULL,
+                  q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1), outcome="FOUND from broker 1")
+    # the pair's next pull (after consuming) goes to the master, which takes the commit on pull
+    consumed = build(PAIR, PAIR.view(pair), **q0(inFlight=[], offset=2))
+    assert_effect(PAIR, consumed, PULL, {**q0(nextOffset=3, inFlight=[3], queueOffsetMax=2, suggestWhichBrokerId=1),
+                                         "master.consumerOffset[0]": 2, "history.highestCommitted[0]": 2},
+                  outcome="FOUND from broker 0")
+
+
+def test_a_slave_with_slave_read_enable_keeps_the_consumer_where_the_master_has_none():
+    """The reverse pair: the master without slaveReadEnable suggests itself, but a slave that serves a pull
+    (the route lists no master) and has slaveReadEnable=true suggests the group's brokerId, its own id."""
+    s = state(SLAVES_ONLY, **{"consumer1.route": [1]})
+    assert_effect(SLAVES_ONLY, s, PULL, q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1, suggestWhichBrokerId=1),
+                  outcome="FOUND from broker 1")
+    s = state(M, **{"consumer1.route": [1]})
+    assert_effect(M, s, PULL, q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1), outcome="FOUND from broker 1")
+
+
 CUT = model(messages=3, slave_read_enable=True, group_broker_id=0, which_broker_when_consume_slowly=1,
             consume_slowly_backlog=0, **NO_FAILURES)
 

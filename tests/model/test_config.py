@@ -18,6 +18,7 @@ KNOB = {k.key: k for k in KNOBS}
 # model-scope.md, "Knobs": the public names, values and defaults (an interface: keep them exactly)
 SCOPE_DEFAULTS = {
     "broker_role": "ASYNC_MASTER", "flush_disk_type": "ASYNC_FLUSH", "slave_read_enable": False,
+    "slave_read_enable_in_slaves": "AS_MASTER",   # issue 44: the slaves' own slaveReadEnable
     "offset_check_in_slave": False, "group_broker_id": 0, "which_broker_when_consume_slowly": 1,
     "consume_slowly_backlog": 1, "slaves": 1, "consumers": 1, "messages": 2, "queues": 1,
     "monotonic_commit": False, "sync_offsets_max": False, "reverse_offset_sync": False,
@@ -40,7 +41,8 @@ INT_RANGES = {
 BOOLS = ("slave_read_enable", "offset_check_in_slave", "monotonic_commit", "sync_offsets_max",
          "reverse_offset_sync", "overflow_to_max", "validate_slave_ack", "ha_close_on_ack_beyond_master_max",
          "subscribe_try_next_slave_id")
-ENUMS = {"broker_role": ("ASYNC_MASTER", "SYNC_MASTER"), "flush_disk_type": ("ASYNC_FLUSH", "SYNC_FLUSH")}
+ENUMS = {"broker_role": ("ASYNC_MASTER", "SYNC_MASTER"), "flush_disk_type": ("ASYNC_FLUSH", "SYNC_FLUSH"),
+         "slave_read_enable_in_slaves": ("AS_MASTER", "FALSE", "TRUE")}
 
 
 def one_line_error(excinfo: pytest.ExceptionInfo, *parts: str, path=None) -> str:
@@ -160,12 +162,26 @@ def test_bool_knob_wrong_type(key, bad):
     one_line_error(e, f"'{key}'", repr(bad), "true, false")
 
 
-@pytest.mark.parametrize("key", sorted(ENUMS))
-@pytest.mark.parametrize("bad", ["SLAVE", "ASYNC", "", 0, True, None], ids=repr)
+@pytest.mark.parametrize("key,bad", [(key, bad) for key in sorted(ENUMS)
+                                     for bad in ["SLAVE", "ASYNC", "", 0, True, None, 1.0, "yes"]
+                                     if not (isinstance(bad, bool) and "TRUE" in ENUMS[key])], ids=repr)
 def test_enum_knob_bad_value(key, bad):
     with pytest.raises(ConfigError) as e:
         Config.from_mapping({key: bad})
     one_line_error(e, f"'{key}'", repr(bad), *ENUMS[key])
+
+
+def test_slave_read_enable_in_slaves_takes_booleans_and_follows_the_master_by_default():
+    """A TOML ``true``/``false`` is the value TRUE/FALSE; AS_MASTER (the default) is the master's value, so
+    ``slave_read_enable`` alone still sets every broker's slaveReadEnable."""
+    for given, expected in ((True, "TRUE"), (False, "FALSE"), ("false", "FALSE"), ("as_master", "AS_MASTER")):
+        assert Config.from_mapping({"slave_read_enable_in_slaves": given}).slave_read_enable_in_slaves == expected
+    assert Config.from_mapping({"slave_read_enable": True}).slaves_read_enable is True
+    assert Config().slaves_read_enable is False
+    pair = Config.from_mapping({"slaveReadEnable": True, "slave_read_enable_in_slaves": False})
+    assert (pair.slave_read_enable, pair.slaves_read_enable) == (True, False)
+    assert Config.from_mapping({"slave_read_enable_in_slaves": "TRUE"}).slaves_read_enable is True
+    assert pair.short() == "RocketMQ 4.4.0, slave_read_enable=true, slave_read_enable_in_slaves=FALSE"
 
 
 def test_brokerrole_slave_is_not_a_master_role():

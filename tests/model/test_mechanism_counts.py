@@ -86,3 +86,40 @@ def test_a_found_pull_returns_any_prefix_within_the_count_limits():
     # limit 2 lets message 2 in, the in-memory limit 1 stops before message 3
     assert _pull_batches(pull_batch_in_memory=1, pull_batch_in_disk=2, consume_slowly_backlog=0) == every[1:]
     assert _pull_batches(pull_batch_in_disk=1, consume_slowly_backlog=0) == every[1:2]
+
+
+# --- slaveReadEnable per broker (issue 44) ---------------------------------------------------------------
+def _alike(name: str) -> dict:
+    """The entry's knobs with every broker's slaveReadEnable the master's (slave_read_enable_in_slaves left
+    at AS_MASTER): the one value the model had before it was per broker."""
+    knobs = MECHANISMS[name].knobs
+    assert knobs["slave_read_enable_in_slaves"] != "AS_MASTER"
+    return {k: v for k, v in knobs.items() if k != "slave_read_enable_in_slaves"}
+
+
+def test_the_file_pair_redelivers_where_brokers_alike_do_not():
+    """A master with slaveReadEnable=true and a slave file without it (RocketMQ's default), the group reading
+    from slave 1, one master power loss: the slave serves a pull but sends the consumer back to the master
+    (PullMessageProcessor#processRequest reads the slave's own slaveReadEnable), which lost the message and
+    answers OFFSET_ILLEGAL; the correction rewinds the offset and the slave delivers the message again.
+    With slaveReadEnable=true on the slave too, the consumer stays on the slave and nothing is redelivered."""
+    r = result("slave-read-master-only")
+    redelivered = r.property("message_redelivered")
+    assert redelivered.status == "reached"
+    outcomes = [step.outcome for step in redelivered.trace.steps]
+    served = outcomes.index("FOUND from broker 1")
+    assert "OFFSET_ILLEGAL from broker 0" in outcomes[served:]
+    alike = explore(model(**_alike("slave-read-master-only")), invariants.PROPERTIES)
+    assert alike.property("message_redelivered").status == "unreached"
+    assert alike.stats.distinct_states < r.stats.distinct_states
+
+
+def test_a_slave_with_slave_read_enable_beside_a_master_without_it_changes_the_graph():
+    """The reverse pair: the master never suggests a slave, but once the consumer reaches slave 1 (the master
+    crashed and left the route) the slave's own slaveReadEnable=true keeps suggesting it (the group's
+    brokerId) where a slave alike the master would send it back: the graph grows (the pull itself is
+    tests/model/test_client_pull.py's)."""
+    r = result("slave-read-slaves-only")
+    alike = explore(model(**_alike("slave-read-slaves-only")), invariants.PROPERTIES)
+    assert (alike.stats.distinct_states, alike.stats.transitions) != (r.stats.distinct_states, r.stats.transitions)
+    assert alike.stats.distinct_states < r.stats.distinct_states

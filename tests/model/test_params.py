@@ -24,7 +24,7 @@ def test_each_knob_changes_its_own_slot_only():
     base = dict(messages=2, commitlog_file_messages=1)
     plain = _params(**base)
     changed = {"broker_role": "SYNC_MASTER", "flush_disk_type": "SYNC_FLUSH", "slaves": 2, "consumers": 2,
-               "messages": 3, "queues": 2, "commitlog_file_messages": 2}
+               "messages": 3, "queues": 2, "commitlog_file_messages": 2, "slave_read_enable_in_slaves": "TRUE"}
     for knob in KNOBS:
         if knob.key in changed:
             value = changed[knob.key]

@@ -112,6 +112,7 @@ SMALL = st.fixed_dictionaries({
     "broker_role": st.sampled_from(["ASYNC_MASTER", "SYNC_MASTER"]),
     "flush_disk_type": st.sampled_from(["ASYNC_FLUSH", "SYNC_FLUSH"]),
     "slave_read_enable": st.booleans(),
+    "slave_read_enable_in_slaves": st.sampled_from(["AS_MASTER", "FALSE", "TRUE"]),
     "offset_check_in_slave": st.booleans(),
     "slaves": st.integers(0, 2),
     "consumers": st.integers(1, 2),

@@ -4,9 +4,9 @@ The files of one broker group (the master's ``broker.conf`` and each slave's) ar
 (``BrokerStartup#createBrokerController``: ``Properties#load``, then ``MixAll#properties2Object``) and mapped
 onto the knobs of the model mode they describe:
 
-- RocketMQ 4.4 master/slave: the master's ``brokerRole`` and ``flushDiskType``, ``slaveReadEnable``, the
-  slaves' ``offsetCheckInSlave``, the number of slaves from the files given, and the subscription group's
-  ``brokerId`` and ``whichBrokerWhenConsumeSlowly``;
+- RocketMQ 4.4 master/slave: the master's ``brokerRole`` and ``flushDiskType``, the master's and the
+  slaves' ``slaveReadEnable`` (each broker reads its own), the slaves' ``offsetCheckInSlave``, the number of
+  slaves from the files given, and the subscription group's ``brokerId`` and ``whichBrokerWhenConsumeSlowly``;
 - RocketMQ 5.3.3 controller mode (``enableControllerMode=true`` in every broker's file, as RocketMQ's
   ``distribution/conf/controller/quick-start`` samples): ``allAckInSyncStateSet``, ``inSyncReplicas``,
   ``minInSyncReplicas``, the number of brokers from the files given, and ``enableElectUncleanMaster`` from
@@ -327,7 +327,7 @@ def _group_44(brokers: list[Broker], group_path: str | None) -> BrokerSettings:
     out.set("flush_disk_type", _choice(m, "flushDiskType", FLUSH_TYPES, "ASYNC_FLUSH"), "flushDiskType", m)
     out.values["slaves"] = len(slaves)
     out.sources["slaves"] = f"{len(slaves)} SLAVE file{'s' if len(slaves) != 1 else ''}"
-    out.set("slave_read_enable", _agreed_boolean(brokers, "slaveReadEnable"), "slaveReadEnable", m)
+    _slave_read(master, slaves, out)
     if slaves:
         out.set("offset_check_in_slave", _agreed_boolean(slaves, "offsetCheckInSlave"), "offsetCheckInSlave",
                 slaves[0].props)
@@ -468,16 +468,41 @@ def _same_group(files: list[Properties], version: str = "4.4") -> None:
                                        "files of one broker group name the same one")
 
 
-def _agreed_boolean(brokers: Sequence[Broker], key: str) -> bool:
+def _agreed_boolean(brokers: Sequence[Broker], key: str, these: str = "these brokers",
+                    files: str = "every file") -> bool:
     """A boolean the model holds once for all these brokers: every file must say the same (absent: false)."""
     values = [(_boolean(b.props, key), b) for b in brokers]
     first_value, first = values[0]
     for value, b in values[1:]:
         if value != first_value:
             raise _bad(b.props, key, f"{str(value).lower()} here but {str(first_value).lower()} in "
-                                     f"{first.props.name!r}; the model has one {key} for these brokers: set it "
-                                     "alike in every file")
+                                     f"{first.props.name!r}; the model has one {key} for {these}: set it "
+                                     f"alike in {files}")
     return first_value
+
+
+def _slave_read(master: Broker, slaves: Sequence[Broker], out: BrokerSettings) -> None:
+    """``slaveReadEnable``, which ``PullMessageProcessor#processRequest`` reads on the broker serving the
+    pull: the master's is ``slave_read_enable`` (whether it suggests a slave); the slaves' own, where it
+    differs from the master's, is ``slave_read_enable_in_slaves`` (whether a slave suggests itself again or
+    the master). RocketMQ's default is false, so a master with ``slaveReadEnable=true`` beside a slave file
+    without it is the common case. The model holds one value for all the slaves."""
+    m = master.props
+    value = _boolean(m, "slaveReadEnable")
+    out.set("slave_read_enable", value, "slaveReadEnable", m)
+    if not slaves:
+        return
+    in_slaves = _agreed_boolean(slaves, "slaveReadEnable", "the slaves (the master's may differ)",
+                                "every slave's file")
+    if in_slaves == value:
+        out.values["slave_read_enable_in_slaves"] = "AS_MASTER"
+        out.sources["slave_read_enable_in_slaves"] = "slaveReadEnable alike in every file"
+    else:
+        holder = next((b.props for b in slaves if "slaveReadEnable" in b.props.values), None)
+        out.values["slave_read_enable_in_slaves"] = "TRUE" if in_slaves else "FALSE"
+        out.sources["slave_read_enable_in_slaves"] = (
+            f"slaveReadEnable in {holder.path.name}" if holder is not None
+            else f"no slaveReadEnable in {slaves[0].props.path.name}: RocketMQ's default (false)")
 
 
 def _ratio(m: Properties, out: BrokerSettings) -> None:

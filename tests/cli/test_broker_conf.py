@@ -66,6 +66,62 @@ def test_group_config_as_mqadmin_prints_it(tmp_path):
     assert "retryMaxTimes" in out.splitlines()[2]
 
 
+def _pair(tmp_path, master_extra: str = "slaveReadEnable=true\n", slave_extra: str = "") -> list[str]:
+    """The --broker-conf options of a master's file and a slave's, each with its extra lines."""
+    (tmp_path / "m.properties").write_text(MASTER + master_extra)
+    (tmp_path / "s.properties").write_text(SLAVE + slave_extra)
+    return ["--broker-conf", str(tmp_path / "m.properties"), "--broker-conf", str(tmp_path / "s.properties")]
+
+
+def test_a_master_with_slave_read_enable_beside_a_slave_without_it_is_read_per_broker(tmp_path):
+    """RocketMQ's default slaveReadEnable is false, so a master file with slaveReadEnable=true beside a slave
+    file without it is the common pair: PullMessageProcessor#processRequest reads each broker's own value,
+    so the master's is slave_read_enable and the slave's slave_read_enable_in_slaves."""
+    result = invoke("config", *_pair(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert "slave_read_enable = true   # slaveReadEnable in m.properties" in result.stdout
+    assert ('slave_read_enable_in_slaves = "FALSE"   # no slaveReadEnable in s.properties: RocketMQ\'s default '
+            "(false)") in result.stdout
+    saved = tmp_path / "pair.toml"
+    saved.write_text(result.stdout)
+    assert load_toml(saved) == Config(broker_role="SYNC_MASTER", slave_read_enable=True,
+                                      slave_read_enable_in_slaves="FALSE", slaves=1)
+    # the reverse pair, written out in the slave's file
+    result = invoke("config", *_pair(tmp_path, "", "slaveReadEnable=true\n"))
+    assert result.exit_code == 0, result.stderr
+    assert "slave_read_enable = false   # slaveReadEnable in m.properties" in result.stdout
+    assert 'slave_read_enable_in_slaves = "TRUE"   # slaveReadEnable in s.properties' in result.stdout
+
+
+@pytest.mark.parametrize("master, slave", [("slaveReadEnable=true\n", "slaveReadEnable=true\n"), ("", ""),
+                                           ("slaveReadEnable=false\n", "")])
+def test_brokers_alike_leave_the_slaves_value_to_the_master(tmp_path, master, slave):
+    """Every broker with the same slaveReadEnable is the configuration of one value, as before."""
+    result = invoke("config", *_pair(tmp_path, master, slave))
+    assert result.exit_code == 0, result.stderr
+    assert 'slave_read_enable_in_slaves = "AS_MASTER"   # slaveReadEnable alike in every file\n' in result.stdout
+
+
+def test_check_explores_the_file_pair_with_each_brokers_own_slave_read_enable(tmp_path):
+    """The pair, the group reading from its slave, one master power loss: checked (not refused), the
+    configuration and its numbers are the pinned table's ``slave-read-master-only``, where the slave sends
+    the consumer back to the master and a message is delivered twice."""
+    from rmqcheck.pinned import pinned
+    entry = pinned("slave-read-master-only")
+    (tmp_path / "group.properties").write_text("brokerId=1\n")
+    out = tmp_path / "r.json"
+    result = invoke("check", *_pair(tmp_path), "--group-config", str(tmp_path / "group.properties"),
+                    "--set", "brokerRole=ASYNC_MASTER", "--set", "messages=1", "--set", "max_master_crashes=0",
+                    "--quiet", "--json", str(out))
+    assert result.exit_code == 1, result.stderr
+    doc = json.loads(out.read_text())
+    assert Config.from_mapping({k: v for k, v in doc["config"].items()}) == entry.config()
+    stats = doc["stats"]
+    assert (stats["distinct_states"], stats["transitions"], stats["depth"]) == entry.counts
+    assert {p["name"]: p["status"] for p in doc["properties"]} == entry.verdicts
+    assert entry.verdicts["message_redelivered"] == "reached"
+
+
 def test_java_properties_syntax_as_rocketmq_reads_it():
     text = ("# comment\n! also a comment\n  brokerName : broker-a\nbrokerRole SYNC_MASTER\n"
             "namesrvAddr=a:9876;\\\n    b:9876\nstorePathRootDir=C\\:\\\\store\nbrokerIP1=\\u0031.2.3.4\n")
@@ -100,8 +156,11 @@ BAD = [
     ("two slaves with one brokerId", [("m", MASTER), ("s", SLAVE), ("s2", SLAVE)], None, "brokerId", "s2"),
     ("four slaves", [("m", MASTER)] + [(f"s{i}", SLAVE.replace("brokerId=1", f"brokerId={i}")) for i in range(1, 5)],
      None, "brokerRole", "s4"),
-    ("slaveReadEnable differs", [("m", MASTER + "slaveReadEnable=true\n"), ("s", SLAVE)], None, "slaveReadEnable",
-     "s"),
+    ("slaveReadEnable differs between the slaves", [("m", MASTER + "slaveReadEnable=true\n"), ("s", SLAVE),
+                                                    ("s2", SLAVE.replace("brokerId=1", "brokerId=2")
+                                                     + "slaveReadEnable=true\n")], None, "slaveReadEnable", "s2"),
+    ("a slave's slaveReadEnable written yes", [("m", MASTER), ("s", SLAVE + "slaveReadEnable=yes\n")], None,
+     "slaveReadEnable", "s"),
     ("offsetCheckInSlave differs", [("m", MASTER), ("s", SLAVE + "offsetCheckInSlave=true\n"),
                                     ("s2", SLAVE.replace("brokerId=1", "brokerId=2"))], None, "offsetCheckInSlave",
      "s2"),

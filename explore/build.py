@@ -36,7 +36,7 @@ def check_result(engine: str, model: Any, properties: list[PropertyResult], stat
     """The run's result: with a coverage ``tally`` (and the new states per action), coverage, terminal
     states and pruned transitions are filled in and noted on the verdicts they qualify."""
     if tally is not None:
-        fill_stats(stats, model.actions(), tally, new_states)
+        fill_stats(stats, model.actions(), tally, new_states, getattr(model, "prune_reasons", None))
         note_pruned(properties, stats)
     config = getattr(model, "config", None)
     if hasattr(config, "as_dict"):   # a RocketMQ configuration, of either mode: with the release it checks

@@ -2,7 +2,7 @@
 
 The engines tally, per expanded state, in the shared step (:func:`explore.step.generate`): its transitions
 per action index, its pruned successor rows per reason code (a step the real system could take that a
-bound of the model leaves out, :data:`model.events.PRUNED`), and whether it has no enabled action (a
+bound of the model leaves out, :data:`explore.flags.PRUNED`), and whether it has no enabled action (a
 terminal state). The new states an action produced are those whose canonical parent link (smallest
 ``(parent key, action)``, identical on every engine) names it. This module turns those counts into the
 result's statistics: per action *kind* (``Pull``, ``MasterCrash``: the trace label up to its first
@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from invariants.base import EVENTUALLY
-from model.events import PRUNE_REASON_SHIFT, PRUNED, prune_reason
+from .flags import reason_text
 
 from .result import HOLDS, UNREACHED, PropertyResult, Stats
 from .step import T_ACTIONS, T_PRUNED, T_TERMINAL, tally_size
@@ -44,11 +44,10 @@ def per_kind(actions: Sequence[Any], transitions: np.ndarray, new_states: np.nda
     return out
 
 
-def pruned_by_reason(tally: np.ndarray) -> dict[str, int]:
-    """``{reason text: count}`` of the pruned rows, reasons named by the model's table."""
+def pruned_by_reason(tally: np.ndarray, reasons: dict[int, str]) -> dict[str, int]:
+    """``{reason text: count}`` of the pruned rows, reasons named by the model's table ``reasons``."""
     counts = tally[T_PRUNED:T_ACTIONS]
-    return {prune_reason(PRUNED | (int(code) << PRUNE_REASON_SHIFT)): int(counts[code])
-            for code in np.flatnonzero(counts)}
+    return {reason_text(int(code), reasons): int(counts[code]) for code in np.flatnonzero(counts)}
 
 
 #: states counted per ``bincount``: its int64 copy stays small when the run ended short of memory
@@ -64,12 +63,14 @@ def new_states_per_action(via: np.ndarray, actions: int) -> np.ndarray:
     return counts
 
 
-def fill_stats(stats: Stats, actions: Sequence[Any], tally: np.ndarray, new_states: np.ndarray) -> None:
-    """Set the coverage, terminal and pruned statistics from a whole run's tally."""
+def fill_stats(stats: Stats, actions: Sequence[Any], tally: np.ndarray, new_states: np.ndarray,
+               reasons: dict[int, str] | None = None) -> None:
+    """Set the coverage, terminal and pruned statistics from a whole run's tally (``reasons``: the model's
+    names of its prune reason codes)."""
     nact = len(actions)
     stats.coverage = per_kind(actions, tally[T_ACTIONS:T_ACTIONS + nact], new_states)
     stats.terminal_states = int(tally[T_TERMINAL])
-    stats.pruned_reasons = pruned_by_reason(tally)
+    stats.pruned_reasons = pruned_by_reason(tally, reasons or {})
     stats.pruned_transitions = sum(stats.pruned_reasons.values())
 
 

@@ -3,7 +3,7 @@
 components and their fairness, backward reachability and shortest paths. :mod:`explore.liveness` decides
 the properties with them (its docstring has the method and the canonical lasso rule).
 
-They import only the kernel signatures, so the kernel cache key (:mod:`model.kernel_cache`) does not cover
+They import only the kernel signatures, so the kernel cache key (:mod:`explore.kernel_cache`) does not cover
 the pure-Python decision around them.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from model.packed import EVENTUALLY_MASKS_SIG
+from explore.packed import EVENTUALLY_MASKS_SIG
 
 from .step import ENABLED, SUCC_T
 

@@ -1,7 +1,7 @@
 """The compiled passes of the failure-mode analysis (:mod:`explore.faults`) over a finished exhaustive
 exploration's stored states and edges. They take the model's compiled ``successors`` and the properties'
 ``state_check`` as first-class function values, like the explorer's kernel, and import nothing but the
-kernel signatures, so the kernel cache key (:mod:`model.kernel_cache`) does not cover the pure-Python
+kernel signatures, so the kernel cache key (:mod:`explore.kernel_cache`) does not cover the pure-Python
 analysis around them.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from model.packed import STATE_CHECK_SIG, SUCCESSORS_SIG
+from explore.packed import STATE_CHECK_SIG, SUCCESSORS_SIG
 
 SUCC_T = types.FunctionType(SUCCESSORS_SIG)
 SCHECK_T = types.FunctionType(STATE_CHECK_SIG)

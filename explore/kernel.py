@@ -34,9 +34,9 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from model.fingerprint import fingerprint_words, mix64
-from model.native import kernel
-from model.packed import STATE_CHECK_SIG
+from explore.fingerprint import fingerprint_words, mix64
+from explore.native import kernel
+from explore.packed import STATE_CHECK_SIG
 
 from .counters import MASKS_T, RUN_T
 from .prefetch import prefetch

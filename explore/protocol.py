@@ -2,8 +2,8 @@
 
 A model is a transition system over packed states: each state is a fixed number of ``uint64`` words
 (``words``), so a state is its own exact key and a tuple of its words is immutable and canonical. The
-engines call the model's compiled ``successors`` kernel (fixed signature :data:`model.packed.SUCCESSORS_SIG`)
-with its parameter vector; everything else is for traces and reports. :class:`model.packed.PackedModel`
+engines call the model's compiled ``successors`` kernel (fixed signature :data:`explore.packed.SUCCESSORS_SIG`)
+with its parameter vector; everything else is for traces and reports. :class:`explore.packed.PackedModel`
 implements the derived methods (enabled actions, next state, fingerprint) on top of the kernel, for the
 RocketMQ model and for the toy models alike (:mod:`explore.toys`).
 

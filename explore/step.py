@@ -33,9 +33,9 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from model.events import PRUNE_REASON_MASK, PRUNE_REASON_SHIFT, PRUNED
-from model.native import kernel
-from model.packed import SUCCESSORS_SIG, TRANSITION_CHECK_SIG
+from .flags import PRUNE_REASON_MASK, PRUNE_REASON_SHIFT, PRUNED
+from explore.native import kernel
+from explore.packed import SUCCESSORS_SIG, TRANSITION_CHECK_SIG
 
 ENABLED = 1
 ERROR = 2

@@ -34,7 +34,7 @@ import numba as nb
 import numpy as np
 from numba import types
 
-from model.native import kernel, scratch
+from explore.native import kernel, scratch
 
 from . import kernel as K
 from .funcaddr import ADDRESSES, address_table, function_at

@@ -1,7 +1,7 @@
 """Named properties as the engines see them: a kind, a bit of the compiled checks, and a docstring.
 
 A property set bundles :class:`Property` descriptions with two compiled functions of fixed signatures
-(:mod:`model.packed`): ``state_check(state, params)`` returns, per property bit, "violated" for an
+(:mod:`explore.packed`): ``state_check(state, params)`` returns, per property bit, "violated" for an
 ``always`` property, "satisfied" for a ``sometimes`` property observed on states, and "goal holds" for a
 ``graph`` property (from every reachable state a goal state must stay reachable);
 ``transition_check(source, flags, target, params)`` returns the ``sometimes`` properties a transition

@@ -11,8 +11,8 @@ from model.events import (EV_ACKED_WITH_SLAVE_AWAY, EV_MASTER_RECOVERED, EV_OFFS
                           EV_SLAVE_SERVED_PULL, EV_SLAVE_SYNC_LOWERED_OFFSET)
 from model.fields import NFIELDS
 from model.layout import unpack
-from model.native import scratch
-from model.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG
+from explore.native import scratch
+from explore.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG
 
 from . import durability, offsets, replication, witnesses
 

@@ -137,8 +137,8 @@ class CheckRegistry:
             "",
         ] + (textwrap.wrap(f"from model.events import ({', '.join(events)})", 110, subsequent_indent=" " * 26)
              if events else []) + list(self.imports) + [
-            "from model.native import scratch",
-            "from model.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG",
+            "from explore.native import scratch",
+            "from explore.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG",
             "",
             f"from . import {', '.join(modules)}",
             "",

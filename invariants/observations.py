@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from model import fields as F
 from model.bits import bit, count
-from model.native import kernel
+from explore.native import kernel
 from model.slots import K_BACKLOG, K_MESSAGES, K_QUEUES, K_SLAVES
 
 NO_BROKER = -1

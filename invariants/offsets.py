@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from model import fields as F
 from model.bits import count, lowest
-from model.native import kernel
+from explore.native import kernel
 from model.slots import K_QUEUES
 
 from .declare import ALWAYS, EVENTUALLY, check

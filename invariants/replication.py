@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from model.native import kernel
+from explore.native import kernel
 
 from .declare import ALWAYS, EVENTUALLY, GRAPH, check
 from model import fields as F

@@ -8,7 +8,7 @@ the properties' descriptions.
 from __future__ import annotations
 
 
-from model.native import kernel
+from explore.native import kernel
 
 from .declare import SOMETIMES, check
 from model import fields as F

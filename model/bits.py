@@ -8,7 +8,7 @@ whether message ``m`` is present. The kernel checks the increasing order on ever
 """
 from __future__ import annotations
 
-from .native import kernel
+from explore.native import kernel
 
 
 @kernel(inline=True)

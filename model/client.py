@@ -13,7 +13,7 @@ from __future__ import annotations
 
 
 from .declare import BATCH, CONSUMER, QUEUE, Note, action
-from .native import kernel
+from explore.native import kernel
 from .writes import put
 from . import fields as F
 from .events import (DISCARD, ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, NOTE_SHIFT, OUT_COMMITTED,

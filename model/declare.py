@@ -341,7 +341,7 @@ ROCKETMQ_44 = ActionRegistry(
     actors=ACTORS, roles=DRAWN_ROLES,
     modules=tuple(f"model.{m}" for m in ("client", "failures", "ha", "metadata", "producer", "store")),
     mutants="model.mutants", dispatch_path=Path(__file__).with_name("dispatch.py"),
-    command="python -m model.declare", native_import="from .native import kernel")
+    command="python -m model.declare", native_import="from explore.native import kernel")
 
 action, mutant = ROCKETMQ_44.action, ROCKETMQ_44.mutant
 declarations, mutant_declarations = ROCKETMQ_44.declarations, ROCKETMQ_44.mutant_declarations

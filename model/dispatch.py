@@ -5,7 +5,7 @@
 (:mod:`model.mutants`): a model built with one has its kind in the replaced action's row.
 """
 from . import client, failures, ha, metadata, mutants, producer, store
-from .native import kernel
+from explore.native import kernel
 
 
 @kernel(inline=True)

@@ -1,21 +1,15 @@
-"""What the kernel reports about one fired action, packed in one ``int64`` of flags.
+"""What the 4.4 kernel reports about one fired action, packed in one ``int64`` of flags.
 
-Bit 0 says the action is enabled; bit 1 flags a model error. Bits 2..15 are *events* that the
-``sometimes`` properties observe (a slave served a pull, an offset commit reached a slave...). Bits 16..31
-carry an *outcome note* for the trace reader only (the send status, the pull status and broker...): the
-engines ignore it.
+Bit 0 says the action is enabled; bit 1 flags a model error; bits 40 and up are the engine's (discarded
+and pruned rows): :mod:`explore.flags`. Bits 2..15 are *events* that the ``sometimes`` properties observe
+(a slave served a pull, an offset commit reached a slave...). Bits 16..31 carry an *outcome note* for the
+trace reader only (the send status, the pull status and broker...): the engines ignore it.
 """
 from __future__ import annotations
 
-ENABLED = 1
-ERROR = 2
-DISCARD = 1 << 40   # not a transition after all (the action may have written scratch fields first)
-# a step the real system could take that a bound of the model leaves out: DISCARD | PRUNED | reason
-# << PRUNE_REASON_SHIFT. The successor row keeps PRUNED and the reason (not ENABLED), so the engines count
-# it (``stats.pruned_transitions``) without exploring it.
-PRUNED = 1 << 41
-PRUNE_REASON_SHIFT = 42
-PRUNE_REASON_MASK = 0xFF << PRUNE_REASON_SHIFT
+from explore.flags import DISCARD, ENABLED, ERROR, PRUNE_REASON_MASK, PRUNE_REASON_SHIFT, PRUNED, reason_text
+
+__all__ = ["DISCARD", "ENABLED", "ERROR", "PRUNE_REASON_MASK", "PRUNE_REASON_SHIFT", "PRUNED"]
 EV_SLAVE_SERVED_PULL = 4
 EV_OFFSET_COMMITTED_TO_SLAVE = 8
 EV_MASTER_RECOVERED = 16
@@ -87,8 +81,7 @@ def prune_reason(flags: int) -> str:
     """The ``stats.pruned_reasons`` key of a pruned successor row's flags, or "" for a row not pruned."""
     if not flags & PRUNED:
         return ""
-    code = (flags & PRUNE_REASON_MASK) >> PRUNE_REASON_SHIFT
-    return PRUNE_REASON_TEXT.get(code, f"reason {code}")
+    return reason_text((flags & PRUNE_REASON_MASK) >> PRUNE_REASON_SHIFT, PRUNE_REASON_TEXT)
 
 
 def note(outcome: int, broker: int = 0) -> int:

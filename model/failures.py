@@ -10,7 +10,7 @@ from __future__ import annotations
 
 
 from .declare import SLAVE, action
-from .native import kernel
+from explore.native import kernel
 from .writes import put
 from . import fields as F
 from .bits import bit, count, lowest

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 
 from .declare import SLAVE, Arrow, Note, action
-from .native import kernel
+from explore.native import kernel
 from .writes import put
 from . import fields as F
 from .events import ENABLED, ERR_LOG_ORDER, ERROR, NOTE_SHIFT, OUT_MISMATCH_CLOSE, OUT_REPORT_REJECTED

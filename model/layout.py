@@ -15,7 +15,7 @@ import numpy as np
 
 from . import fields as F
 from .config import Config
-from .native import kernel
+from explore.native import kernel
 from .slots import K_FIELDS_AT, LAYOUT_BASE
 from .writes import DIRTY_BASE, DIRTY_COUNT, MAX_DIRTY
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 from .declare import BROKER, SLAVE, Arrow, Note, action
-from .native import kernel
+from explore.native import kernel
 from .writes import put
 from . import fields as F
 from .events import ENABLED, EV_SLAVE_SYNC_LOWERED_OFFSET

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .config import ConfigError, load_knobs_toml, read_config_toml
+from .knobs import ConfigError, load_knobs_toml, read_config_toml
 
 DEFAULT_MODE = "4.4"
 

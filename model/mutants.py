@@ -19,7 +19,7 @@ from .events import (DISCARD, ENABLED, EV_OFFSET_COMMITTED_TO_SLAVE, NOTE_BROKER
                      OUT_NO_MATCHED_MSG, OUT_NO_NEW_MSG, OUT_OFFSET_ILLEGAL, OUT_PULL_FAILED)
 from .failures import forget_lost_queue_offsets, master_crash
 from .ha import append_block, block_to_push
-from .native import kernel
+from explore.native import kernel
 from .offsets import commit_offset, offset_slot
 from .slots import K_QUEUES, K_SLAVES, K_SYNC_FLUSH
 from .producer import send_message

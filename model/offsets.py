@@ -7,7 +7,7 @@ separate fields: only ``persist`` copies one to the other, and a restart loads t
 from __future__ import annotations
 
 
-from .native import kernel
+from explore.native import kernel
 from .writes import put
 from . import fields as F
 from .events import EV_OFFSET_COMMITTED_TO_SLAVE

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 from .declare import FLUSH, action
-from .native import kernel
+from explore.native import kernel
 from .writes import put
 from . import fields as F
 from .bits import bit

@@ -10,9 +10,9 @@ from . import fields as F
 from .actions import Action, Rebalance, actions_for
 from .config import Config
 from .declare import ROCKETMQ_44
-from .events import describe
+from .events import PRUNE_REASON_TEXT, describe
 from .layout import Layout, pack, unpack
-from .packed import PackedModel, State
+from explore.packed import PackedModel, State
 from .params import build_params
 from .successors import successors
 from .view import decode_vector, encode_vector
@@ -22,6 +22,7 @@ class RocketMQModel(PackedModel):
     """Master, slaves, producer, consumers and failures of RocketMQ 4.4 under one :class:`Config`."""
 
     name = "rocketmq-4.4"
+    prune_reasons = PRUNE_REASON_TEXT   # the names of its prune reason codes (stats.pruned_reasons)
 
     def __init__(self, config: Config | None = None, strict: bool = False, mutation: str | None = None) -> None:
         self.config = config if config is not None else Config()

@@ -10,7 +10,7 @@ client reads that cached route, ids in ascending order (``HashMap`` iteration ov
 """
 from __future__ import annotations
 
-from .native import kernel
+from explore.native import kernel
 from .slots import K_SUBSCRIBE_TRY_NEXT_SLAVE_ID
 from .writes import put
 from . import fields as F

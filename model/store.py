@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .declare import BROKER, Note, action
 from .events import ENABLED
-from .native import kernel
+from explore.native import kernel
 from .writes import put
 from . import fields as F
 from .bits import bit, count, from_position, highest_id, lowest

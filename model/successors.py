@@ -17,8 +17,8 @@ from .events import (DISCARD, ERR_FIELD_RANGE, ERR_WRITE_WHEN_DISABLED, ERROR, N
                      PRUNE_REASON_MASK)
 from .fields import NFIELDS
 from .layout import repack, unpack
-from .native import scratch
-from .packed import SUCCESSORS_SIG
+from explore.native import scratch
+from explore.packed import SUCCESSORS_SIG
 from .slots import ACTION_STRIDE, K_ACTIONS_AT, K_STRICT
 from .writes import DIRTY_COUNT, WORK_SIZE
 

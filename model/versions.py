@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .config import ConfigError
+from .knobs import ConfigError
 
 __all__ = ["Release", "Switch", "NotModelled", "ReleaseLine", "version_key", "release_line", "release_of",
            "config_dict", "with_release", "tag_of"]

@@ -9,7 +9,7 @@ each of the dozens of actions of every state.
 from __future__ import annotations
 
 from .fields import NFIELDS
-from .native import kernel
+from explore.native import kernel
 
 DIRTY_COUNT = NFIELDS           # slot of w: how many writes since w was last equal to v
 DIRTY_BASE = NFIELDS + 1        # slots of w: the fields written, in order (repeats allowed)

@@ -1,15 +1,14 @@
 """One line on stderr before the numba kernels compile on a cold cache, so a first run does not look hung.
 
-The model's kernels compile when ``model`` is first imported and the explorer's when it first runs, each
-about a minute, then load from the cache ``model/kernel_cache.py`` keys on a digest of their sources. The
-cache is cold when it holds no index file (``*.nbi``) for the model's successor function or for the
-explorer's ``expand``. Finding the directory must not import ``model`` (that import is what compiles), so
-``kernel_cache.py`` is loaded on its own, under a private name. Like the progress bar, the line is written
-only when stderr is a terminal: piped output and CI logs stay as they were.
+The model's kernels compile when its model class is first imported and the explorer's when it first runs,
+each about a minute, then load from the cache ``explore/kernel_cache.py`` keys on a digest of their
+sources. The cache is cold when it holds no index file (``*.nbi``) for the model's successor function or for
+the explorer's ``expand``. Finding the directory imports ``explore.kernel_cache`` alone, which compiles
+nothing. Like the progress bar, the line is written only when stderr is a terminal: piped output and CI
+logs stay as they were.
 """
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -23,20 +22,10 @@ _announced = False
 
 
 def kernel_cache_dir() -> Path | None:
-    """The directory ``model/kernel_cache.py`` chooses, without importing the ``model`` package."""
-    loaded = sys.modules.get("model.kernel_cache")
-    if loaded is not None:
-        return Path(loaded.CACHE_DIR)
-    spec = importlib.util.find_spec("model")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "kernel_cache.py"
-    probe_spec = importlib.util.spec_from_file_location("_rmqcheck_kernel_cache_probe", path)
-    if probe_spec is None or probe_spec.loader is None:
-        return None
-    probe = importlib.util.module_from_spec(probe_spec)
-    probe_spec.loader.exec_module(probe)
-    return Path(probe.CACHE_DIR)
+    """The directory ``explore/kernel_cache.py`` chooses (importing it compiles nothing: the ``explore``
+    package loads its modules on first use)."""
+    from explore import kernel_cache
+    return Path(kernel_cache.CACHE_DIR)
 
 
 def cold(cache: Path, explorer: bool = True) -> bool:

@@ -23,8 +23,8 @@ from explore.counters import BATCH_T, MASKS_T
 from explore.kernel import SCHECK_T
 from explore.step import (I64_1D, ROWS_T, ST_CHUNK, SUCC_T, TCHECK_T, U64_2D, Generator, expand_state, key_less,
                           rows_equal)
-from model.fingerprint import fingerprint_words
-from model.native import kernel
+from explore.fingerprint import fingerprint_words
+from explore.native import kernel
 
 #: where the batch policy files successors: the distinct successors (``child``, each one's ``parent`` row of
 #: the batch and ``action``), the open-addressing table over them (``tmask``: its length - 1), and the

@@ -12,7 +12,7 @@ import numpy as np
 
 from explore.keyorder import settle_ties
 from explore.step import key_less, rows_equal
-from model.fingerprint import fingerprint_words
+from explore.fingerprint import fingerprint_words
 
 OWNER_SHIFT = np.uint64(33)   # high bits of the fingerprint: independent of the low bits hash tables use
 

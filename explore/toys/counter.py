@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from model.packed import STATE_CHECK_SIG, SUCCESSORS_SIG, TRANSITION_CHECK_SIG, PackedModel
+from explore.packed import STATE_CHECK_SIG, SUCCESSORS_SIG, TRANSITION_CHECK_SIG, PackedModel
 from invariants.base import ALWAYS, GRAPH, SOMETIMES, Property, PropertySet
 
 P_LIMIT, P_K, P_RAISE_AT, P_RESET = 0, 1, 2, 3

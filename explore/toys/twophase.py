@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from model.packed import STATE_CHECK_SIG, SUCCESSORS_SIG, TRANSITION_CHECK_SIG, PackedModel
+from explore.packed import STATE_CHECK_SIG, SUCCESSORS_SIG, TRANSITION_CHECK_SIG, PackedModel
 from invariants.base import ALWAYS, SOMETIMES, Property, PropertySet
 
 WORKING, PREPARED, COMMITTED, ABORTED = 0, 1, 2, 3

@@ -9,8 +9,8 @@ import numpy as np
 
 from model.controller.fields import NFIELDS
 from model.controller.state import unpack
-from model.native import scratch
-from model.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG
+from explore.native import scratch
+from explore.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG
 
 from . import durability, election, witnesses
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from model.controller import fields as F
 from model.controller.params import P_BROKERS
-from model.native import kernel
+from explore.native import kernel
 
 from .declare import check
 from .observations import current_master, field, writer

@@ -5,7 +5,7 @@ property agree with it."""
 from __future__ import annotations
 
 from model.controller import fields as F
-from model.native import kernel
+from explore.native import kernel
 
 
 @kernel(inline=True)

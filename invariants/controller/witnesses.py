@@ -4,7 +4,7 @@ mode counts only while the configuration still reaches each of them. ``check`` d
 from __future__ import annotations
 
 from model.controller import fields as F
-from model.native import kernel
+from explore.native import kernel
 
 from .declare import check
 from ..base import SOMETIMES

@@ -10,7 +10,7 @@ conditions (§9.2): "after 10 s without a heartbeat" becomes "may happen once th
 from __future__ import annotations
 
 from ..declare import Arrow, Note
-from ..native import kernel
+from explore.native import kernel
 from . import fields as F
 from .declare import BROKER, ELECTED, MASTER, SLAVE, action
 from .params import (P_ALL_ACK, P_BROKERS, P_ISR, P_MAX_CRASH, P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES,

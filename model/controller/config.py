@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..config import ConfigError, Knob, _text, knob_values, set_assignments
+from ..knobs import ConfigError, Knob, _text, knob_values, set_assignments
 
 MODE = "controller"
 

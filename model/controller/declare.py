@@ -47,7 +47,7 @@ ROLES = ("producer", "consumer", "controller", "broker", "elected", "slave", "ma
 CONTROLLER = ActionRegistry(
     actors=ACTORS, roles=ROLES, sections=SECTIONS, modules=("model.controller.actions",),
     mutants="model.controller.mutants", dispatch_path=Path(__file__).with_name("dispatch.py"),
-    command="python -m model.controller.declare", native_import="from ..native import kernel",
+    command="python -m model.controller.declare", native_import="from explore.native import kernel",
     state_args=("w",), arity=2)
 
 action = CONTROLLER.action

@@ -1,6 +1,6 @@
 """The controller-mode successor kernel: every action of the configuration's table on one state.
 
-Same fixed signature as the 4.4 kernel (:data:`model.packed.SUCCESSORS_SIG`), so every engine runs it
+Same fixed signature as the 4.4 kernel (:data:`explore.packed.SUCCESSORS_SIG`), so every engine runs it
 unchanged. The state is unpacked once into a field vector on the stack; each action works on a copy
 (fired by the generated dispatch, :mod:`model.controller.dispatch`) and is packed into its row; an action
 that would leave the state as it was is no transition.
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..native import scratch
-from ..packed import SUCCESSORS_SIG
+from explore.native import scratch
+from explore.packed import SUCCESSORS_SIG
 from . import fields as F
 from .declare import CONTROLLER
 from .dispatch import apply

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..declare import Action, actions_for
-from ..packed import PackedModel, State
+from explore.packed import PackedModel, State
 from . import fields as F
 from .config import ControllerConfig
 from .declare import CONTROLLER

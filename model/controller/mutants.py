@@ -10,7 +10,7 @@ and then changes what it wrote.
 """
 from __future__ import annotations
 
-from ..native import kernel
+from explore.native import kernel
 from . import fields as F
 from .actions import (ERROR, OK, asks_election, broker_elect, broker_may_elect, controller_may_elect, dispatch_to,
                       elect, elect_none, elected_by_broker, electable, electable_exists, may_put, put_message,

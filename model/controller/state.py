@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..native import kernel
+from explore.native import kernel
 from . import fields as F
 from .params import P_ALL_ACK, P_BROKERS
 

@@ -13,7 +13,7 @@ from explore.trace import replay
 from explore.liveness import lasso_fault
 from invariants import ALWAYS, EVENTUALLY, GRAPH, PROPERTIES, SOMETIMES
 from model import Config, RocketMQModel, preset
-from model.packed import PackedModel
+from explore.packed import PackedModel
 from rmqcheck.pinned import pinned
 
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ from explore.toys.counter import COUNTER_PROPERTIES, Counter
 from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
 from invariants import ALWAYS, GRAPH, PROPERTIES, SOMETIMES, UnknownPropertyError
 from model import Config, RocketMQModel
-from model.packed import SUCCESSORS_SIG, PackedModel
+from explore.packed import SUCCESSORS_SIG, PackedModel
 from rmqcheck.pinned import pinned
 
 NO_PROPERTIES = COUNTER_PROPERTIES.without([ALWAYS, SOMETIMES, GRAPH])

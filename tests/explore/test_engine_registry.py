@@ -39,3 +39,20 @@ def test_the_core_engine_package_never_names_the_spark_engine():
     root = Path(__file__).resolve().parents[2] / "explore"
     naming = [str(p.relative_to(root)) for p in sorted(root.rglob("*.py")) if "spark_explore" in p.read_text()]
     assert naming == []
+
+
+def test_importing_the_engines_and_reports_imports_no_model_mode():
+    """The engine's shared pieces (explore/native.py, packed.py, fingerprint.py, flags.py, kernel_cache.py)
+    are no mode's: importing the local engine, the Spark engine or the reports loads the mode registry at
+    most, never a mode's own modules (the 4.4 ones under model/, model.controller)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = ("import sys, explore.step, explore.local, explore.faults, spark_explore.engine, reports.console, "
+             "reports.json_report, reports.markdown, reports.html, reports.faults, reports.itf, reports.junit\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'model'))")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert eval(out.stdout.strip()) == ["model", "model.knobs", "model.modes"]

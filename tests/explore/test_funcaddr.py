@@ -6,7 +6,7 @@ import pytest
 from numba import types
 
 from explore.funcaddr import ADDRESSES, address_table, addresses, function_at
-from model.packed import STATE_CHECK_SIG
+from explore.packed import STATE_CHECK_SIG
 
 CHECK_T = types.FunctionType(STATE_CHECK_SIG)
 _check_at = function_at(CHECK_T)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from model.kernel_cache import _PACKAGES, _ROOT, kernel_sources, source_digest
+from explore.kernel_cache import _PACKAGES, _ROOT, kernel_sources, source_digest
 
 
 @pytest.fixture

@@ -1,10 +1,10 @@
-"""model.native.scratch: stack work vectors for allocation-free kernels."""
+"""explore.native.scratch: stack work vectors for allocation-free kernels."""
 import numba as nb
 import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
-from model.native import kernel, scratch
+from explore.native import kernel, scratch
 
 
 @kernel

@@ -7,7 +7,7 @@ from: every module that defines a compiled function (``@kernel``, ``njit``, ``@i
 project module those import, transitively (the modules they take functions and constants from). Editing
 a pure-Python module no kernel imports, such as explore/result.py, keeps the compiled kernels; changing a
 constant anywhere the kernels read from starts a fresh cache. This module must run before any kernel is
-defined: ``model/__init__`` imports it first. Set ``RMQCHECK_CACHE_DIR`` to choose the parent directory
+defined: :mod:`explore.native` and :mod:`explore.packed`, which every kernel module imports, import it first. Set ``RMQCHECK_CACHE_DIR`` to choose the parent directory
 (default ``~/.cache/rmqcheck``).
 """
 from __future__ import annotations
@@ -22,7 +22,18 @@ from pathlib import Path
 import numba
 
 _ROOT = Path(__file__).resolve().parent.parent
-_PACKAGES = ("model", "invariants", "explore", "spark_explore")
+
+
+def _project_packages(root: Path) -> tuple[str, ...]:
+    """The project's packages: in a source checkout every top-level directory with an ``__init__.py`` (the
+    tests' apart); installed, the top-level packages of the ``rmqcheck`` distribution."""
+    if (root / "pyproject.toml").is_file():
+        return tuple(sorted(p.parent.name for p in root.glob("*/__init__.py") if p.parent.name != "tests"))
+    from importlib.metadata import packages_distributions
+    return tuple(sorted(pkg for pkg, dists in packages_distributions().items() if "rmqcheck" in dists))
+
+
+_PACKAGES = _project_packages(_ROOT)
 _COMPILERS = {"kernel", "njit", "jit", "intrinsic"}    # decorators that make a compiled function
 STALE_SECONDS = 24 * 3600
 

@@ -10,6 +10,8 @@ two instructions in over half of the samples while ``successors`` still allocate
 """
 from __future__ import annotations
 
+from . import kernel_cache  # noqa: F401  (first: fixes where compiled kernels are cached)
+
 import numba as nb
 import numpy as np
 from numba import types

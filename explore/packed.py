@@ -8,6 +8,8 @@ tuples of ints (the packed words): immutable, hashable and canonical.
 """
 from __future__ import annotations
 
+from . import kernel_cache  # noqa: F401  (first: fixes where compiled kernels are cached)
+
 from typing import Any, Sequence
 
 import numpy as np
@@ -34,6 +36,7 @@ class PackedModel:
     """Base for models whose states are packed ``uint64`` words and whose kernel is compiled."""
 
     name: str = "model"
+    prune_reasons: dict[int, str] = {}   # names of the reason codes of its PRUNED rows (explore.flags)
     words: int
     params: np.ndarray
     successors: Any

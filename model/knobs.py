@@ -1,0 +1,193 @@
+"""What every model mode's configuration is made of: knobs, their strict parsing, ``--set`` items and TOML
+config files. Mode-neutral: a mode's configuration module (the 4.4 mode's :mod:`model.config`, the
+controller's :mod:`model.controller.config`) declares its knobs with these, and the mode registry
+(:mod:`model.modes`) reads config files through them without importing any mode.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+
+class ConfigError(ValueError):
+    """Bad configuration input; the message is one line naming the key, the value and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One configuration key: its type, allowed values, default and the RocketMQ name it stands for."""
+
+    key: str
+    kind: str  # "enum", "bool" or "int"
+    default: Any
+    allowed: tuple  # enum values, or (low, high) for ints; () for bools
+    rocketmq: str
+    doc: str
+    slot: str = ""  # the kernel's name for its parameter slot (model/slots.py); "" = K_ + the key in capitals
+    #: the RocketMQ property name ``--set`` also takes for this knob (``brokerRole``): only where the
+    #: property's values are the knob's values; "" where there is none or its unit differs (bytes, %)
+    alias: str = ""
+
+    @property
+    def slot_name(self) -> str:
+        return self.slot or "K_" + self.key.upper()
+
+    def allowed_text(self) -> str:
+        if self.kind == "bool":
+            return "true, false"
+        if self.kind == "enum":
+            return ", ".join(self.allowed)
+        low, high = self.allowed
+        return f"{low}..{high}"
+
+    def parse(self, value: Any) -> Any:
+        """Coerce ``value`` (from TOML or from a ``--set`` string) to this knob's type, or raise. Text is
+        read strictly: plain ASCII without blanks (no fullwidth digit, no ``' 1'``), a whole number in
+        ASCII digits (no sign on zero, no ``_``); ``true``/``false`` and the enum words in any case."""
+        if isinstance(value, str) and not _PLAIN_WORD.fullmatch(value):
+            raise self._bad(value, " (only ASCII letters, digits, '_' and '-', no blanks)")
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.lower() in ("true", "false"):
+                return value.lower() == "true"
+            raise self._bad(value)
+        if self.kind == "enum":
+            if isinstance(value, bool) and "TRUE" in self.allowed:
+                return "TRUE" if value else "FALSE"   # a TOML boolean for an enum that has true and false
+            if isinstance(value, str) and value.upper() in self.allowed:
+                return value.upper()
+            raise self._bad(value)
+        if isinstance(value, bool):
+            raise self._bad(value)
+        if isinstance(value, str):
+            if not _WHOLE_NUMBER.fullmatch(value):
+                raise self._bad(value, " (a whole number in ASCII digits)")
+            value = int(value, 10)
+        if not isinstance(value, int):
+            raise self._bad(value)
+        low, high = self.allowed
+        if not low <= value <= high:
+            raise self._bad(value)
+        return value
+
+    def _bad(self, value: Any, why: str = "") -> ConfigError:
+        return ConfigError(
+            f"knob '{self.key}': value {value!r} is not allowed{why}; allowed: {self.allowed_text()}"
+        )
+
+
+#: the text a knob's value may be: ASCII letters, digits, '_' and '-' (str.isdigit would let '１' through)
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_\-]*")
+#: a whole number as a knob takes it from text: ASCII digits, a minus only before a non-zero number
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}|-[1-9][0-9]{0,17}")
+
+
+def knob_values(values: Mapping[str, Any], knobs: Iterable[Knob]) -> dict[str, Any]:
+    """``values`` with each knob's RocketMQ name (its ``alias``, e.g. ``brokerRole``) replaced by the knob's
+    key (``broker_role``); other keys are left for the caller to refuse. A knob given under both names
+    is bad input."""
+    by_alias = {k.alias: k.key for k in knobs if k.alias}
+    out: dict[str, Any] = {}
+    named: dict[str, str] = {}
+    for key, value in values.items():
+        canonical = by_alias.get(key, key)
+        if canonical in out:
+            raise ConfigError(f"knob '{canonical}' is given twice, as '{named[canonical]}' and as '{key}' "
+                              f"(the RocketMQ name of the same knob); keep one")
+        out[canonical] = value
+        named[canonical] = key
+    return out
+
+
+def set_assignments(assignments: "Iterable[str]", example: str) -> dict[str, str]:
+    """The ``--set key=value`` strings as a mapping (bad input names the item and shows ``example``): no
+    blank anywhere in an item (``messages= 1`` is refused, not trimmed)."""
+    values: dict[str, str] = {}
+    for item in assignments:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set {item!r}: expected key=value, e.g. --set {example}")
+        if any(c.isspace() for c in item):
+            raise ConfigError(f"--set {item!r}: blanks in key=value; write it without blanks, e.g. --set {example}")
+        values[key] = value
+    return values
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def read_config_toml(path: "str | Path") -> dict:
+    """The TOML document of config file ``path``, read within model.input_text's bounds (every mode's
+    loader starts here); :class:`ConfigError` with one line naming the file otherwise."""
+    from .input_text import InputFileError, parse_bounded, read_input_text
+
+    try:
+        return parse_bounded(tomllib.loads, read_input_text(Path(path), "config file"), "TOML",
+                             f"config file {str(path)!r}")
+    except InputFileError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def load_knobs_toml(path: "str | Path", mode: str, knobs: "Iterable[Knob]", presets: "Iterable[str]",
+                    preset_of: Any, from_mapping: Any, base: Any = None) -> Any:
+    """A TOML config file of model mode ``mode`` (whose ``knobs``, ``presets``, ``preset_of(name)`` and
+    ``from_mapping(values, base=...)`` are given), read strictly: every value of the type its key takes
+    (``mode`` and ``preset`` strings, knobs plain values), nothing beside ``[config]`` but ``preset``,
+    ``mode`` and ``[run]`` (the command line's: rmqcheck/run_file.py), a ``mode`` that is this one."""
+    path = Path(path)
+    where = f"config file {str(path)!r}"
+    data = read_config_toml(path)
+    data.pop("run", None)
+    inner: dict = {}
+    if "config" in data and isinstance(data["config"], dict):
+        extra = sorted(set(data) - {"config", "preset", "mode"})
+        if extra:
+            raise ConfigError(f"{where}: unexpected top-level key '{extra[0]}' "
+                              "beside [config]; allowed: preset, [config], [run]")
+        inner = dict(data["config"])
+        values = inner
+    else:
+        values = dict(data)
+    names: dict[str, Any] = {}
+    for key in ("mode", "preset"):
+        given = [data[key]] if values is inner and key in data else []
+        if key in values:
+            given.append(values.pop(key))
+        if len(given) == 2 and given[0] != given[1]:
+            raise ConfigError(f"{where} names two {key}s, {given[0]!r} at the top and {given[1]!r} in [config]; "
+                              "keep one")
+        names[key] = given[0] if given else None
+    _check_mode_name(where, names["mode"], mode)
+    name = names["preset"]
+    if name is not None:
+        if not isinstance(name, str):
+            raise ConfigError(f"{where}: preset {name!r} is not a preset name; "
+                              f"known presets: {', '.join(presets)}")
+        base = preset_of(name)
+    by_key = {k.key: k for k in knobs}
+    for key, value in knob_values(values, knobs).items():
+        knob = by_key.get(key)
+        if knob is not None and isinstance(value, (dict, list)):
+            raise ConfigError(f"{where}: knob '{key}': value {value!r} is not allowed "
+                              f"(one plain value); allowed: {knob.allowed_text()}")
+    return from_mapping(values, base=base)
+
+
+def _check_mode_name(where: str, name: Any, mode: str) -> None:
+    """A config file's ``mode`` must be a mode name (a string), and the mode being read."""
+    from .modes import MODES
+
+    if name is None:
+        return
+    if not isinstance(name, str) or name not in MODES:
+        raise ConfigError(f"{where}: mode {name!r} is not a mode name; known modes: {', '.join(MODES)}")
+    if name != mode:
+        raise ConfigError(f"{where}: mode {name!r}, but it is read as mode {mode}; give one mode")
+

@@ -22,10 +22,13 @@ import numpy as np
 from invariants.base import NO_FAIRNESS, Fairness
 from model.modes import MODES
 
-#: action kinds that are failures, in every model mode: never fair, whatever ``--fairness`` says
-FAILURES = frozenset(kind for mode in MODES.values() for kind in mode.failures)
+__all__ = ["failures", "action_kind", "fair_actions", "unknown_kinds"]
 
-__all__ = ["FAILURES", "action_kind", "fair_actions", "unknown_kinds"]
+
+def failures() -> frozenset[str]:
+    """The action kinds that are failures, in every model mode registered now (a mode registered after this
+    module was imported included): never fair, whatever ``--fairness`` says."""
+    return frozenset(kind for mode in MODES.values() for kind in mode.failures)
 
 
 def action_kind(action: Any) -> str:
@@ -46,7 +49,8 @@ def fair_actions(actions: Iterable[Any], fairness: Fairness) -> np.ndarray:
     fair = np.zeros(max(len(actions), 1), dtype=np.uint8)
     if fairness.mode == NO_FAIRNESS:
         return fair
+    never = failures()
     for a, action in enumerate(actions):
         kind = action_kind(action)
-        fair[a] = kind not in FAILURES and kind not in fairness.unfair
+        fair[a] = kind not in never and kind not in fairness.unfair
     return fair

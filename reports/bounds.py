@@ -2,6 +2,7 @@
 the failure budgets of a configuration (``check`` and ``faults`` state them beside every verdict)."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: singular and plural of each failure kind, for the console
@@ -18,12 +19,21 @@ KIND_WORDS = {"master_crashes": ("master crash", "master crashes"),
               "link_losses": ("controller link loss", "controller link losses")}
 
 
+def kind_words(key: str) -> tuple[str, str]:
+    """The singular and plural of failure kind ``key``: :data:`KIND_WORDS`' words, else the key's own words
+    (a mode's kind named nowhere here: ``crashes`` is ``crash``, ``crashes``)."""
+    if key in KIND_WORDS:
+        return KIND_WORDS[key]
+    plural = key.replace("_", " ")
+    return re.sub(r"(ss|sh|ch|x)es$|s$", lambda m: m.group(1) or "", plural), plural
+
+
 def bounds_text(b: dict[str, Any]) -> str:
     """``2 messages, 1 consumer, 1 queue, 1 slave; at most 1 master crash + 1 master power loss``."""
     if not b:
         return ""
     counts = ", ".join(f"{n} {k[:-1] if n == 1 else k}" for k, n in b.items() if k != "budgets")
-    failures = " + ".join(f"{c} {KIND_WORDS[k][c != 1]}" for k, c in b["budgets"].items() if c)
+    failures = " + ".join(f"{c} {kind_words(k)[c != 1]}" for k, c in b["budgets"].items() if c)
     return f"{counts}; " + (f"at most {failures}" if failures else "no failure")
 
 

@@ -33,9 +33,15 @@ class ReportSection:
 
 
 def defaults_of(config: dict) -> str:
-    """Whose defaults a configuration's short text is relative to: its model mode's."""
-    mode = config.get("mode", "4.4")
-    return "the 4.4 defaults" if mode == "4.4" else f"the {mode} mode's defaults (RocketMQ 5.3.3)"
+    """Whose defaults a configuration's short text is relative to: its model mode's (another mode than the
+    default one: with the release they are, its line's reference)."""
+    from model.modes import DEFAULT_MODE, MODES
+
+    mode = config.get("mode", DEFAULT_MODE)
+    if mode == DEFAULT_MODE:
+        return f"the {mode} defaults"
+    line = MODES[mode].release_line() if mode in MODES else None
+    return f"the {mode} mode's defaults" + (f" (RocketMQ {line.reference})" if line is not None else "")
 
 
 def report_format(path: str | Path, option: str = "--report") -> str:

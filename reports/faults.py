@@ -22,7 +22,7 @@ from rich.text import Text
 from explore.faults import COMBINATION_KEYS, Vector, combination
 
 from .console import NameTable, WholeNames, explanation_table, trace_table
-from .bounds import KIND_WORDS, bounds_text, grown_text
+from .bounds import bounds_text, grown_text, kind_words
 from .json_report import TOOL, trace_to_list, version
 
 GRAPH_NOTE = ("not monotone in the budgets (a slave that is down counts as caught up), so one verdict per "
@@ -41,7 +41,7 @@ def combination_text(vector: Sequence[int]) -> str:
     """``(1, 1, 0, 0, 0, 0)`` -> ``1 master crash + 1 master power loss`` (the kinds of the vector's mode; a
     plain tuple: 4.4's); the zero vector: no failure."""
     keys = vector.keys() if isinstance(vector, Vector) else COMBINATION_KEYS
-    parts = [f"{c} {KIND_WORDS[k][c != 1]}" for k, c in zip(keys, vector) if c]
+    parts = [f"{c} {kind_words(k)[c != 1]}" for k, c in zip(keys, vector) if c]
     return " + ".join(parts) if parts else "no failure"
 
 

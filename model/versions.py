@@ -65,7 +65,7 @@ class Switch:
 
     ``knob`` is the configuration knob that carries it ("" while the switch is declared but not modelled:
     ``why_not`` says why); its value is ``before`` for releases older than ``first`` and ``after`` from
-    ``first`` on (``values``: (before, after)). ``pinned`` names the configuration of rmqcheck/pinned.toml
+    ``first`` on (``values``: (before, after)). ``pinned`` names the configuration of tests/tooling/pinned.toml
     where setting the switch alone changes a count or a verdict; where none can at the model's bounds,
     ``not_at_bounds`` says why.
     """
@@ -81,7 +81,7 @@ class Switch:
     values: tuple[Any, Any] = (False, True)
     kernel: str = ""                # the kernel branch: module, function and the action it changes
     test: str = ""                  # the test that shows the branch (path::name)
-    pinned: str = ""                # a configuration of rmqcheck/pinned.toml showing it
+    pinned: str = ""                # a configuration of tests/tooling/pinned.toml showing it
     not_at_bounds: str = ""         # why no small configuration shows it (when ``pinned`` is "")
     why_not: str = ""               # why it is not modelled (when ``knob`` is "")
     also: tuple[str, ...] = ()      # further commits of the same change (full hashes)

@@ -36,25 +36,34 @@ import re
 import subprocess
 import sys
 import time
+import tomllib
+from pathlib import Path
 from typing import Any, Callable
 
 import click
 
 from . import cpu_roles
-from .pinned import group as pinned_group
-from .pinned_controller import load as load_controller_pins
 
 QUICK = {"twophase": 6, "preset": "default", "spark_preset": "default", "spark_set": ["messages=1"]}
 FULL = {"twophase": 8, "preset": "bench", "spark_preset": "bench", "spark_set": []}
-#: the pinned size of each preset a benchmark explores whole (distinct states, transitions), from the pinned
-#: table (rmqcheck/pinned.toml): a benchmark whose count differs measured another model, and says so
-PINNED_COUNTS = {e.preset: (e.distinct_states, e.transitions)
-                 for e in pinned_group("preset", include_large=True) if e.preset and not e.knobs}
-#: the controller mode's presets, each a benchmark of its own (explored whole, no property), and the sizes of
-#: those pinned in rmqcheck/pinned_controller.toml
+#: the tests' pinned table (tests/tooling/pinned.toml, every mode's configurations), in the source tree
+PINNED_TABLE = Path(__file__).resolve().parents[1] / "tests" / "tooling" / "pinned.toml"
+
+
+def pinned_counts(path: Path = PINNED_TABLE) -> dict[str, tuple[int, int]]:
+    """The pinned size (distinct states, transitions) of each preset pinned whole (no knob set, no seeded bug),
+    in any mode: a benchmark of such a preset whose count differs measured another model, and says so. Empty
+    where the table is not (an installed rmqcheck without its source tree: no size to hold a run to)."""
+    if not path.is_file():
+        return {}
+    return {e["preset"]: (int(e["distinct_states"]), int(e["transitions"]))
+            for e in tomllib.loads(path.read_text())["configuration"]
+            if e.get("preset") and not e.get("set") and not e.get("mutation")}
+
+
+PINNED_COUNTS = pinned_counts()
+#: the controller mode's presets, each a benchmark of its own (explored whole, no property)
 CONTROLLER_PRESETS = ("controller", "controller-allack", "controller-unclean")
-PINNED_COUNTS.update({e.preset: (e.distinct_states, e.transitions) for e in load_controller_pins().values()
-                      if not e.knobs and not e.mutation})
 #: the processes that hold a Spark run's visited set and levels: their memory is the executors'
 EXECUTOR_ROLES = ("executor_jvms", "python_workers")
 #: a local benchmark whose every run took less than this (seconds) is run ``--repeat`` times
@@ -70,7 +79,7 @@ def pinned_mismatch(spec: dict[str, Any], result: dict[str, Any]) -> str | None:
     if got == pinned:
         return None
     return (f"benchmark {spec['name']} explored {got[0]:,} states and {got[1]:,} transitions, but the "
-            f"{spec['preset']} preset is pinned at {pinned[0]:,} and {pinned[1]:,} (rmqcheck/pinned*.toml): "
+            f"{spec['preset']} preset is pinned at {pinned[0]:,} and {pinned[1]:,} (tests/tooling/pinned.toml): "
             "the model's reachable behaviour changed")
 
 

@@ -74,9 +74,9 @@ def test_plan_compares_one_and_two_spark_workers():
 
 
 def test_a_controller_preset_runs_in_its_own_mode_and_is_held_to_its_pinned_size():
-    """The controller entries explore the controller model (pinned sizes: rmqcheck/pinned_controller.toml)."""
+    """The controller entries explore the controller model (pinned sizes: tests/tooling/pinned.toml)."""
     from rmqcheck.bench import pinned_mismatch
-    from rmqcheck.pinned_controller import load
+    from tests.tooling.pinned import load
 
     pinned = load()["ctl-controller"]
     spec = next(s for s in plan(quick=False, spark=False, workers=(1,)) if s["name"] == "controller")
@@ -123,6 +123,18 @@ def test_measured_benchmarks_are_kept_when_a_later_one_fails(tmp_path, monkeypat
     data = json.loads(out.read_text())
     assert [b["name"] for b in data["benchmarks"]] == ["twophase-6"]
     assert data["failed"] == "benchmark default failed (exit code 1): boom"
+
+
+def test_the_pinned_sizes_are_the_tables_whole_presets_and_none_without_the_table(tmp_path):
+    """Every preset pinned whole (no knob set, no seeded bug), of every mode, from tests/tooling/pinned.toml; an
+    installed rmqcheck without the source tree has no table, so no size to hold a benchmark to."""
+    from rmqcheck.bench import PINNED_COUNTS, pinned_counts
+    from tests.tooling.pinned import load
+
+    whole = [e for e in load().values() if e.preset and not e.knobs and not e.mutation]
+    assert PINNED_COUNTS == {e.preset: (e.distinct_states, e.transitions) for e in whole}
+    assert {"bench", "controller"} <= set(PINNED_COUNTS)
+    assert pinned_counts(tmp_path / "absent.toml") == {}
 
 
 def test_a_benchmark_whose_counts_differ_from_the_pin_says_so():

@@ -106,7 +106,7 @@ def test_check_explores_the_file_pair_with_each_brokers_own_slave_read_enable(tm
     """The pair, the group reading from its slave, one master power loss: checked (not refused), the
     configuration and its numbers are the pinned table's ``slave-read-master-only``, where the slave sends
     the consumer back to the master and a message is delivered twice."""
-    from rmqcheck.pinned import pinned
+    from tests.tooling.pinned import pinned
     entry = pinned("slave-read-master-only")
     (tmp_path / "group.properties").write_text("brokerId=1\n")
     out = tmp_path / "r.json"

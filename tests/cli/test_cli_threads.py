@@ -7,7 +7,7 @@ import pytest
 from cli_driver import TINY, assert_bad_input, invoke
 
 from explore.sweep import usable_cores
-from rmqcheck.pinned import pinned
+from tests.tooling.pinned import pinned
 from rmqcheck.setup import BadInput, parallelism
 
 TIMINGS = ("seconds", "states_per_second", "peak_rss_bytes", "bytes_per_state")   # the process, not the model

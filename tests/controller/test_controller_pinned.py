@@ -1,13 +1,13 @@
-"""The controller mode's pinned numbers: exploring each configuration of rmqcheck/pinned_controller.toml
+"""The controller mode's pinned numbers: exploring each controller configuration of tests/tooling/pinned.toml
 gives its counts and verdicts; each property holds in some configuration and a seeded bug makes it fail
 there; the result is the same on one and two threads."""
 from __future__ import annotations
 
 import pytest
 
-from rmqcheck.pinned_controller import explored, load
+from tests.tooling.pinned import explored, load
 
-TABLE = load()
+TABLE = load(mode="controller")
 SMALL = [e for e in TABLE.values() if not e.large]
 
 #: seeded bug -> (the property it breaks, the configuration where that property holds without it)

@@ -14,11 +14,11 @@ from explore.liveness import lasso_fault
 from invariants import ALWAYS, EVENTUALLY, GRAPH, PROPERTIES, SOMETIMES
 from model import Config, RocketMQModel, preset
 from explore.packed import PackedModel
-from rmqcheck.pinned import pinned
+from tests.tooling.pinned import pinned
 
 pytestmark = pytest.mark.slow
 
-# Golden values of the default space: the pinned table's "default" entry (rmqcheck/pinned.toml, produced by
+# Golden values of the default space: the pinned table's "default" entry (tests/tooling/pinned.toml, produced by
 # exploration; its history says why they moved before).
 GOLDEN_COUNTS = pinned("default").counts
 GOLDEN_TRACE_LENGTHS = {

@@ -16,7 +16,7 @@ from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
 from invariants import ALWAYS, GRAPH, PROPERTIES, SOMETIMES, UnknownPropertyError
 from model import Config, RocketMQModel
 from explore.packed import SUCCESSORS_SIG, PackedModel
-from rmqcheck.pinned import pinned
+from tests.tooling.pinned import pinned
 
 NO_PROPERTIES = COUNTER_PROPERTIES.without([ALWAYS, SOMETIMES, GRAPH])
 

@@ -24,13 +24,13 @@ from explore import explore
 from explore.trace import replay
 from invariants import ALWAYS, EVENTUALLY, GRAPH, PROPERTIES
 from model import RocketMQModel
-from rmqcheck.pinned import group
+from tests.tooling.pinned import group
 
 
 #: the properties the reference graph decides: every kind but eventually
 DECIDED = [p.name for p in PROPERTIES if p.kind != EVENTUALLY]
 
-#: the pinned table's reference group (rmqcheck/pinned.toml), by the name without its "reference-" prefix
+#: the pinned table's reference group (tests/tooling/pinned.toml), by the name without its "reference-" prefix
 CONFIGS = {e.name.removeprefix("reference-"): e for e in group("reference")}
 
 

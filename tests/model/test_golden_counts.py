@@ -1,7 +1,7 @@
 """Golden values of tiny configurations: distinct states, transitions, depth, verdicts, shortest traces.
 
 The configurations, their counts and their verdicts (by property name) are the ``golden`` group of the
-pinned table (rmqcheck/pinned.toml), PRODUCED BY EXPLORATION (``python -m rmqcheck.pinned --update``); the
+pinned table (tests/tooling/pinned.toml), PRODUCED BY EXPLORATION (``python -m tests.tooling.pinned --update``); the
 shortest traces below were produced by exploration too, run once and pasted here. Exploration is
 deterministic, so they must come out identical on every run. A change to the model, the properties or the
 engine that moves any of them must say so, and update them, in a reviewed commit.
@@ -13,7 +13,7 @@ import pytest
 import invariants
 from explore import explore
 from handbuilt import model
-from rmqcheck.pinned import group
+from tests.tooling.pinned import group
 
 GOLDEN = {e.name: e for e in group("golden")}
 

@@ -1,5 +1,5 @@
 """Pinned state-space sizes of one small configuration per mechanism: the ``mechanism`` group of the pinned
-table (rmqcheck/pinned.toml), PRODUCED BY EXPLORATION (``python -m rmqcheck.pinned --update``).
+table (tests/tooling/pinned.toml), PRODUCED BY EXPLORATION (``python -m tests.tooling.pinned --update``).
 
 A change of reachable behaviour that moves no verdict still moves these numbers: e.g. turning the
 consume-queue fold's end test ``qo >= end`` into ``qo > end`` (model/store.py) shrinks
@@ -12,7 +12,7 @@ import pytest
 import invariants
 from explore import explore
 from handbuilt import build, model
-from rmqcheck.pinned import group
+from tests.tooling.pinned import group
 
 NO_MASTER_FAILURES = dict(max_master_crashes=0, max_master_power_losses=0)
 

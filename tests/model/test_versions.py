@@ -119,7 +119,7 @@ def _explored(knobs: tuple):
 
 @pytest.mark.parametrize("switch", [s for s in LINES["4.4"].modelled() if s.pinned], ids=lambda s: s.name)
 def test_the_pinned_configuration_of_a_switch_moves_with_it_alone(switch):
-    from rmqcheck.pinned import pinned
+    from tests.tooling.pinned import pinned
     entry = pinned(switch.pinned)
     assert entry.group == "release" and entry.preset is None
     assert entry.knobs.get(switch.knob) == switch.values[1]

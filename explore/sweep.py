@@ -97,7 +97,9 @@ class SweepPool:
     def _run_pool(self, tasks: Sequence[Task], out: SweepResult,
                   on_result: Callable[[int, Any], None] | None, stop_between: bool) -> None:
         if self.executor is None:
-            self.executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("spawn"))
+            from model.modes import MODES
+            self.executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=adopt_modes, initargs=(dict(MODES),))
         pending: dict[Future, int] = {self.executor.submit(t.function, *t.args): i for i, t in enumerate(tasks)}
         try:
             while pending:
@@ -126,6 +128,14 @@ class SweepPool:
         self.executor = None
         for process in workers:
             process.terminate()
+
+
+def adopt_modes(modes: dict[str, Any]) -> None:
+    """A worker's model modes: this process's registry (model/modes.py) as its parent had it, so a mode
+    registered at run time rather than by the registry's own module (the tests' toy mode) is known to the
+    tasks too."""
+    from model.modes import MODES
+    MODES.update(modes)
 
 
 def run_sweep(tasks: Sequence[Task], jobs: int, on_result: Callable[[int, Any], None] | None = None) -> SweepResult:

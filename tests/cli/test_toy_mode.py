@@ -168,6 +168,27 @@ def test_faults_finds_the_crash_and_what_closes_it(tmp_path):
     assert "mode 1 (Crash): 2 steps replayed" in r.stdout
 
 
+def test_worker_processes_know_the_toy_mode(tmp_path):
+    """A sweep on two processes (spawned: a fresh interpreter) gives the answers of one: the workers adopt the
+    registry of the process that started them, the toy mode included."""
+    def faults(jobs: str) -> dict:
+        out = tmp_path / f"f{jobs}.json"
+        r = invoke("faults", "--mode", NAME, "--jobs", jobs, "--json", str(out), "--quiet")
+        assert r.exit_code == 1, r.stderr
+        d = _json(out)
+        d["stats"].pop("seconds")
+        d["next_bound"].pop("seconds")
+        d["sweep"].pop("jobs")
+        return d
+
+    assert faults("2") == faults("1")
+    r = invoke("matrix", "--preset", "toy", "--preset", "toy-sync", "--jobs", "2", "--json", str(tmp_path / "m.json"),
+               "--quiet")
+    assert r.exit_code == 1, r.stderr
+    runs = _json(tmp_path / "m.json")["configurations"]
+    assert [(run["name"], run["outcome"]) for run in runs] == [("toy", "violated"), ("toy-sync", "passed")]
+
+
 def test_gate_records_and_then_holds_the_toys_verdicts(tmp_path, explored):
     baseline = tmp_path / "baseline.toml"
     baseline.write_text('[[configuration]]\nname = "toy"\npreset = "toy"\n\n'

@@ -12,11 +12,12 @@ interrupted. Either way no task's result is kept: a job is all or nothing.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Any, Callable, Sequence
 
-from explore.sweep import SweepResult, Task
+from explore.sweep import SweepResult, Task, adopt_modes
 
 from .errors import root_cause
 from .session import SparkLog, check_java, check_master
@@ -25,8 +26,11 @@ from .session import SparkLog, check_java, check_master
 LOCAL_SLOTS = re.compile(r"local\[([0-9]+)(,\s*[0-9]+)?\]")
 
 
-def _run_task(indexed: tuple[int, Task]) -> tuple[int, Any]:
-    """Executor side: one task, tagged with its place in the sweep."""
+def _run_task(indexed: tuple[int, Task], modes: dict[str, Any] | None = None) -> tuple[int, Any]:
+    """Executor side: one task, tagged with its place in the sweep, in a Python worker that knows the driver's
+    model modes (``modes``: its registry, a mode registered at run time included)."""
+    if modes:
+        adopt_modes(modes)
     i, task = indexed
     return i, task.function(*task.args)
 
@@ -78,8 +82,10 @@ class SparkSweep:
 
         self.spark = start_session_cached(self.master, max(2, task_slots(self.master)))
         sc = self.spark.sparkContext
+        from model.modes import MODES
+        run = functools.partial(_run_task, modes=dict(MODES))
         try:
-            rows = sc.parallelize(list(enumerate(tasks)), len(tasks)).map(_run_task).collect()
+            rows = sc.parallelize(list(enumerate(tasks)), len(tasks)).map(run).collect()
         except KeyboardInterrupt:
             sc.cancelAllJobs()
             out.interrupted = True

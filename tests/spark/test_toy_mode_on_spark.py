@@ -50,3 +50,22 @@ def test_check_mode_toy_with_engine_spark(tmp_path):
     assert d["engine"] == "spark"
     assert {p["name"]: p["status"] for p in d["properties"]} == local.verdicts()
     assert d["stats"]["distinct_states"] == local.stats.distinct_states
+
+
+@pytest.mark.timeout(600)
+def test_faults_mode_toy_with_engine_spark_gives_the_local_answers(tmp_path):
+    """The exhaustive exploration on the Spark engine and the sweeps as Spark tasks, whose Python workers adopt
+    the driver's registry (the toy mode included), answer as the local engine and one local process do."""
+    def faults(*engine: str) -> dict:
+        out = tmp_path / f"f{len(engine)}.json"
+        r = invoke("faults", "--mode", NAME, *engine, "--json", str(out), "--quiet")
+        assert r.exit_code == 1, r.stderr
+        d = json.loads(out.read_text())
+        for key in ("stats", "next_bound"):
+            d[key].pop("seconds")
+        d["sweep"].pop("jobs")
+        d.pop("engine")
+        d["sweep"].pop("engine")
+        return d
+
+    assert faults("--engine", "spark", "--spark-master", MASTER) == faults("--jobs", "1")

@@ -207,9 +207,10 @@ def test_gate_records_and_then_holds_the_toys_verdicts(tmp_path, explored):
 
 # -- the explorer: its server started and stopped here ----------------------------------------------------
 @pytest.fixture
-def served(monkeypatch):
-    """``rmqcheck explore --mode toy --port 0`` in a thread of this process (where the toy is registered):
-    yields the URL once it listens, then stops its server."""
+def served(monkeypatch, check_run):
+    """``rmqcheck explore --trace c.json --port 0`` (the toy check's result: its configuration and traces) in a
+    thread of this process, where the toy is registered: yields the URL once it listens, then stops its
+    server."""
     import uvicorn
 
     servers = []
@@ -221,7 +222,8 @@ def served(monkeypatch):
 
     monkeypatch.setattr(uvicorn, "Server", Recorded)
     result = {}
-    thread = threading.Thread(target=lambda: result.update(r=invoke("explore", "--mode", NAME, "--port", "0")),
+    trace = str(check_run[1] / "c.json")
+    thread = threading.Thread(target=lambda: result.update(r=invoke("explore", "--trace", trace, "--port", "0")),
                               daemon=True)
     thread.start()
     deadline = time.monotonic() + 120
@@ -252,6 +254,7 @@ def _call(url: str, body: dict | None = None) -> tuple[int, dict]:
 def test_the_explorer_serves_the_toy(served, check_run):
     status, model = _call(served + "api/model")
     assert status == 200 and model["model"] == "toy-log" and model["bounds"] == "2 messages; at most 1 crash"
+    assert {t["name"]: t["path"] for t in model["traces"]}["acked_write_kept"] == ["Write()", "Crash()"]
     assert [p["name"] for p in model["properties"]] == ["acked_write_kept", "backup_has_copy", "write_reaches_backup"]
     status, page = _call(served + "api/path?path=Write();Crash()")
     assert status == 200

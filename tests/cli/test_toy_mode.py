@@ -128,6 +128,14 @@ def test_bad_input_names_the_toys_own_names():
     assert r.exit_code == 0   # its knob's RocketMQ-style alias
 
 
+def test_config_writes_a_file_that_check_reads_back(tmp_path):
+    r = invoke("config", "--mode", NAME, "--set", "sync_ack=true")
+    assert r.exit_code == 0 and 'mode = "toy"' in r.stdout and "sync_ack = true" in r.stdout
+    (tmp_path / "toy.toml").write_text(r.stdout)
+    r = invoke("check", "--config", str(tmp_path / "toy.toml"), "--property", "acked_write_kept", "--quiet")
+    assert r.exit_code == 0 and r.stdout.startswith("passed")
+
+
 def test_report_and_replay_read_the_toys_check_result(check_run, tmp_path):
     _, out = check_run
     r = invoke("report", str(out / "c.json"), "--report", str(tmp_path / "r.md"))

@@ -66,9 +66,10 @@ def field_kinds(config: dict[str, Any]) -> dict[str, str]:
     configuration of another mode its ``view_kinds()`` ({} when ``config`` is not a configuration of
     rmqcheck's, e.g. a toy model's)."""
     from model import Config, ConfigError
+    from model.modes import DEFAULT_MODE
     from model.view import BROKERS, IDS, OPTIONAL, view_fields
 
-    if isinstance(config, dict) and config.get("mode", "4.4") != "4.4":
+    if isinstance(config, dict) and config.get("mode", DEFAULT_MODE) != DEFAULT_MODE:
         return _mode_kinds(config)
     try:
         cfg = Config(**config)

@@ -159,19 +159,16 @@ def list_cmd(mode_name: str | None, releases: bool) -> None:
         print_versions(mode_name)
         return
     announce_compilation(explorer=False)
-    from invariants import PROPERTIES
-    from model import KNOBS, PRESET_DESCRIPTIONS, PRESETS
+    from model.knobs import ConfigError
+    from model.modes import DEFAULT_MODE, get_mode
     from reports.console import names_table
 
-    if mode_name is not None and mode_name != "4.4":
-        from model import ConfigError
-        from model.modes import get_mode
-        try:
-            mode = get_mode(mode_name)
-        except ConfigError as exc:
-            raise BadInput(str(exc)) from None
-        KNOBS, PRESETS, PRESET_DESCRIPTIONS = mode.knobs, mode.presets, mode.preset_descriptions
-        PROPERTIES = mode.properties()
+    try:
+        mode = get_mode(mode_name or DEFAULT_MODE)
+    except ConfigError as exc:
+        raise BadInput(str(exc)) from None
+    KNOBS, PRESETS, PRESET_DESCRIPTIONS = mode.knobs, mode.presets, mode.preset_descriptions
+    PROPERTIES = mode.properties()
 
     out = stdout_console()
     out.print(names_table("presets (--preset NAME)", ("preset", "what it sets"),

@@ -44,8 +44,9 @@ def fitting_configuration(config: Any, properties: Any, limit: int, max_depth: i
     ``limit`` states, or None when even the smallest one does not fit."""
     from explore.local import LocalExplorer
     from explore.run_control import Limits
-    from model import Config
-    from model.rocketmq import RocketMQModel
+    from model.modes import mode_of
+
+    mode = mode_of(config)
 
     original = config.as_dict()
     values = dict(original)
@@ -55,8 +56,8 @@ def fitting_configuration(config: Any, properties: Any, limit: int, max_depth: i
             if lowered is None:
                 break
             values = lowered
-            candidate = Config.from_mapping({k: v for k, v in values.items() if original[k] != v}, base=config)
-            run = LocalExplorer(RocketMQModel(candidate), properties, Limits(limit + 1, max_depth)).run()
+            candidate = mode.from_mapping({k: v for k, v in values.items() if original[k] != v}, base=config)
+            run = LocalExplorer(mode.model(candidate), properties, Limits(limit + 1, max_depth)).run()
             if run.stats.distinct_states <= limit and not run.above_state_limit():
                 changed = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in values.items()
                            if original.get(k) != v]

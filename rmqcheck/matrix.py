@@ -64,6 +64,7 @@ def matrix(ctx: click.Context, preset_names, assignments, versions_text, propert
     """
     announce_compilation()
     from reports.console import configurations_table, matrix_table, render_traces
+    from model.modes import mode_of
     from reports.document import ReportSection, report_format
 
     names = list(dict.fromkeys(preset_names)) or (["default"] if versions_text is not None else
@@ -71,7 +72,7 @@ def matrix(ctx: click.Context, preset_names, assignments, versions_text, propert
     configs = [(name, resolve_config(name, None, assignments)) for name in names]
     if versions_text is not None:
         configs = at_releases(configs, versions_text, quiet)
-    modes = list(dict.fromkeys(getattr(cfg, "mode", "4.4") for _, cfg in configs))
+    modes = list(dict.fromkeys(mode_of(cfg).name for _, cfg in configs))
     if len(modes) > 1:   # one table has one set of property columns
         raise BadInput(f"--preset: presets of modes {' and '.join(modes)}; give the presets of one mode")
     props = with_fairness(ctx, select_properties(property_names, configs[0][1]), fairness, unfair_kinds, configs[0][1])

@@ -288,8 +288,8 @@ def with_fairness(ctx: click.Context, props, fairness: str, unfair_kinds: tuple[
     eventually property is selected."""
     from explore.fairness import unknown_kinds
     from invariants.base import EVENTUALLY, Fairness
-    from model.modes import MODES, mode_of
-    known = list((MODES["4.4"] if config is None else mode_of(config)).kinds())
+    from model.modes import DEFAULT_MODE, get_mode, mode_of
+    known = list((get_mode(DEFAULT_MODE) if config is None else mode_of(config)).kinds())
     bad = unknown_kinds(unfair_kinds, known)
     if bad:
         raise BadInput(f"--unfair {bad[0]}: not an action kind; kinds: {', '.join(sorted(known))}")

@@ -4,10 +4,11 @@ the commands and their options (click), the knobs and presets (model/config.py),
 releases with their version switches (model/versions.py).
 
 The documentation site's build hook (docs/hooks/reference.py) replaces each ``<!-- reference:NAME -->``
-line of a page with ``TABLES[NAME]()``.
+line of a page with ``tables()[NAME]()``.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Callable
 
@@ -144,22 +145,30 @@ def derive() -> str:
 TABLES: dict[str, Callable[[], str]] = {
     "commands": commands, "knobs": knobs, "presets": presets, "properties": properties, "actions": actions,
     "exit-codes": exit_codes,
-    "releases-4.4": lambda: _releases("4.4"), "releases-controller": lambda: _releases("controller"),
-    "not-modelled-4.4": lambda: _not_modelled("4.4"), "not-modelled-controller": lambda: _not_modelled("controller"),
     "derive-versions": derive,
 }
+
+
+def tables() -> dict[str, Callable[[], str]]:
+    """Every generated table by name: :data:`TABLES` and, per model mode of the registry, its releases and
+    the changes it does not model (``releases-4.4``, ``not-modelled-controller``)."""
+    from model.modes import MODES
+
+    return {**TABLES, **{f"releases-{name}": functools.partial(_releases, name) for name in MODES},
+            **{f"not-modelled-{name}": functools.partial(_not_modelled, name) for name in MODES}}
 
 
 def expand(markdown: str) -> str:
     """``markdown`` with each ``<!-- reference:NAME -->`` line replaced by its generated table."""
     out = []
+    known = tables()
     for line in markdown.split("\n"):
         stripped = line.strip()
         if stripped.startswith("<!-- reference:") and stripped.endswith("-->"):
             name = stripped[len("<!-- reference:"):-3].strip()
-            if name not in TABLES:
-                raise ValueError(f"unknown reference table {name!r}; known: {', '.join(TABLES)}")
-            out.append(TABLES[name]())
+            if name not in known:
+                raise ValueError(f"unknown reference table {name!r}; known: {', '.join(known)}")
+            out.append(known[name]())
         else:
             out.append(line)
     return "\n".join(out)

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from explore.run_control import Limits
     from invariants import PropertySet
     from model import Config
-    from model.rocketmq import RocketMQModel
 
     from .broker_conf import BrokerSettings
 
@@ -297,20 +296,16 @@ def check_itf_dir(path: str, inputs: Mapping[str, str | None] | None = None) -> 
 
 
 def select_properties(names: Sequence[str], config: Any = None) -> PropertySet:
-    """The properties named (all when none), of ``config``'s model mode (4.4 when None)."""
-    from model.modes import mode_of
+    """The properties named (all when none), of ``config``'s model mode (the default mode's when None)."""
+    from model.modes import DEFAULT_MODE, get_mode, mode_of
 
-    if config is None or mode_of(config).name == "4.4":
-        from invariants import PROPERTIES
-    else:
-        PROPERTIES = mode_of(config).properties()
+    mode = get_mode(DEFAULT_MODE) if config is None else mode_of(config)
     try:
-        return PROPERTIES.select(list(names))
+        return mode.properties().select(list(names))
     except ValueError as exc:
         message = str(exc)
-        mode = "4.4" if config is None else mode_of(config).name
-        if mode != "4.4":   # the suggestion (rmqcheck/suggest.py) is then of this mode's names
-            message = re.sub(r"^(unknown property '[^']*')", rf"\1 in mode {mode}", message)
+        if mode.name != DEFAULT_MODE:   # the suggestion (rmqcheck/suggest.py) is then of this mode's names
+            message = re.sub(r"^(unknown property '[^']*')", rf"\1 in mode {mode.name}", message)
         raise BadInput(message) from None
 
 
@@ -374,13 +369,11 @@ class CheckJob:
     limits: Limits
     threads: int = 1
 
-    def model(self) -> RocketMQModel:
+    def model(self) -> Any:
+        """The model of the configuration's mode."""
         from model.modes import mode_of
 
-        if mode_of(self.config).name != "4.4":
-            return mode_of(self.config).model(self.config)
-        from model.rocketmq import RocketMQModel
-        return RocketMQModel(self.config)
+        return mode_of(self.config).model(self.config)
 
     def describe(self) -> dict[str, Any]:
         return self.config.as_dict()

@@ -43,7 +43,6 @@ def simulate(preset_name, config_file, assignments, property_names, walks, depth
     """
     announce_compilation()
     from explore.simulate import WalkLimits, simulate as run_walks
-    from model.rocketmq import RocketMQModel
 
     from .engines import progress_listener
 
@@ -55,7 +54,7 @@ def simulate(preset_name, config_file, assignments, property_names, walks, depth
     if max_seconds is not None:
         bounded("--max-seconds", max_seconds, MAX_SECONDS)
     check_outputs({"--json": json_path}, {"--config": config_file})
-    model = RocketMQModel(cfg) if getattr(cfg, "mode", "4.4") == "4.4" else CheckJob(cfg, props, None).model()
+    model = CheckJob(cfg, props, None).model()
     deadline = time.monotonic() + max_seconds if max_seconds is not None else None
     with stop_on_signals():
         with progress_listener(quiet, label="random walks", unit="walks", forecast=False) as listener:

@@ -43,9 +43,6 @@ def _properties(mode: str) -> Iterable[str]:
 
 
 def _actions(mode: str) -> Iterable[str]:
-    if mode == "4.4":
-        from model.actions import ACTION_TYPES
-        return [t.__name__ for t in ACTION_TYPES]
     return _modes()[mode].kinds()
 
 
@@ -54,8 +51,12 @@ def _actions(mode: str) -> Iterable[str]:
 KNOWN: dict[str, Callable[[str], Iterable[str]]] = {
     "preset": _presets, "knob": _knobs, "property": _properties, "action": _actions,
 }
-#: the mode a refusal is about when it names none
-DEFAULT_MODE = "4.4"
+
+
+def _default_mode() -> str:
+    """The mode a refusal is about when it names none: the registry's default (model/modes.py)."""
+    from model.modes import DEFAULT_MODE
+    return DEFAULT_MODE
 
 
 def closest(name: str, known: Iterable[str]) -> str | None:
@@ -73,11 +74,12 @@ def _fold(name: str) -> str:
     return name.lower().replace("-", "_")
 
 
-def suggestion(kind: str, name: str, mode: str = DEFAULT_MODE) -> str:
+def suggestion(kind: str, name: str, mode: str | None = None) -> str:
     """What to add after a refused ``name`` (a ``kind``: knob, preset, property, action) in model ``mode``:
     ``; did you mean 'X'?`` for a close name of the mode; ``; 'X' is a property of mode 4.4, not of mode
     controller`` when the name (up to case and ``-``/``_``) is one of another mode's; ``; did you mean 'X'
     (a property of mode 4.4)?`` when only another mode has a close one; "" otherwise."""
+    mode = mode or _default_mode()
     loader = KNOWN.get(kind)
     if loader is None:
         return ""
@@ -126,7 +128,7 @@ def with_suggestion(message: str, known: Iterable[str] | None = None) -> str:
         best = closest(m["name"], known)
         hint = f"; did you mean '{best}'?" if best is not None else ""
     else:
-        mode = m.groupdict().get("mode") or DEFAULT_MODE
+        mode = m.groupdict().get("mode") or _default_mode()
         hint = suggestion(m["kind"], m["name"], mode)
     if not hint:
         return message

@@ -75,8 +75,7 @@ def print_versions(mode_name: str | None) -> None:
                                                  "model"), release_rows(line)))
     out.print(names_table("version switches (the rule before the first release; --set SWITCH=... for 'what if')",
                           ("switch", "first", "commit", "RocketMQ", "rule before", "model"),
-                          [(n, f, c[:10], r, b, m if s.modelled else status(line, s) + " (docs/versions.md)")
-                           for s, (n, f, c, r, b, m) in zip(line.switches, switch_rows(line))]))
+                          [(n, f, c[:10], r, b, m) for n, f, c, r, b, m in switch_rows(line)]))
     pending = (f" {line.pending[0].upper()}{line.pending[1:]}: mode {line.mode} checks {', '.join(line.accepted())} "
                "only." if line.checkable else "")
     out.print(f"{len(line.not_modelled)} further changes were read but not modelled (docs/versions.md says "

@@ -13,8 +13,9 @@ from ..declare import Arrow, Note
 from explore.native import kernel
 from . import fields as F
 from .declare import BROKER, ELECTED, MASTER, SLAVE, action
-from .params import (P_ALL_ACK, P_BROKERS, P_ISR, P_MAX_CRASH, P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES,
-                     P_MIN_ISR, P_UNCLEAN)
+from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_PERSISTED, P_ISR, P_MASTER_TAKES_CONTROLLER_SSS, P_MAX_CRASH,
+                     P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES, P_MIN_ISR, P_SAME_MASTER_SHORTCUT,
+                     P_SCAN_INACTIVE_MASTER, P_UNCLEAN)
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -37,9 +38,18 @@ def change_to_master(w, b, epoch, params):
     (epoch, max), connections kept), ``AutoSwitchHAService#changeToMaster``: skipped when the new epoch is
     below the epoch file's last; else connections destroyed, confirmOffset recomputed, entries >= the new
     epoch removed and (epoch, max) appended. Then the master role, unfenced. Returns False on a model
-    bound."""
-    set_sync_state_set(w, b, w[F.CTL_SSS], w[F.CTL_SSS_EPOCH], params)
-    same = bg(w, b, F.B_MASTER) == 1 and bg(w, b, F.B_FENCED) == 0
+    bound.
+
+    Two version switches, both 5.1.1. ``change_to_master_uses_controller_sss`` (63a014b8) off: up to 5.1.0
+    ``ReplicasManager#changeToMaster`` builds ``newSyncStateSet`` from ``localAddress`` alone and applies it
+    with the reply's syncStateSetEpoch (``#changeSyncStateSet``: only for a greater epoch), whatever set the
+    controller holds. ``same_master_role_change_shortcut`` (4e0a723d) off: up to 5.1.0 there is no
+    ``changeToMasterWhenLastRoleIsMaster``: a broker already master runs the full
+    ``AutoSwitchHAService#changeToMaster`` too (its slaves' connections destroyed, confirmOffset
+    recomputed)."""
+    members = w[F.CTL_SSS] if params[P_MASTER_TAKES_CONTROLLER_SSS] == 1 else bit(b)
+    set_sync_state_set(w, b, members, w[F.CTL_SSS_EPOCH], params)
+    same = bg(w, b, F.B_MASTER) == 1 and bg(w, b, F.B_FENCED) == 0 and params[P_SAME_MASTER_SHORTCUT] == 1
     ok = True
     if same:
         epoch_truncate_by_epoch(w, b, epoch)
@@ -121,6 +131,36 @@ def controller_may_elect(w):
     """``ControllerManager#onBrokerInactive`` / the inactive-master scan: the controller is up and names a
     master that is no longer alive in its heartbeat table."""
     return w[F.CTL_UP] == 1 and w[F.CTL_MASTER] != 0 and not master_still_alive(w)
+
+
+@kernel(inline=True)
+def master_found_inactive(w):
+    """The controller is up and finds its master silent (:func:`controller_declare_dead`'s condition for the
+    master): the master is alive in its table, but its process is down or its link is lost."""
+    master = w[F.CTL_MASTER] - 1
+    if w[F.CTL_UP] == 0 or master < 0 or bg(w, master, F.B_ALIVE) == 0:
+        return False
+    return bg(w, master, F.B_UP) == 0 or bg(w, master, F.B_LINK_DOWN) == 1
+
+
+@kernel(inline=True)
+def controller_election_due(w, params):
+    """When the controller elects on its own. 5.3.3: :func:`controller_may_elect`, whenever its master is
+    not alive (``ControllerManager#onBrokerInactive`` and the 5 s
+    ``DLedgerController#scanInactiveMasterAndTriggerReelect``).
+
+    Version switch ``controller_scans_inactive_master`` (5.1.1, 1e2a3012) off: up to 5.1.0 there is no
+    scan; only ``ControllerManager#onBrokerInactive`` elects, for the master, in the handler that removes
+    it from the heartbeat table (it awaits the election). The model makes the two one step: the master is
+    declared dead here (not by ControllerDeclareDead) and the election follows at once; an election missed
+    then is never made by the controller (a broker's own request may still elect). Interleavings inside the
+    handler's wait are not modelled (the simplest reading)."""
+    if params[P_SCAN_INACTIVE_MASTER] == 1:
+        return controller_may_elect(w)
+    if not master_found_inactive(w):
+        return False
+    bs(w, w[F.CTL_MASTER] - 1, F.B_ALIVE, 0)
+    return True
 
 
 @kernel(inline=True)
@@ -206,7 +246,7 @@ def may_put(w, b, params):
     a message is left to send, ``b`` accepts writes and ``inSyncReplicasNums >= minInSyncReplicas``."""
     if w[F.P_WAIT] == 1 or w[F.P_NEXT] >= params[P_MESSAGES] or not accepts_writes(w, b):
         return False
-    return in_sync_replicas(w, b) >= params[P_MIN_ISR]
+    return in_sync_replicas(w, b, params) >= params[P_MIN_ISR]
 
 
 @action("SendMessage", kind=2, actor="producer", section="send", place=(BROKER,),
@@ -235,7 +275,7 @@ def put_message(w, b, n, params):
     bs(w, b, F.B_LOG_MSG + n, m + 1)
     bs(w, b, F.B_LOG_EP + n, bg(w, b, F.B_EPOCH))
     bs(w, b, F.B_LEN, n + 1)
-    if (params[P_ALL_ACK] == 1 and popcount(union_set(w, b)) > 1) or (params[P_ALL_ACK] == 0 and params[P_ISR] > 1):
+    if (params[P_ALL_ACK] == 1 and popcount(union_set(w, b, params)) > 1) or (params[P_ALL_ACK] == 0 and params[P_ISR] > 1):
         w[F.P_WAIT] = 1
         w[F.P_WAIT_BROKER] = b
         w[F.P_WAIT_END] = n + 1
@@ -275,7 +315,7 @@ def ack_wait_done(w, params):
         if _acked_by(w, b, bit(params[P_BROKERS]) - 1, params) < params[P_ISR]:
             return 0
     else:
-        members = union_set(w, b)
+        members = union_set(w, b, params)
         if popcount(members) > 1 and _acked_by(w, b, members, params) < popcount(members):
             return 0
     m = w[F.P_NEXT]
@@ -410,11 +450,20 @@ def broker_restart(w, b, params):
     recovery (``CommitLog#recoverAbnormally``: confirmOffset clamped to the recovered max) and the master
     epoch 0 of a new process; the role comes from the controller (:func:`register_broker`). The consume
     queue is taken as rebuilt up to confirmOffset (abnormal recovery re-dispatches only what ends at or
-    below it; ``#start`` sets ``reputFromOffset`` to it): the simplest reading."""
+    below it; ``#start`` sets ``reputFromOffset`` to it): the simplest reading.
+
+    Version switch ``confirm_offset_persisted_and_bounds_recovery`` (5.1.1, b410557e and 41e9b8cf) off: up
+    to 5.1.0 confirmOffset lives only in ``AutoSwitchHAService`` (-1 in a new process, taken as 0: no
+    dispatch bound is lower) and ``CommitLog#recoverAbnormally`` dispatches every valid message
+    (``onCommitLogDispatch`` unless duplicationEnable): the consume queue ends where the commitlog does."""
     if bg(w, b, F.B_UP) == 1:
         return 0
     bs(w, b, F.B_UP, 1)
     bs(w, b, F.B_FENCED, 1)
+    if params[P_CONFIRM_PERSISTED] == 0:
+        bs(w, b, F.B_CONFIRM, 0)
+        bs(w, b, F.B_REPUT, bg(w, b, F.B_LEN))
+        return OK
     if bg(w, b, F.B_CONFIRM) > bg(w, b, F.B_LEN):
         bs(w, b, F.B_CONFIRM, bg(w, b, F.B_LEN))
     bs(w, b, F.B_REPUT, bg(w, b, F.B_CONFIRM))
@@ -474,7 +523,7 @@ def controller_elect(w, c, params):
     """``ControllerManager#triggerElectMaster`` (after ``#onBrokerInactive`` or
     ``DLedgerController#scanInactiveMasterAndTriggerReelect``): the master is not alive, ``c`` is
     electable -> ``c`` is the new master (it learns so by :func:`sync_broker_metadata`)."""
-    if not controller_may_elect(w) or not electable(w, c, params):
+    if not controller_election_due(w, params) or not electable(w, c, params):
         return 0
     elect(w, c, w[F.CTL_EPOCH] + 1)
     return OK
@@ -488,7 +537,7 @@ def controller_elect(w, c, params):
 def controller_elect_none(w, params):
     """``ReplicasInfoManager#electMaster``, controller-triggered, no candidate: ``ElectMasterEvent(false)``
     -> no master, masterEpoch + 1, the SyncStateSet kept."""
-    if not controller_may_elect(w) or electable_exists(w, params):
+    if not controller_election_due(w, params) or electable_exists(w, params):
         return 0
     elect_none(w, w[F.CTL_EPOCH] + 1)
     return OK
@@ -502,8 +551,12 @@ def controller_elect_none(w, params):
 def controller_declare_dead(w, b, params):
     """``DefaultBrokerHeartbeatManager#onBrokerChannelClose`` (a crash) or ``#scanNotActiveBroker`` (10 s
     without a heartbeat: power loss or a lost link) removes ``b``. A fenced broker sends no scheduled
-    heartbeat, but it retries its start, with a heartbeat, every 5 s, within the 10 s timeout: it stays."""
+    heartbeat, but it retries its start, with a heartbeat, every 5 s, within the 10 s timeout: it stays.
+    With ``controller_scans_inactive_master`` off (up to 5.1.0) the master's removal is the election's own
+    step (:func:`controller_election_due`)."""
     if w[F.CTL_UP] == 0 or bg(w, b, F.B_ALIVE) == 0:
+        return 0
+    if params[P_SCAN_INACTIVE_MASTER] == 0 and w[F.CTL_MASTER] == b + 1:
         return 0
     if bg(w, b, F.B_UP) == 1 and bg(w, b, F.B_LINK_DOWN) == 0:
         return 0

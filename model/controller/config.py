@@ -2,8 +2,9 @@
 
 The knobs are the settings of the controller mechanisms page (§8, §10) that change behaviour, named in
 snake_case after their RocketMQ names, with the 5.3.3 defaults; the sizes and failure budgets bound the
-exploration. A :class:`ControllerConfig` is validated when it is built; bad input raises one
-:class:`model.config.ConfigError` naming the key, the value and what is allowed.
+exploration; the version switches (model/versions_5.py) carry the rules of older 5.x releases, set by
+``rocketmq_version`` (``--rocketmq-version``). A :class:`ControllerConfig` is validated when it is built;
+bad input raises one :class:`model.knobs.ConfigError` naming the key, the value and what is allowed.
 """
 from __future__ import annotations
 
@@ -14,6 +15,14 @@ from typing import Any, Mapping
 from ..knobs import ConfigError, Knob, _text, knob_values, set_assignments
 
 MODE = "controller"
+
+
+def _versions() -> Any:
+    """model/versions.py, imported by name (as model/config.py does): the release declarations change no
+    kernel, so the kernel cache is not keyed on them."""
+    import importlib
+    return importlib.import_module("model.versions")
+
 
 KNOBS: tuple[Knob, ...] = (
     Knob("all_ack_in_sync_state_set", "bool", False, (), "MessageStoreConfig.allAckInSyncStateSet",
@@ -44,7 +53,43 @@ KNOBS: tuple[Knob, ...] = (
          "Losses of one broker's link to the controller (the broker keeps serving clients and peers)."),
     Knob("max_ha_disconnects", "int", 0, (0, 2), "failure budget",
          "HA connections closed while both brokers run (housekeeping timeout, a broken socket)."),
+    # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
+    #    that changed it; --rocketmq-version sets them all
+    Knob("sss_union_while_synchronizing", "bool", True, (), "version switch, 5.1.1 (#5663)",
+         "While a SyncStateSet change is on its way to the controller, the ack wait and confirmOffset use "
+         "local + proposed set and inSyncReplicasNums the larger of the two "
+         "(AutoSwitchHAService#getSyncStateSet); false (5.0.0-5.1.0): the local set only."),
+    Knob("confirm_offset_ignores_unacked_connection", "bool", True, (), "version switch, 5.1.1 (#6728)",
+         "computeConfirmOffset counts only members whose slaveAckOffset is above 0; false (5.0.0-5.1.0): a "
+         "connection that has not reported yet pulls confirmOffset down to 0."),
+    Knob("confirm_offset_frozen_when_member_disconnected", "bool", True, (), "version switch, 5.1.1 (#6662)",
+         "computeConfirmOffset keeps confirmOffset while a set member other than the master has no connection; "
+         "false (5.0.0-5.1.0): the member is skipped and confirmOffset can pass it."),
+    Knob("confirm_offset_persisted_and_bounds_recovery", "bool", True, (), "version switch, 5.1.1 (#6609)",
+         "confirmOffset is kept in the checkpoint and a restarted broker dispatches only up to it "
+         "(CommitLog#recoverAbnormally); false (5.0.0-5.1.0): it is lost at a restart and recovery "
+         "dispatches the whole commitlog."),
+    Knob("change_to_master_uses_controller_sss", "bool", True, (), "version switch, 5.1.1 (#6342)",
+         "changeToMaster takes the SyncStateSet the controller sent (ReplicasManager#changeToMaster); false "
+         "(5.0.0-5.1.0): the new master's local set is itself alone."),
+    Knob("same_master_role_change_shortcut", "bool", True, (), "version switch, 5.1.1 (#6344)",
+         "A master told of a higher epoch that keeps it master only records the epoch, its HA connections kept "
+         "(changeToMasterWhenLastRoleIsMaster); false (5.0.0-5.1.0): the full changeToMaster path."),
+    Knob("controller_scans_inactive_master", "bool", True, (), "version switch, 5.1.1 (#6382)",
+         "The controller re-elects whenever the master it names is not alive "
+         "(DLedgerController#scanInactiveMasterAndTriggerReelect); false (5.0.0-5.1.0): only in the step "
+         "that finds the master inactive (ControllerManager#onBrokerInactive)."),
+    Knob("confirm_offset_max_when_not_allack", "bool", True, (), "version switch, 5.2.0",
+         "With allAckInSyncStateSet=false a master's confirmOffset is its max offset "
+         "(CommitLog#getConfirmOffset); false (5.0.0-5.1.4): the smallest ack of the set, as with allAck."),
+    Knob("confirm_offset_init_only_when_negative", "bool", True, (), "version switch, 5.2.0 (#7441)",
+         "A master computes its stored confirmOffset at a read only while it is negative (never set) "
+         "(CommitLog#getConfirmOffset); false (5.0.0-5.1.4): a stored 0 is computed again at every read."),
 )
+
+#: the release the controller mode's defaults are, and the key that names a release (TOML, JSON ``config``)
+REFERENCE_RELEASE = "5.3.3"
+VERSION_KEY = "rocketmq_version"
 
 _KNOB_BY_KEY = {k.key: k for k in KNOBS}
 
@@ -64,6 +109,17 @@ class ControllerConfig:
     max_controller_outages: int = 0
     max_link_losses: int = 0
     max_ha_disconnects: int = 0
+    sss_union_while_synchronizing: bool = True
+    confirm_offset_ignores_unacked_connection: bool = True
+    confirm_offset_frozen_when_member_disconnected: bool = True
+    confirm_offset_persisted_and_bounds_recovery: bool = True
+    change_to_master_uses_controller_sss: bool = True
+    same_master_role_change_shortcut: bool = True
+    controller_scans_inactive_master: bool = True
+    confirm_offset_max_when_not_allack: bool = True
+    confirm_offset_init_only_when_negative: bool = True
+    #: the RocketMQ release checked (model/versions_5.py): not a knob, it sets the version switches' values
+    rocketmq_version: str = REFERENCE_RELEASE
 
     mode = MODE
 
@@ -73,6 +129,8 @@ class ControllerConfig:
             parsed = knob.parse(value)
             if parsed != value or type(parsed) is not type(value):
                 object.__setattr__(self, knob.key, parsed)
+        if self.rocketmq_version != REFERENCE_RELEASE:
+            object.__setattr__(self, VERSION_KEY, _versions().normalize(self.rocketmq_version, MODE))
         for key in ("in_sync_replicas", "min_in_sync_replicas"):
             if getattr(self, key) > self.brokers:
                 raise ConfigError(f"knob '{key}': value {getattr(self, key)} exceeds brokers={self.brokers}; "
@@ -81,7 +139,14 @@ class ControllerConfig:
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], base: "ControllerConfig | None" = None) -> "ControllerConfig":
         fields = dataclasses.asdict(base) if base is not None else {}
-        for key, value in knob_values(values, KNOBS).items():
+        values = knob_values(values, KNOBS)
+        if VERSION_KEY in values:
+            # the release first (its switches' values), then the knobs given beside it: an explicit one wins
+            values = dict(values)
+            version = _versions().normalize(values.pop(VERSION_KEY), MODE)
+            fields[VERSION_KEY] = version
+            fields.update(_versions().release_line(MODE).knob_values(version))
+        for key, value in values.items():
             knob = _KNOB_BY_KEY.get(key)
             if knob is None:
                 raise ConfigError(f"unknown knob '{key}' (value {value!r}) in mode {MODE}; "
@@ -91,7 +156,7 @@ class ControllerConfig:
 
     def with_overrides(self, assignments: "list[str] | tuple[str, ...]") -> "ControllerConfig":
         """Apply ``key=value`` strings (the ``--set`` option) on top of this config."""
-        return ControllerConfig.from_mapping(set_assignments(assignments, "brokers=3"), base=self)
+        return ControllerConfig.from_mapping(_knob_assignments(assignments), base=self)
 
     def as_dict(self) -> dict[str, Any]:
         return {"mode": MODE, **dataclasses.asdict(self)}
@@ -103,9 +168,24 @@ class ControllerConfig:
         return view_kinds(self)
 
     def short(self) -> str:
-        default = ControllerConfig()
+        """The knobs that differ from the defaults of the release checked (the controller defaults with that
+        release's switches), after the release: ``controller mode, RocketMQ 5.3.3 defaults``,
+        ``controller mode, RocketMQ 5.1.0, messages=1``."""
+        default = ControllerConfig.from_mapping({VERSION_KEY: self.rocketmq_version})
         diffs = [f"{k}={_text(v)}" for k, v in dataclasses.asdict(self).items() if getattr(default, k) != v]
-        return "controller mode, " + (", ".join(diffs) if diffs else "5.3.3 defaults")
+        release = f"RocketMQ {self.rocketmq_version}"
+        return "controller mode, " + (f"{release}, {', '.join(diffs)}" if diffs else f"{release} defaults")
+
+
+def _knob_assignments(assignments: "list[str] | tuple[str, ...]") -> dict[str, str]:
+    """The ``--set`` items as a mapping, knobs only: the release is not a knob (``--rocketmq-version`` sets it),
+    as model/config.py's ``knob_assignments`` says for mode 4.4."""
+    values = set_assignments(assignments, "brokers=3")
+    if VERSION_KEY in values:
+        raise ConfigError(f"--set {VERSION_KEY}={values[VERSION_KEY]}: the RocketMQ release is not a knob; give "
+                          f"--rocketmq-version {values[VERSION_KEY]} (it sets every version switch; --set then "
+                          "changes one)")
+    return values
 
 
 PRESET_DESCRIPTIONS: dict[str, str] = {

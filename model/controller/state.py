@@ -7,7 +7,8 @@ import numpy as np
 
 from explore.native import kernel
 from . import fields as F
-from .params import P_ALL_ACK, P_BROKERS
+from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_FROZEN, P_CONFIRM_IGNORES_UNACKED, P_CONFIRM_INIT_NEGATIVE,
+                     P_CONFIRM_MAX_NOT_ALLACK, P_SSS_UNION)
 
 MAX_OFFSET = 1 << 20   # EpochEntry's Long.MAX_VALUE end
 
@@ -64,18 +65,25 @@ def accepts_writes(w, b):
 
 
 @kernel(inline=True)
-def union_set(w, b):
-    """``AutoSwitchHAService#getSyncStateSet``: local ∪ remote while synchronizing, else local."""
-    if bg(w, b, F.B_SYNCING):
+def union_set(w, b, params):
+    """``AutoSwitchHAService#getSyncStateSet``: local ∪ remote while synchronizing, else local.
+
+    Version switch ``sss_union_while_synchronizing`` (5.1.1, 2cc899fc): up to 5.1.0 ``getSyncStateSet``
+    returns a copy of the one local set, which changes only when the controller's answer is applied
+    (``#setSyncStateSet``); a proposal (``notifySyncStateSetChanged``) leaves it as it was. The model still
+    records the proposal (``remoteSyncStateSet``, the request ``#doReportSyncStateSetChanged`` sends) and
+    its flag, but with the switch off nothing reads them here."""
+    if bg(w, b, F.B_SYNCING) and params[P_SSS_UNION] == 1:
         return bg(w, b, F.B_SSS) | bg(w, b, F.B_REMOTE)
     return bg(w, b, F.B_SSS)
 
 
 @kernel(inline=True)
-def in_sync_replicas(w, b):
-    """``AutoSwitchHAService#inSyncReplicasNums``: max(|local|, |remote|) while synchronizing."""
+def in_sync_replicas(w, b, params):
+    """``AutoSwitchHAService#inSyncReplicasNums``: max(|local|, |remote|) while synchronizing; up to 5.1.0
+    (switch ``sss_union_while_synchronizing`` off) ``syncStateSet.size()``, the local set's."""
     n = popcount(bg(w, b, F.B_SSS))
-    if bg(w, b, F.B_SYNCING):
+    if bg(w, b, F.B_SYNCING) and params[P_SSS_UNION] == 1:
         r = popcount(bg(w, b, F.B_REMOTE))
         if r > n:
             n = r
@@ -92,10 +100,22 @@ def connected_to(w, s, m):
 def confirm_offset(w, b, params):
     """``CommitLog#getConfirmOffset``: a master with a one-member local set, or with
     allAckInSyncStateSet=false, answers its max offset; otherwise (and on a slave or a fenced broker) the
-    stored field."""
+    stored field.
+
+    Version switch ``confirm_offset_max_when_not_allack`` (5.2.0, 80c0330f): up to 5.1.4 only the
+    one-member local set gives the max (5.1.1-5.1.4 ``CommitLog#getConfirmOffset``; 5.0.0-5.1.0
+    ``AutoSwitchHAService#getConfirmOffset``, the same rule): with allAck off and a larger set a master's
+    confirmOffset is the stored minimum of the acks, as with allAck on.
+
+    Version switch ``confirm_offset_init_only_when_negative`` (5.2.0, 7e4879a3, #7441): 5.3.3 computes the
+    stored value at a read only while it is negative (never set: the model's offsets start at 0, so never);
+    up to 5.1.4 (``if (this.confirmOffset <= 0)``) a stored 0 is computed again, and stored, at every read
+    (:func:`compute_confirm_offset`)."""
     if bg(w, b, F.B_MASTER) == 1 and bg(w, b, F.B_FENCED) == 0:
-        if popcount(bg(w, b, F.B_SSS)) == 1 or params[P_ALL_ACK] == 0:
+        if popcount(bg(w, b, F.B_SSS)) == 1 or (params[P_ALL_ACK] == 0 and params[P_CONFIRM_MAX_NOT_ALLACK] == 1):
             return bg(w, b, F.B_LEN)
+        if params[P_CONFIRM_INIT_NEGATIVE] == 0 and bg(w, b, F.B_CONFIRM) <= 0:
+            bs(w, b, F.B_CONFIRM, compute_confirm_offset(w, b, params))
     return bg(w, b, F.B_CONFIRM)
 
 
@@ -103,18 +123,32 @@ def confirm_offset(w, b, params):
 def compute_confirm_offset(w, m, params):
     """``AutoSwitchHAService#computeConfirmOffset``: over the union set, ``getConfirmOffsetDirectly`` when
     a member other than the master has no connection, else the least of the master's max and every
-    connected member's ack above 0."""
-    members = union_set(w, m)
+    connected member's ack above 0.
+
+    Two version switches, both 5.1.1; up to 5.1.0 the method is the minimum of the max and the
+    ``getSlaveAckOffset()`` of every connection whose slave is in the set:
+    ``confirm_offset_frozen_when_member_disconnected`` (7903c704) off: a member without a connection is
+    skipped (it is not in ``connectionList``), so confirmOffset can pass it;
+    ``confirm_offset_ignores_unacked_connection`` (5dc2e20e) off: a connection's ack counts even when it is
+    not above 0 (-1 before its first report, 0 for an empty log). The model keeps offsets from 0: -1 is
+    taken as 0, which bounds the dispatch (``reputFromOffset < confirmOffset``) and the expansion test
+    (``slaveMaxOffset >= confirmOffset``) as -1 does, at message granularity."""
+    members = union_set(w, m, params)
     low = bg(w, m, F.B_LEN)
     for s in range(params[P_BROKERS]):
         if s == m or not members & bit(s):
             continue
-        if not connected_to(w, s, m):   # getConfirmOffsetDirectly: unchanged (the max with one member)
+        if not connected_to(w, s, m):
+            if params[P_CONFIRM_FROZEN] == 0:
+                continue
+            # getConfirmOffsetDirectly: unchanged (the max with one member)
             if bg(w, m, F.B_MASTER) == 1 and bg(w, m, F.B_FENCED) == 0 and popcount(bg(w, m, F.B_SSS)) == 1:
                 return bg(w, m, F.B_LEN)
             return bg(w, m, F.B_CONFIRM)
         ack = bg(w, s, F.B_ACK) - 1
-        if ack > 0 and ack < low:
+        if params[P_CONFIRM_IGNORES_UNACKED] == 0 and ack < 0:
+            ack = 0
+        if (ack > 0 or params[P_CONFIRM_IGNORES_UNACKED] == 0) and ack < low:
             low = ack
     return low
 

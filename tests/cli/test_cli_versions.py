@@ -55,8 +55,8 @@ def test_a_config_file_names_the_release(tmp_path):
     ((*TINY, "--rocketmq-version", "5.1.0"), ("'5.1.0'", "a release of mode controller", "4.4.0", "4.9.8")),
     ((*TINY, "--rocketmq-version", "4.3.2"), ("not a release rmqcheck knows", "4.5.0", "4.9.8")),
     ((*TINY, "--rocketmq-version", "four"), ("not a version", "4.4.0")),
-    (("--mode", "controller", "--set", "messages=1", "--rocketmq-version", "5.1.1"),
-     ("not modelled yet", "checks 5.3.3", "5.0.0", "5.3.2")),
+    (("--mode", "controller", "--set", "messages=1", "--rocketmq-version", "5.4.0"),
+     ("not a release rmqcheck knows", "5.0.0", "5.3.3")),
     (("--preset", "controller", "--rocketmq-version", "4.9.4"), ("a release of mode 4.4", "5.3.3")),
     ((*TINY, "--set", "rocketmq_version=4.9.4"), ("not a knob", "--rocketmq-version 4.9.4")),
 ])
@@ -134,13 +134,15 @@ def test_versions_lists_every_release_and_each_switch_with_its_commit(args, monk
     assert "checked as 4.4.0" in r.stdout and "knob overflow_to_max" in r.stdout
 
 
-def test_versions_of_the_controller_mode_names_them_not_modelled_yet(monkeypatch):
+def test_versions_of_the_controller_mode_lists_its_switches(monkeypatch):
     monkeypatch.setenv("COLUMNS", "400")
     r = invoke("versions", "--mode", "controller")
     assert r.exit_code == 0, r.output
     line = release_line("controller")
-    assert all(f"│ {v} " in r.stdout for v in line.versions()) and "not modelled yet" in r.stdout
+    assert all(f"│ {v} " in r.stdout for v in line.versions()) and "not modelled yet" not in r.stdout
     assert all(s.commit[:10] in r.stdout for s in line.switches)
+    assert "checked as 5.0.0" in r.stdout and "knob sss_union_while_synchronizing" in r.stdout
+    assert "the model has no name server yet" in r.stdout
     assert_bad_input(invoke("versions", "--mode", "5.x"), "unknown mode '5.x'")
 
 
@@ -170,5 +172,5 @@ def test_matrix_versions_with_several_presets_and_bad_releases():
     assert_bad_input(invoke("matrix", "--versions", "4.4.0,5.1.0", *SLAVELESS), "--versions '5.1.0'",
                      "mode controller")
     assert_bad_input(invoke("matrix", "--versions", "4.4.0,", *SLAVELESS), "empty release")
-    assert_bad_input(invoke("matrix", "--preset", "controller", "--versions", "5.2.0", "--set", "messages=1"),
-                     "not modelled yet", "5.3.3")
+    assert_bad_input(invoke("matrix", "--preset", "controller", "--versions", "5.2.0,4.9.4", "--set", "messages=1"),
+                     "--versions '4.9.4'", "a release of mode 4.4", "5.3.3")

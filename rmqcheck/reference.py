@@ -128,6 +128,27 @@ def _releases(mode: str) -> str:
                       _table(("switch", "first release", "commit", "RocketMQ", "rule before", "model"), full)])
 
 
+def _values(mode: str) -> str:
+    """Which release has which rule: a column per group of releases whose modelled switches all agree, a row
+    per switch (its knob's value there: false is the rule before its first release); a switch the model
+    does not carry says so."""
+    from .versions_cmd import line_of
+
+    line = line_of(mode)
+    groups: dict[str, list[str]] = {}
+    for version in line.versions():
+        groups.setdefault(line.same_as(version), []).append(version)
+    heads = [vs[0] if len(vs) == 1 else f"{vs[0]} - {vs[-1]}" for vs in groups.values()]
+    rows = []
+    for s in line.switches:
+        if s.modelled:
+            cells = [f"`{str(s.value_at(first)).lower()}`" for first in groups]
+        else:
+            cells = ["5.3.3's rule (not modelled)"] * len(groups)
+        rows.append((f"`{s.name}` ({s.first})", *cells))
+    return _table(("switch (first release)", *heads), rows)
+
+
 def _not_modelled(mode: str) -> str:
     from .versions_cmd import line_of
 
@@ -151,11 +172,13 @@ TABLES: dict[str, Callable[[], str]] = {
 
 def tables() -> dict[str, Callable[[], str]]:
     """Every generated table by name: :data:`TABLES` and, per model mode of the registry, its releases and
-    the changes it does not model (``releases-4.4``, ``not-modelled-controller``)."""
+    the changes it does not model and which release has which switch value (``releases-4.4``,
+    ``not-modelled-controller``, ``values-controller``)."""
     from model.modes import MODES
 
     return {**TABLES, **{f"releases-{name}": functools.partial(_releases, name) for name in MODES},
-            **{f"not-modelled-{name}": functools.partial(_not_modelled, name) for name in MODES}}
+            **{f"not-modelled-{name}": functools.partial(_not_modelled, name) for name in MODES},
+            **{f"values-{name}": functools.partial(_values, name) for name in MODES}}
 
 
 def expand(markdown: str) -> str:

@@ -220,3 +220,12 @@ def test_a_controller_baseline_entry_with_a_release_gates_it(tmp_path):
                 for prop in suite.iter("property") if prop.get("name") == "rocketmq_version"}
     assert versions == {"before": "5.1.0", "after": "5.1.1"}
 
+
+def test_the_documented_counts_before_each_switch_are_the_pinned_ones():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "versions.md").read_text()
+    for s in LINE.modelled():
+        row = next(ln for ln in page.splitlines() if ln.startswith(f"| `{s.name}` | "))
+        states, transitions, _ = TABLE[s.pinned].counts
+        assert row.split(" | ")[1].startswith(f"{states:,} ({transitions:,}) -> "), s.name

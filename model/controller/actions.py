@@ -24,6 +24,17 @@ from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm
 OK = 1
 ERROR = 3
 
+#: an outcome note for the trace reader, in a fired action's flags above bit 16 (as the 4.4 kernel's
+#: model/events.py ``note``): :meth:`model.controller.model.ControllerModel.describe_outcome` reads it
+NOTE_SHIFT = 16
+OUT_SEND_OK = 1
+OUT_SEND_OK_SET_SIZE = 2
+OUTCOME_TEXT = {
+    OUT_SEND_OK: "SEND_OK",
+    OUT_SEND_OK_SET_SIZE: "SEND_OK on the SyncStateSet's size alone (GroupTransferService, 5.3.3), within "
+                          "slaveTimeout (3,000 ms) of the append",
+}
+
 
 @kernel(inline=True)
 def reaches_controller(w, b):
@@ -305,26 +316,33 @@ def ack_wait_done(w, params):
     """``GroupTransferService#doWaitTransfer``: with needAckNums = -1 (allAck) the union set re-read, OK
     when the master and every member connected with ``slaveAckOffset >= end`` make up the whole set; with
     needAckNums = inSyncReplicas >= 2, OK when the master and any connected slaves (in the set or not)
-    with ``slaveAckOffset >= end`` number that many -> SEND_OK."""
+    with ``slaveAckOffset >= end`` number that many -> SEND_OK.
+
+    The request (``CommitLog#handleHA``) holds only its end offset and a deadline, ``slaveTimeout`` (3 s)
+    after the append; no role change fails or re-checks it (docs/controller.md, "A finding"). A set of one
+    member completes it with no ack read (``syncStateSet.size() <= 1``): the trace says so at this step,
+    with the deadline the completion needs."""
     if w[F.P_WAIT] == 0:
         return 0
     b = w[F.P_WAIT_BROKER]
     if bg(w, b, F.B_UP) == 0:
         return 0
-    if params[P_ALL_ACK] == 0:
-        if _acked_by(w, b, bit(params[P_BROKERS]) - 1, params) < params[P_ISR]:
-            return 0
-    else:
+    if params[P_ALL_ACK] == 0 and _acked_by(w, b, bit(params[P_BROKERS]) - 1, params) < params[P_ISR]:
+        return 0
+    outcome = OUT_SEND_OK
+    if params[P_ALL_ACK] == 1:
         members = union_set(w, b, params)
         if popcount(members) > 1 and _acked_by(w, b, members, params) < popcount(members):
             return 0
+        if popcount(members) <= 1:   # syncStateSet.size() <= 1: "Only master", no ack read
+            outcome = OUT_SEND_OK_SET_SIZE
     m = w[F.P_NEXT]
     w[F.ACKED] |= bit(m)
     w[F.P_NEXT] = m + 1
     w[F.P_WAIT] = 0
     w[F.P_WAIT_BROKER] = 0
     w[F.P_WAIT_END] = 0
-    return OK
+    return OK | (outcome << NOTE_SHIFT)
 
 
 @action("AckWaitTimeout", kind=4, actor="producer", section="ack", place=(1,),

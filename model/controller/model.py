@@ -54,6 +54,11 @@ class ControllerModel(PackedModel):
         assert pack(v, out[0])
         return out
 
+    def describe_outcome(self, flags: int) -> str:
+        """The outcome note of a fired action (``AckWaitDone``'s SEND_OK and what it rested on), or ""."""
+        from .actions import NOTE_SHIFT, OUTCOME_TEXT
+        return OUTCOME_TEXT.get((flags >> NOTE_SHIFT) & 0xFF, "")
+
     def vector(self, state: State) -> np.ndarray:
         v = np.zeros(F.NFIELDS, dtype=np.int64)
         unpack(np.asarray(state, dtype=np.uint64), v)

@@ -6,8 +6,8 @@ import numpy as np
 
 from model.controller import ControllerConfig
 from model.controller import fields as F
-from model.controller.model import (ControllerElect, ControllerElectNone, ControllerModel, HAConnect, RegisterBroker,
-                                    SendMessage, SlaveReportOffset)
+from model.controller.model import (AckWaitDone, ControllerElect, ControllerElectNone, ControllerModel, HAConnect,
+                                    RegisterBroker, SendMessage, SlaveReportOffset)
 from model.controller.state import pack
 
 INDEX = {name: i for i, name in enumerate(F.NAMES)}
@@ -132,3 +132,23 @@ def test_min_in_sync_replicas_refuses_the_put_before_the_append():
     pending = build(controller_up=1, **running(1, master=1, masterEpoch=1, syncStateSet=0b01, synchronizing=1,
                                               remoteSyncStateSet=0b11))
     assert m.view(m.next_state(pending, SendMessage(broker=1)))["broker1.commitlog"] == ["1@e1"]
+
+
+def _outcome(m, state, action):
+    out, flags = m.expand(state)
+    return m.describe_outcome(int(flags[list(m.actions()).index(action)]))
+
+
+def test_a_waiting_put_completed_by_a_set_of_one_says_so_and_its_deadline():
+    """§4.6 (``GroupTransferService#doWaitTransfer``, allAck): a put waiting on master 2 completes when the set
+    it re-reads has one member, with no ack read; the trace says so, and that it needs slaveTimeout (3,000 ms)
+    from the append. With every member's ack it is a plain SEND_OK."""
+    m = ControllerModel(ControllerConfig(all_ack_in_sync_state_set=True))
+    put = dict(producer_waiting=1, producer_waitBroker=1, producer_waitEnd=1)
+    alone = build(**put, **running(2, master=1, syncStateSet=0b10, masterEpoch=2, commitlog_msg_0=1, maxOffset=1))
+    assert _outcome(m, alone, AckWaitDone()) == ("SEND_OK on the SyncStateSet's size alone (GroupTransferService, "
+                                                  "5.3.3), within slaveTimeout (3,000 ms) of the append")
+    acked = build(**put, **running(2, master=1, syncStateSet=0b11, masterEpoch=2, commitlog_msg_0=1, maxOffset=1),
+                  **running(1, haMaster=2, slaveAckOffset=2, commitlog_msg_0=1, maxOffset=1))
+    assert _outcome(m, acked, AckWaitDone()) == "SEND_OK"
+    assert read(m, m.next_state(acked, AckWaitDone()), "producer_sendOk") == 1

@@ -229,3 +229,33 @@ def test_the_documented_counts_before_each_switch_are_the_pinned_ones():
         row = next(ln for ln in page.splitlines() if ln.startswith(f"| `{s.name}` | "))
         states, transitions, _ = TABLE[s.pinned].counts
         assert row.split(" | ")[1].startswith(f"{states:,} ({transitions:,}) -> "), s.name
+
+
+def test_config_names_the_controller_release_and_reads_back(tmp_path):
+    import tomllib
+
+    from cli_driver import invoke
+
+    r = invoke("config", "--mode", "controller", "--rocketmq-version", "5.1.1", "--set", "messages=1")
+    assert r.exit_code == 0, r.output
+    cfg = tomllib.loads(r.stdout)
+    assert cfg["rocketmq_version"] == "5.1.1"
+    assert {s.knob: cfg[s.knob] for s in LINE.modelled()} == LINE.knob_values("5.1.1")
+    path = tmp_path / "run.toml"
+    path.write_text(r.stdout)
+    assert invoke("config", "--config", str(path)).stdout == r.stdout
+
+
+def test_matrix_versions_all_gives_a_column_per_controller_release(tmp_path):
+    import json
+
+    from cli_driver import invoke
+
+    out = tmp_path / "m.json"
+    r = invoke("matrix", "--preset", "controller-allack", "--versions", "all", "--set", "messages=1",
+               "--property", LOSS, "--quiet", "--json", str(out))
+    assert r.exit_code == 1, r.output
+    columns = json.loads(out.read_text())["configurations"]
+    assert [c["config"]["rocketmq_version"] for c in columns] == list(LINE.versions())
+    verdicts = {c["name"]: c["properties"][0]["status"] for c in columns}
+    assert {v for v, s in verdicts.items() if s == "violated"} == {"5.0.0", "5.1.0"}

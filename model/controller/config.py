@@ -55,34 +55,34 @@ KNOBS: tuple[Knob, ...] = (
          "HA connections closed while both brokers run (housekeeping timeout, a broken socket)."),
     # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
     #    that changed it; --rocketmq-version sets them all
-    Knob("sss_union_while_synchronizing", "bool", True, (), "version switch, 5.1.1 (#5663)",
+    Knob("sss_union_while_synchronizing", "bool", True, (), "RocketMQ 5.1.1 and later (#5663)",
          "While a SyncStateSet change is on its way to the controller, the ack wait and confirmOffset use "
          "local + proposed set and inSyncReplicasNums the larger of the two "
          "(AutoSwitchHAService#getSyncStateSet); false (5.0.0-5.1.0): the local set only."),
-    Knob("confirm_offset_ignores_unacked_connection", "bool", True, (), "version switch, 5.1.1 (#6728)",
+    Knob("confirm_offset_ignores_unacked_connection", "bool", True, (), "RocketMQ 5.1.1 and later (#6728)",
          "computeConfirmOffset counts only members whose slaveAckOffset is above 0; false (5.0.0-5.1.0): a "
          "connection that has not reported yet pulls confirmOffset down to 0."),
-    Knob("confirm_offset_frozen_when_member_disconnected", "bool", True, (), "version switch, 5.1.1 (#6662)",
+    Knob("confirm_offset_frozen_when_member_disconnected", "bool", True, (), "RocketMQ 5.1.1 and later (#6662)",
          "computeConfirmOffset keeps confirmOffset while a set member other than the master has no connection; "
          "false (5.0.0-5.1.0): the member is skipped and confirmOffset can pass it."),
-    Knob("confirm_offset_persisted_and_bounds_recovery", "bool", True, (), "version switch, 5.1.1 (#6609)",
+    Knob("confirm_offset_persisted_and_bounds_recovery", "bool", True, (), "RocketMQ 5.1.1 and later (#6609)",
          "confirmOffset is kept in the checkpoint and a restarted broker dispatches only up to it "
          "(CommitLog#recoverAbnormally); false (5.0.0-5.1.0): it is lost at a restart and recovery "
          "dispatches the whole commitlog."),
-    Knob("change_to_master_uses_controller_sss", "bool", True, (), "version switch, 5.1.1 (#6342)",
+    Knob("change_to_master_uses_controller_sss", "bool", True, (), "RocketMQ 5.1.1 and later (#6342)",
          "changeToMaster takes the SyncStateSet the controller sent (ReplicasManager#changeToMaster); false "
          "(5.0.0-5.1.0): the new master's local set is itself alone."),
-    Knob("same_master_role_change_shortcut", "bool", True, (), "version switch, 5.1.1 (#6344)",
+    Knob("same_master_role_change_shortcut", "bool", True, (), "RocketMQ 5.1.1 and later (#6344)",
          "A master told of a higher epoch that keeps it master only records the epoch, its HA connections kept "
          "(changeToMasterWhenLastRoleIsMaster); false (5.0.0-5.1.0): the full changeToMaster path."),
-    Knob("controller_scans_inactive_master", "bool", True, (), "version switch, 5.1.1 (#6382)",
+    Knob("controller_scans_inactive_master", "bool", True, (), "RocketMQ 5.1.1 and later (#6382)",
          "The controller re-elects whenever the master it names is not alive "
          "(DLedgerController#scanInactiveMasterAndTriggerReelect); false (5.0.0-5.1.0): only in the step "
          "that finds the master inactive (ControllerManager#onBrokerInactive)."),
-    Knob("confirm_offset_max_when_not_allack", "bool", True, (), "version switch, 5.2.0",
+    Knob("confirm_offset_max_when_not_allack", "bool", True, (), "RocketMQ 5.2.0 and later (#7657)",
          "With allAckInSyncStateSet=false a master's confirmOffset is its max offset "
          "(CommitLog#getConfirmOffset); false (5.0.0-5.1.4): the smallest ack of the set, as with allAck."),
-    Knob("confirm_offset_init_only_when_negative", "bool", True, (), "version switch, 5.2.0 (#7441)",
+    Knob("confirm_offset_init_only_when_negative", "bool", True, (), "RocketMQ 5.2.0 and later (#7441)",
          "A master computes its stored confirmOffset at a read only while it is negative (never set) "
          "(CommitLog#getConfirmOffset); false (5.0.0-5.1.4): a stored 0 is computed again at every read."),
 )

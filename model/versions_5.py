@@ -123,7 +123,7 @@ SWITCHES = (
         before="an election only on a broker-inactive event for the master or a broker's elect request.",
         after="also a scan every 5 s re-elects for groups whose master is set but not alive.",
         rocketmq="DLedgerController#scanInactiveMasterAndTriggerReelect", knob="controller_scans_inactive_master",
-        kernel=f"{ACTIONS} controller_election_due and controller_declare_dead: ControllerElect, ControllerElectNone, ControllerDeclareDead",
+        kernel=f"{ACTIONS} controller_election_due and controller_declare_dead: ControllerElect, ControllerElectNone, ControllerDeclareDead (the removal and its election one step before 5.1.1: the steps between them are left out)",
         test=f"{TESTS}::test_controller_scans_inactive_master",
         pinned="release-controller-scans-inactive-master"),
     Switch(

@@ -161,11 +161,14 @@ def controller_election_due(w, params):
     ``DLedgerController#scanInactiveMasterAndTriggerReelect``).
 
     Version switch ``controller_scans_inactive_master`` (5.1.1, 1e2a3012) off: up to 5.1.0 there is no
-    scan; only ``ControllerManager#onBrokerInactive`` elects, for the master, in the handler that removes
-    it from the heartbeat table (it awaits the election). The model makes the two one step: the master is
-    declared dead here (not by ControllerDeclareDead) and the election follows at once; an election missed
-    then is never made by the controller (a broker's own request may still elect). Interleavings inside the
-    handler's wait are not modelled (the simplest reading)."""
+    scan; only ``ControllerManager#onBrokerInactive`` elects, for the master, once per removal: the
+    heartbeat manager (``DefaultBrokerHeartbeatManager#scanNotActiveBroker``, ``#onBrokerChannelClose``)
+    removes the broker and submits the notification to its executor; the handler, on the leader, asks
+    ``electMaster`` and awaits it; a failure is only logged. The model makes removal and election one step:
+    the master is declared dead here (not by ControllerDeclareDead) and elected away at once, so the
+    controller never elects later (a broker's own request still may). Steps between the removal and the
+    election are left out: an under-approximation of 5.1.0's interleavings, the simplest reading without
+    a pending-election field."""
     if params[P_SCAN_INACTIVE_MASTER] == 1:
         return controller_may_elect(w)
     if not master_found_inactive(w):

@@ -44,7 +44,8 @@ SWITCHES = (
               "inSyncReplicasNums the larger of the two.",
         rocketmq="AutoSwitchHAService#maybeExpandInSyncStateSet, #maybeShrinkSyncStateSet, #getSyncStateSet",
         knob="sss_union_while_synchronizing",
-        kernel=f"{STATE} union_set and in_sync_replicas: the ack wait (SendMessage, AckWaitDone), computeConfirmOffset and the minInSyncReplicas check",
+        kernel=(f"{STATE} union_set and in_sync_replicas: the ack wait (SendMessage, AckWaitDone), "
+                "computeConfirmOffset and the minInSyncReplicas check"),
         test=f"{TESTS}::test_sss_union_while_synchronizing",
         pinned="release-sss-union-while-synchronizing"),
     Switch(
@@ -54,7 +55,8 @@ SWITCHES = (
                "connection's -1 or 0 included.",
         after="only members whose slaveAckOffset is above 0 count.",
         rocketmq="AutoSwitchHAService#computeConfirmOffset", knob="confirm_offset_ignores_unacked_connection",
-        kernel=f"{STATE} compute_confirm_offset: every action that recomputes confirmOffset (SlaveReportOffset, the role and set changes)",
+        kernel=(f"{STATE} compute_confirm_offset: every action that recomputes confirmOffset (SlaveReportOffset, "
+                "the role and set changes)"),
         test=f"{TESTS}::test_confirm_offset_ignores_unacked_connection",
         pinned="release-confirm-offset-ignores-unacked-connection"),
     Switch(
@@ -74,7 +76,8 @@ SWITCHES = (
               "only up to it and clamps it into the log's range.",
         rocketmq="CommitLog#recoverAbnormally, #setConfirmOffset, StoreCheckpoint, DefaultMessageStore#load",
         knob="confirm_offset_persisted_and_bounds_recovery",
-        kernel=f"{ACTIONS} broker_restart: the BrokerRestart action (confirmOffset and the consume queue after recovery)",
+        kernel=(f"{ACTIONS} broker_restart: the BrokerRestart action (confirmOffset and the consume queue after "
+                "recovery)"),
         test=f"{TESTS}::test_confirm_offset_persisted_and_bounds_recovery",
         pinned="release-confirm-offset-persisted-and-bounds-recovery"),
     Switch(
@@ -105,7 +108,8 @@ SWITCHES = (
                "(truncation, recoverTopicQueueTable, HA reconnect).",
         after="a change that keeps the same master only records the epoch (master) or the state version (slave).",
         rocketmq="ReplicasManager#changeToMaster, #changeToSlave", knob="same_master_role_change_shortcut",
-        kernel=f"{ACTIONS} change_to_master: the master half (the model's changeToSlave has no same-master shortcut at any release: the slave's masterBrokerId is no state)",
+        kernel=(f"{ACTIONS} change_to_master: the master half (the model's changeToSlave has no same-master "
+                "shortcut at any release: the slave's masterBrokerId is no state)"),
         test=f"{TESTS}::test_same_master_role_change_shortcut",
         pinned="release-same-master-role-change-shortcut"),
     Switch(
@@ -123,7 +127,9 @@ SWITCHES = (
         before="an election only on a broker-inactive event for the master or a broker's elect request.",
         after="also a scan every 5 s re-elects for groups whose master is set but not alive.",
         rocketmq="DLedgerController#scanInactiveMasterAndTriggerReelect", knob="controller_scans_inactive_master",
-        kernel=f"{ACTIONS} controller_election_due and controller_declare_dead: ControllerElect, ControllerElectNone, ControllerDeclareDead (the removal and its election one step before 5.1.1: the steps between them are left out)",
+        kernel=(f"{ACTIONS} controller_election_due and controller_declare_dead: ControllerElect, "
+                "ControllerElectNone, ControllerDeclareDead (the removal and its election one step before 5.1.1: "
+                "the steps between them are left out)"),
         test=f"{TESTS}::test_controller_scans_inactive_master",
         pinned="release-controller-scans-inactive-master"),
     Switch(
@@ -147,7 +153,8 @@ SWITCHES = (
                "the acks, allAckInSyncStateSet=false included.",
         after="with allAckInSyncStateSet=false (or a one-member set) confirmOffset is the max offset.",
         rocketmq="CommitLog#getConfirmOffset", knob="confirm_offset_max_when_not_allack",
-        kernel=f"{STATE} confirm_offset: what ReputMessage dispatches, the expansion test of SlaveReportOffset, the header of PushData and PushHeartbeat",
+        kernel=(f"{STATE} confirm_offset: what ReputMessage dispatches, the expansion test of SlaveReportOffset, "
+                "the header of PushData and PushHeartbeat"),
         test=f"{TESTS}::test_confirm_offset_max_when_not_allack",
         pinned="release-confirm-offset-max-when-not-allack"),
     Switch(
@@ -158,7 +165,8 @@ SWITCHES = (
         after="only while the stored value is negative (never set): a stored 0 stays until the next recompute.",
         rocketmq="CommitLog#getConfirmOffset (5.0.0-5.1.0: AutoSwitchHAService#getConfirmOffset)",
         knob="confirm_offset_init_only_when_negative",
-        kernel=f"{STATE} confirm_offset: ReputMessage, the expansion test of SlaveReportOffset, PushData, PushHeartbeat",
+        kernel=(f"{STATE} confirm_offset: ReputMessage, the expansion test of SlaveReportOffset, PushData, "
+                "PushHeartbeat"),
         test=f"{TESTS}::test_confirm_offset_init_only_when_negative",
         pinned="release-confirm-offset-init-only-when-negative"),
     Switch(

@@ -289,7 +289,8 @@ def put_message(w, b, n, params):
     bs(w, b, F.B_LOG_MSG + n, m + 1)
     bs(w, b, F.B_LOG_EP + n, bg(w, b, F.B_EPOCH))
     bs(w, b, F.B_LEN, n + 1)
-    if (params[P_ALL_ACK] == 1 and popcount(union_set(w, b, params)) > 1) or (params[P_ALL_ACK] == 0 and params[P_ISR] > 1):
+    if (params[P_ALL_ACK] == 1 and popcount(union_set(w, b, params)) > 1) or \
+            (params[P_ALL_ACK] == 0 and params[P_ISR] > 1):
         w[F.P_WAIT] = 1
         w[F.P_WAIT_BROKER] = b
         w[F.P_WAIT_END] = n + 1

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from explore.faults import COMBINATION_KEYS, Vector, combination
 
-from .console import NameTable, WholeNames, explanation_table, trace_table
+from .console import NameTable, WholeNames, explanation_table, human_bytes, trace_table
 from .bounds import bounds_text, grown_text, kind_words
 from .json_report import TOOL, trace_to_list, version
 
@@ -229,7 +229,10 @@ def render_console(out: Console, report: Any, config_text: str, traces: str) -> 
         s = report.stats
         on = "" if report.engine == "local" else f" on the {report.engine} engine"
         out.print(f"one exhaustive exploration with the full budgets{on}: {s.distinct_states:,} states, "
-                  f"{s.transitions:,} transitions, depth {s.depth}, {s.seconds:.2f} s")
+                  f"{s.transitions:,} transitions, depth {s.depth}, {s.seconds:.2f} s"
+                  + (f", peak RSS {human_bytes(s.peak_rss_bytes)}" if s.peak_rss_bytes else "")
+                  + (f" ({s.bytes_per_state:,.0f} bytes a state added)" if s.bytes_per_state else "")
+                  + (f", {human_bytes(s.disk_bytes)} on disk" if s.disk_bytes else ""))
     if report.next_bound:
         out.print(f"[bold]next bound[/bold]: {next_bound_header(report.next_bound)}")
     if report.reached or report.stats is not None:
@@ -337,7 +340,8 @@ def report_to_dict(report: Any) -> dict[str, Any]:
     if report.stats is not None:
         s = report.stats
         d["stats"] = {"distinct_states": s.distinct_states, "transitions": s.transitions, "depth": s.depth,
-                      "seconds": round(s.seconds, 6)}
+                      "seconds": round(s.seconds, 6), "peak_rss_bytes": s.peak_rss_bytes,
+                      "bytes_per_state": s.bytes_per_state, "disk_bytes": s.disk_bytes}
     if report.fairness is not None:   # the eventually properties' verdicts were decided under it
         d["fairness"] = {"mode": report.fairness.mode, "unfair": list(report.fairness.unfair)}
     if report.incomplete_reason:

@@ -25,6 +25,9 @@ explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
   seconds each kind of process spent (:mod:`rmqcheck.cpu_roles`: driver, executors, Python workers, the
   cluster's daemons), which shows where a second worker's extra CPU goes.
 
+Every benchmark reports the process's peak resident memory (``peak_rss_bytes``), its growth per distinct
+state (``bytes_per_state``) and the bytes kept on disk (``disk_bytes``: a Spark work directory).
+
 ``--quick`` runs small sizes only (a smoke test for CI).
 """
 from __future__ import annotations
@@ -176,6 +179,7 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
             "transitions": s.transitions, "seconds": round(seconds, 3),
             "states_per_second": round(s.distinct_states / seconds, 1),
             "bytes_per_state": round(grown / max(s.distinct_states, 1), 2), "depth": s.depth,
+            "peak_rss_bytes": _peak_rss_bytes(), "disk_bytes": s.disk_bytes,
             "cores_busy": round(busy / seconds, 2), "cpu_seconds": round(cpu, 2),
             "cpu_us_per_state": round(cpu * 1e6 / max(s.distinct_states, 1), 3), "outcome": result.outcome}
 
@@ -225,6 +229,7 @@ def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
             "transitions": s.transitions, "seconds": round(seconds, 3),
             "states_per_second": round(s.distinct_states / seconds, 1),
             "bytes_per_state": round(grown / max(s.distinct_states, 1), 2), "depth": s.depth,
+            "peak_rss_bytes": s.peak_rss_bytes, "disk_bytes": s.disk_bytes,
             "levels_on_cluster": len(cluster_levels), "levels_in_driver": len(s.levels) - len(cluster_levels),
             "level_seconds": s.level_seconds, "level_sizes": s.levels,
             "fixed_overhead_per_level_seconds": round(fixed, 3),
@@ -251,6 +256,10 @@ def _fit(points: list[tuple[int, float]]) -> tuple[float, float]:
     var = sum((p[0] - mx) ** 2 for p in points)
     slope = sum((p[0] - mx) * (p[1] - my) for p in points) / var if var else 0.0
     return my - slope * mx, slope
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.0f} MiB"
 
 
 # -- the command ----------------------------------------------------------------------------------------
@@ -449,14 +458,14 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_
     table = Table(title="rmqcheck bench" + (" (quick)" if quick else ""), title_justify="left")
     spark_rows = any(r.get("fixed_overhead_per_level_seconds") is not None for r in results)
     for col in ("benchmark", "engine", "workers", "threads", "distinct states", "transitions", "seconds",
-                "states/s", "bytes/state") + (("overhead/level",) if spark_rows else ()):
+                "states/s", "bytes/state", "peak RSS", "disk") + (("overhead/level",) if spark_rows else ()):
         # a narrow terminal folds a cell onto more lines rather than cutting a figure short
         table.add_column(col, justify="left" if col in ("benchmark", "engine") else "right", overflow="fold")
     for r in results:
         overhead = r.get("fixed_overhead_per_level_seconds")
         cells = [r["name"], r["engine"], str(r["workers"]), str(r["threads"]), f"{r['distinct_states']:,}",
                  f"{r['transitions']:,}", f"{r['seconds']:.2f}", f"{r['states_per_second']:,.0f}",
-                 f"{r['bytes_per_state']:.1f}"]
+                 f"{r['bytes_per_state']:.1f}", _mib(r.get("peak_rss_bytes", 0)), _mib(r.get("disk_bytes", 0))]
         if spark_rows:
             cells.append(f"{overhead:.2f} s" if overhead is not None else "")
         table.add_row(*cells)

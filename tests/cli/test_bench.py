@@ -11,7 +11,8 @@ import pytest
 from rmqcheck.bench import _fit, failure_summary, plan
 
 FIELDS = {"name": str, "engine": str, "workers": int, "threads": int, "distinct_states": int, "transitions": int,
-          "seconds": float, "states_per_second": float, "bytes_per_state": float}
+          "seconds": float, "states_per_second": float, "bytes_per_state": float, "peak_rss_bytes": int,
+          "disk_bytes": int}
 
 
 @pytest.mark.timeout(600)

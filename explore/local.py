@@ -30,10 +30,14 @@ from invariants.base import PropertySet
 from .run_control import Limits, Listener, Progress, rss_bytes
 from .result import HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, PropertyResult, state_limit_reason
 from .tracker import PropertyTracker
-from .visited import VisitedStore, bytes_per_state
+from . import compact as C
+from .compact import compact_bytes_per_state
+from .visited import CompactStore, VisitedStore, bytes_per_state
 from .trace import replay
 
 MIN_CHUNK = 256
+#: the visited sets a run may ask for: whole states (``exact``) or fingerprints (``compact``, explore/compact.py)
+VISITED_MODES = ("exact", "compact")
 MIN_CAPACITY = 1024
 #: what a level's sort allocates per state beyond the state's words (the order, the new positions, the
 #: moved parent, action, leaf and goal columns), for the memory check before it
@@ -66,9 +70,14 @@ class LocalExplorer:
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(),
                  listener: Listener | None = None, memory_budget: int | None = None,
                  chunk: int = 4096, exhaustive: bool = False, threads: int = 1,
-                 slice_states: int | None = None, parallel_from: int | None = None) -> None:
+                 slice_states: int | None = None, parallel_from: int | None = None, visited: str = "exact") -> None:
         if threads < 1:
             raise ValueError("threads must be at least 1")
+        if visited not in VISITED_MODES:
+            raise ValueError(f"visited must be one of {', '.join(VISITED_MODES)}")
+        self.visited = visited   # what was asked for; ``compact`` says what the run uses (see _classify)
+        self.compact = False
+        self.visited_note = ""
         self.model = model
         self.exhaustive = exhaustive
         self.props = properties
@@ -90,6 +99,11 @@ class LocalExplorer:
     def _capacity(self) -> int:
         per_state = bytes_per_state(self.words, self.graph, self.leaves, self.labels)
         budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
+        if self.compact:   # the states' rows are address space (their pages given back level by level)
+            from .memory import address_space_limit
+            per_state = compact_bytes_per_state(self.words, self.leaves)
+            if address_space_limit() is not None:
+                per_state += 8 * self.words
         if self.threads > 1:   # the rounds' buffers and the threads come first
             cost = LevelRounds.team_bytes(self.threads, self.nact, self.words, self.graph, self.slice_states,
                                           self.labels)
@@ -108,8 +122,11 @@ class LocalExplorer:
         cap = self._capacity()
         while True:
             try:
-                self.store = VisitedStore(cap, self.words, self.owners, self.graph, self.leaves,
-                                          self.limits.max_states, self.labels)
+                if self.compact:
+                    self.store = CompactStore(cap, self.words, self.leaves, self.limits.max_states)
+                else:
+                    self.store = VisitedStore(cap, self.words, self.owners, self.graph, self.leaves,
+                                              self.limits.max_states, self.labels)
                 break
             except MemoryError:
                 self.store = None
@@ -141,6 +158,25 @@ class LocalExplorer:
         if self.exhaustive:   # every state expanded, every transition kept (explore.faults reads them)
             self.leaves = False
             self.graph = True
+        if self.visited == "compact":
+            self._choose_compact()
+
+    def _choose_compact(self) -> None:
+        """Use the compact visited set (:mod:`explore.compact`) when the run needs no stored edge and no
+        old state: else the exact store, and ``visited_note`` says why (never a silent change)."""
+        if self.exhaustive:
+            self.visited_note = "compact visited set not used: this analysis reads every stored state and edge (exact store)"
+            return
+        if self.graph or self.labels:
+            which = [p.name for p in self.graph_props] + ([p.name for p in self.tracker.eventually]
+                                                          if self.labels else [])
+            self.visited_note = (f"compact visited set not used: {', '.join(which)} "
+                                 f"need{'s' if len(which) == 1 else ''} every stored state and edge (exact store)")
+            return
+        self.compact = True
+        if self.threads > 1:
+            self.visited_note = f"compact visited set: one thread (it files states on one thread; --threads {self.threads} asked)"
+            self.threads = self.owners = 1
 
     def _set_masks(self) -> None:
         t = self.tracker
@@ -186,8 +222,9 @@ class LocalExplorer:
             raise ValueError(f"initial_states() must be an (n, {self.words}) array")
         if len(initial) > self.store.cap:
             raise ValueError("more initial states than the state capacity")
-        K.seed(self.props.state_check, self.model.params, self.store.kernel_view(), self.store.counters, self.masks,
-               self.wit_state, initial)
+        seed = C.seed_compact if self.compact else K.seed
+        seed(self.props.state_check, self.model.params, self.store.kernel_view(), self.store.counters, self.masks,
+             self.wit_state, initial)
         self.level_starts.append(self.store.count)
         self._sort_level(0, 0, 0)
         self.level_seconds.append(time.perf_counter() - self.t0)
@@ -241,6 +278,8 @@ class LocalExplorer:
         self.level_seconds.append(time.perf_counter() - t)
         self._decide_level()
         self.level += 1
+        if self.compact:   # the levels before the new frontier are never read again: their pages go back
+            self.store.release(self.level_starts[self.level], self.level_starts[1])
         return True
 
     def _expand_level(self, level: int, lo: int, hi: int) -> bool:
@@ -256,14 +295,15 @@ class LocalExplorer:
                 return False
             return self._after(status)
         chunk = self.chunk
+        expand = C.expand_compact if self.compact else K.expand
         witnesses = K.Witnesses(self.wit_state, self.wit_src, self.wit_act)
         rows = K.Rows(self.out, self.oflags, self.homes, self.tags)
         while True:
             t_chunk = time.perf_counter()
             try:
-                status = K.expand(self.model.successors, self.props.state_check, self.props.transition_check,
-                                  self.model.params, self.store.kernel_view(), self.store.counters, self.masks,
-                                  witnesses, rows, chunk, self.tally)
+                status = expand(self.model.successors, self.props.state_check, self.props.transition_check,
+                                self.model.params, self.store.kernel_view(), self.store.counters, self.masks,
+                                witnesses, rows, chunk, self.tally)
             except Exception as exc:  # an exception raised inside model code
                 self._model_exception(int(io["pos"]), exc)
                 return False
@@ -418,7 +458,8 @@ class LocalExplorer:
         new_pos = np.empty(hi - lo, dtype=np.int64)
         new_pos[order] = np.arange(lo, hi)
         store = self.store
-        K.relink_level(store.states, store.table, (self.owners, store.region_slots), lo, order, store.edges, e0, e1)
+        if not self.compact:   # the compact table holds no index, and no edges are kept
+            K.relink_level(store.states, store.table, (self.owners, store.region_slots), lo, order, store.edges, e0, e1)
         for array, rows in sorted_rows:
             array[lo:hi] = rows
         moved = (self.wit_state >= lo) & (self.wit_state < hi)   # witnesses found in this level
@@ -480,6 +521,8 @@ class LocalExplorer:
 
     def stored_states(self) -> np.ndarray:
         """Every distinct state explored, in discovery (BFS) order; row ``i`` is state index ``i``."""
+        if self.compact:
+            raise RuntimeError("the compact visited set keeps no old state: explore with visited='exact'")
         return self.store.states[: self.store.count]
 
     def level_of(self, index: int) -> int:
@@ -559,6 +602,11 @@ class LocalExplorer:
                             level_seconds=[round(x, 6) for x in self.level_seconds[:len(levels)]],
                             stop_reason=self._early_stop())
         stats.stopped_early = stats.stop_reason is not None
+        stats.visited = "compact" if self.compact else "exact"
+        stats.visited_note = self.visited_note
+        if self.compact:
+            stats.collision_probability = C.collision_probability(count, self.words)
+            stats.exact = self.words <= 1   # one word: the fingerprint is a bijection of the state
         new_states = new_states_per_action(self.store.via[self.level_starts[1]:count], self.nact)
         return check_result(self.engine, self.model, ordered, stats, self.incomplete, self.error,
                             self.terminal_trace(), self.tally, new_states)

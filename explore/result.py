@@ -70,8 +70,10 @@ class Stats:
     states_per_second: float = 0.0
     peak_rss_bytes: int = 0
     levels: list[int] = field(default_factory=list)
-    exact: bool = True                   # the visited set is keyed on whole states
+    exact: bool = True                   # the visited set is keyed on whole states (or a bijection of them)
     collision_probability: float = 0.0   # only non-zero for a hash-keyed visited set
+    visited: str = "exact"               # the local engine's visited set: exact (whole states) or compact
+    visited_note: str = ""               # why the visited set is not the one asked for (one line), if so
     unexpanded: int = 0                  # states left unexpanded because they violate every property checked
     level_engines: list[str] = field(default_factory=list)   # where each level ran (spark: driver/cluster)
     level_seconds: list[float] = field(default_factory=list)

@@ -144,3 +144,61 @@ class VisitedStore:
         the run stopped inside is never looked up again)."""
         for slot in self.LEVEL_COUNTERS:
             self.io[slot] = mark[slot]
+
+
+class CompactStore(VisitedStore):
+    """The compact visited set (:mod:`explore.compact`): fingerprints in a table of one word a slot, the
+    parent and action of every state, and whole states in rows whose pages :meth:`release` gives back once
+    their level is expanded. One table region (one thread); no edges, no goal marks."""
+
+    compact = True
+
+    def __init__(self, cap: int, words: int, leaves: bool, max_states: int | None) -> None:
+        from .compact import StateRows
+        self.cap, self.words, self.owners, self.graph, self.leaves = cap, words, 1, False, leaves
+        self.labels = False
+        self.rows = StateRows(cap, words)
+        self.states = self.rows.array
+        self.parent = np.empty(cap, dtype=np.int32)
+        self.via = np.empty(cap, dtype=np.int16)
+        self.noexp = np.zeros(cap if leaves else 1, dtype=np.uint8)
+        self.goal = np.empty(1, dtype=np.uint8)
+        self.row_start = np.empty(1, dtype=np.int64)
+        self.edges = np.empty(1, dtype=np.int32)
+        self.edge_act = np.empty(1, dtype=np.int16)
+        self.region_slots = TABLE_START
+        self.table = np.zeros(self.region_slots, dtype=np.uint64)
+        self.table_growths = 0
+        self.fill = np.zeros(1, dtype=np.int64)   # fill[0]: the mark of the state whose fingerprint is 0
+        self.counters = counters.new(counters.RUN, 1)
+        self.io = self.counters[0]
+        io = self.io
+        io["cap"] = cap
+        io["table_limit"] = int(self.region_slots * K.MAX_LOAD)
+        io["max_states"] = max_states if max_states is not None else cap
+        io["edge_cap"] = 1
+        io["leaves"] = int(leaves)
+        self.released_to = 0   # rows before this one (past the initial states) have been given back
+
+    def level_arrays(self) -> list[np.ndarray]:
+        return [self.states, self.parent, self.via] + ([self.noexp] if self.leaves else [])
+
+    def grow_table(self, team: Any = None) -> None:
+        """Double the fingerprint table. Raises MemoryError when the new table cannot be had."""
+        from .compact import refile_fingerprints
+        grown = np.zeros(2 * len(self.table), dtype=np.uint64)
+        refile_fingerprints(self.table, grown)
+        self.table = grown
+        self.region_slots = len(grown)
+        self.table_growths += 1
+        self.io["table_limit"] = int(self.region_slots * K.MAX_LOAD)
+
+    def release(self, keep_from: int, roots: int) -> int:
+        """Give back the pages of the rows ``[roots, keep_from)`` (the levels after the initial states and
+        before the one about to be expanded); returns the bytes given back."""
+        lo = max(roots, self.released_to)
+        if keep_from <= lo:
+            return 0
+        freed = self.rows.release(lo, keep_from)
+        self.released_to = keep_from
+        return freed

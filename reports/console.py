@@ -340,6 +340,11 @@ def summary_table(result: CheckResult, title: str = "") -> Table:
     t.add_row("engine", result.engine)
     t.add_row("distinct states", f"{s.distinct_states:,}" + (" (exact)" if s.exact else
                                                             f" (collision probability {s.collision_probability:.1e})"))
+    if s.visited == "compact" or s.visited_note:   # check --compact: what the run used, and why if not that
+        used = ("compact (64-bit fingerprints" + (", a bijection of one-word states)" if s.exact else ")")
+                if s.visited == "compact" else "exact")
+        t.add_row("visited set", Text(used + (f"; {s.visited_note}" if s.visited_note else ""),
+                                      style="cyan" if s.visited_note else ""))
     t.add_row("transitions", f"{s.transitions:,}")
     t.add_row("depth", str(s.depth))
     t.add_row("time", f"{s.seconds:.2f} s  ({s.states_per_second:,.0f} states/s)")

@@ -77,6 +77,8 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
             "levels": s.levels,
             "exact": s.exact,
             "collision_probability": s.collision_probability,
+            "visited": s.visited,
+            **({"visited_note": s.visited_note} if s.visited_note else {}),
             "unexpanded_states": s.unexpanded,
             "level_engines": s.level_engines,
             "stopped_early": s.stopped_early,

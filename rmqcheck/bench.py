@@ -26,7 +26,9 @@ explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
   cluster's daemons), which shows where a second worker's extra CPU goes.
 
 Every benchmark reports the process's peak resident memory (``peak_rss_bytes``), its growth per distinct
-state (``bytes_per_state``) and the bytes kept on disk (``disk_bytes``: a Spark work directory).
+state (``bytes_per_state``) and the bytes kept on disk (``disk_bytes``: a Spark work directory). ``--compact``
+runs the local benchmarks with the compact visited set (explore/compact.py; a benchmark whose properties need
+the exact store keeps it and says so).
 
 ``--quick`` runs small sizes only (a smoke test for CI).
 """
@@ -170,8 +172,12 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
     engine, workers = "local", 1
     if kind == "spark":
         return _run_spark(spec, model)
+    visited = spec.get("visited", "exact")
+    if visited != "exact":   # its kernels loaded before the timed run, as workload() loads the exact ones
+        LocalExplorer(model, props, Limits(max_states=5000), threads=threads, visited=visited).run()
     cpu = _own_cpu_seconds()
-    result, seconds, grown, busy = _measured(lambda: LocalExplorer(model, props, Limits(), threads=threads).run())
+    result, seconds, grown, busy = _measured(lambda: LocalExplorer(model, props, Limits(), threads=threads,
+                                                                   visited=visited).run())
     cpu = _own_cpu_seconds() - cpu
     s = result.stats
     return {"name": spec["name"], "engine": engine, "workers": workers, "threads": threads,
@@ -180,6 +186,8 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
             "states_per_second": round(s.distinct_states / seconds, 1),
             "bytes_per_state": round(grown / max(s.distinct_states, 1), 2), "depth": s.depth,
             "peak_rss_bytes": _peak_rss_bytes(), "disk_bytes": s.disk_bytes,
+            "visited": s.visited, **({"visited_note": s.visited_note} if s.visited_note else {}),
+            "collision_probability": s.collision_probability,
             "cores_busy": round(busy / seconds, 2), "cpu_seconds": round(cpu, 2),
             "cpu_us_per_state": round(cpu * 1e6 / max(s.distinct_states, 1), 3), "outcome": result.outcome}
 
@@ -263,7 +271,8 @@ def _mib(n: int) -> str:
 
 
 # -- the command ----------------------------------------------------------------------------------------
-def plan(quick: bool, spark: bool, workers: tuple[int, ...], threads: tuple[int, ...] = (1,)) -> list[dict[str, Any]]:
+def plan(quick: bool, spark: bool, workers: tuple[int, ...], threads: tuple[int, ...] = (1,),
+         compact: bool = False) -> list[dict[str, Any]]:
     sizes = QUICK if quick else FULL
     local: list[dict[str, Any]] = [
         {"name": f"twophase-{sizes['twophase']}", "kind": "twophase", "rms": sizes["twophase"]},
@@ -276,6 +285,8 @@ def plan(quick: bool, spark: bool, workers: tuple[int, ...], threads: tuple[int,
                       "live": True})
         local += [{"name": name, "kind": "controller", "preset": name} for name in CONTROLLER_PRESETS]
     specs = [dict(spec, threads=n) for spec in local for n in threads]   # thread counts side by side
+    if compact:   # the local engine's compact visited set (where a benchmark's properties allow it)
+        specs = [dict(spec, visited="compact") for spec in specs]
     if spark:
         for n in workers:
             specs.append({"name": "spark-" + ("bench" if not quick else "default-1msg"), "kind": "spark",
@@ -413,8 +424,11 @@ def failure_summary(stderr: str, limit: int = 600) -> str:
               help=f"Runs per thread count of each local benchmark shorter than {REPEAT_UNDER:g} s, interleaved; "
                    "the median is reported.  [default: 3; 1 with --quick]")
 @click.option("--timeout", default=3600.0, show_default=True, help="Seconds allowed per benchmark.")
+@click.option("--compact/--exact", "compact", default=False, show_default=True,
+              help="The local benchmarks' visited set: fingerprints (compact) or whole states (exact); a "
+                   "benchmark whose properties need the exact store keeps it and says so.")
 def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_list: str, repeat: int | None,
-          timeout: float) -> None:
+          timeout: float, compact: bool) -> None:
     """Measure exploration speed and memory: two-phase commit, the bench preset, the controller mode's presets
     (each at every --threads count), Spark 1 vs 2 workers."""
     from rich.table import Table
@@ -447,7 +461,7 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_
             raise click.ClickException(mismatch)
         return result
 
-    for group in groups(plan(quick, spark, counts, threads)):
+    for group in groups(plan(quick, spark, counts, threads, compact)):
         try:
             measure_group(group, repeat, checked, announce, results)
         except (click.ClickException, subprocess.TimeoutExpired) as exc:
@@ -458,20 +472,24 @@ def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_
     table = Table(title="rmqcheck bench" + (" (quick)" if quick else ""), title_justify="left")
     spark_rows = any(r.get("fixed_overhead_per_level_seconds") is not None for r in results)
     for col in ("benchmark", "engine", "workers", "threads", "distinct states", "transitions", "seconds",
-                "states/s", "bytes/state", "peak RSS", "disk") + (("overhead/level",) if spark_rows else ()):
+                "states/s", "bytes/state", "peak RSS", "disk", "visited") + (("overhead/level",) if spark_rows else ()):
         # a narrow terminal folds a cell onto more lines rather than cutting a figure short
         table.add_column(col, justify="left" if col in ("benchmark", "engine") else "right", overflow="fold")
     for r in results:
         overhead = r.get("fixed_overhead_per_level_seconds")
         cells = [r["name"], r["engine"], str(r["workers"]), str(r["threads"]), f"{r['distinct_states']:,}",
                  f"{r['transitions']:,}", f"{r['seconds']:.2f}", f"{r['states_per_second']:,.0f}",
-                 f"{r['bytes_per_state']:.1f}", _mib(r.get("peak_rss_bytes", 0)), _mib(r.get("disk_bytes", 0))]
+                 f"{r['bytes_per_state']:.1f}", _mib(r.get("peak_rss_bytes", 0)), _mib(r.get("disk_bytes", 0)),
+                 r.get("visited", "")]
         if spark_rows:
             cells.append(f"{overhead:.2f} s" if overhead is not None else "")
         table.add_row(*cells)
     console.print(table)
     for line in thread_scaling(results):
         console.print(line)
+    for r in results:
+        if r.get("visited_note"):
+            console.print(f"{r['name']}: {r['visited_note']}")
     sparks = [r for r in results if r["engine"] == "spark"]
     for r in sparks:
         roles = r.get("cpu_seconds_by_role") or {}

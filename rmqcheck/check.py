@@ -16,7 +16,7 @@ from .exit_codes import EXIT_FOR_OUTCOME
 from .interrupt import stop_on_signals
 from .options import (TRACES, command_line, config_options, driver_level_limit_option, engine_option,
                       fairness_options, json_option, limit_options, partitions_option, property_option, quiet_option, spark_master_option,
-                      spark_options, threads_option, traces_option, with_fairness)
+                      spark_options, threads_option, traces_option, visited_option, with_fairness)
 from .output import print_result
 from .setup import (BadInput, CheckJob, check_itf_dir, check_outputs, config_name, limits, parallelism,
                     resolve_config, select_properties)
@@ -31,6 +31,7 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_
 @engine_option("Exploration engine: the embedded local BFS, or the same BFS on Spark.")
 @limit_options
 @threads_option
+@visited_option
 @json_option
 @click.option("--report", "report_path", metavar="PATH",
               help="Write a self-contained trace report: Markdown (.md) or HTML (.html).")
@@ -57,7 +58,7 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, fairness, unfair_kinds, engine,
           max_states,
-          max_depth, max_seconds, threads, json_path, report_path, graph_path, graph_around, graph_radius, next_bound,
+          max_depth, max_seconds, threads, compact, json_path, report_path, graph_path, graph_around, graph_radius, next_bound,
           itf_dir, quiet,
           traces, spark_master, partitions,
           work_dir, resume, driver_level_limit) -> None:
@@ -77,6 +78,10 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     if threads is not None and engine != "local":
         raise BadInput(f"--threads: the local engine's option; --engine {engine} has its own workers")
     _, threads = parallelism(threads, 1)
+    if compact and engine != "local":
+        raise BadInput(f"--compact: the local engine's visited set; --engine {engine} keeps its own")
+    if compact and graph_path:
+        raise BadInput("--graph re-expands the stored states, which --compact does not keep; drop one of them")
     spark = _spark_options(ctx, engine, graph_path and not graph_around)
     if report_path:
         report_format(report_path)
@@ -93,7 +98,7 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     if itf_dir:
         check_itf_dir(itf_dir, inputs)
 
-    job = CheckJob(cfg, props, lim, threads)
+    job = CheckJob(cfg, props, lim, threads, compact=compact)
     with stop_on_signals(engine == "local"):
         result, explorer = run_check(job, engine, quiet, spark)
         if next_bound:

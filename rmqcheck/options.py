@@ -152,6 +152,14 @@ def threads_option(f: Callable) -> Callable:
                              "--jobs where there are jobs); every thread count gives the same results.")(f)
 
 
+def visited_option(f: Callable) -> Callable:
+    """``--compact`` / ``--exact``: the local engine's visited set (docs/engines.md, Compact visited set)."""
+    return click.option("--compact/--exact", "compact", default=False, show_default=True,
+                        help="Visited set of the local engine: 64-bit fingerprints (compact: a few bytes a state, "
+                             "a collision probability reported; one thread, safety properties only, else the "
+                             "exact store with a note) or whole states (exact).")(f)
+
+
 def json_option(f: Callable) -> Callable:
     return click.option("--json", "json_path", metavar="PATH",
                         help="Write the result as JSON ('rmqcheck schema' prints its JSON Schema).")(f)

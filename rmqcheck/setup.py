@@ -368,6 +368,7 @@ class CheckJob:
     properties: PropertySet
     limits: Limits
     threads: int = 1
+    compact: bool = False   # the local engine's compact visited set (--compact)
 
     def model(self) -> Any:
         """The model of the configuration's mode."""

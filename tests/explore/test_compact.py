@@ -1,0 +1,101 @@
+"""The compact visited set (``visited="compact"``, ``check --compact``; explore/compact.py) against the exact
+store: the same configuration gives the same distinct states, transitions, depth, levels, verdicts and
+shortest traces, on every small pinned configuration of every mode (tests/tooling/pinned.toml); explored
+whole (no property) it gives the pinned counts; a run that needs the stored edges keeps the exact store and
+says so."""
+from __future__ import annotations
+
+import pytest
+
+import invariants
+from explore.compact import collision_probability
+from explore.local import LocalExplorer
+from invariants.base import EVENTUALLY, GRAPH
+from model.modes import get_mode
+from tests.tooling.pinned import load, model_of
+
+SMALL = [e for e in load().values() if not e.large]
+
+
+def trace_of(t):
+    return None if t is None else [(s.action, s.state) for s in t.steps]
+
+
+def signature(r):
+    """Everything a run answers but its timings and memory."""
+    s = r.stats
+    return {"counts": (s.distinct_states, s.transitions, s.depth), "levels": s.levels, "outcome": r.outcome,
+            "incomplete": r.incomplete_reason, "stopped": s.stop_reason, "unexpanded": s.unexpanded,
+            "coverage": s.coverage, "terminal_states": s.terminal_states, "pruned": s.pruned_reasons,
+            "verdicts": [(p.name, p.status, p.note, trace_of(p.trace)) for p in r.properties],
+            "terminal": trace_of(r.terminal_trace)}
+
+
+def run(model, props, visited, threads=1):
+    return LocalExplorer(model, props, threads=threads, visited=visited).run()
+
+
+@pytest.mark.parametrize("entry", SMALL, ids=lambda e: e.name)
+def test_compact_answers_as_exact_on_the_pinned_configurations(entry):
+    # the safety properties (always and sometimes): what the compact set serves
+    props = get_mode(entry.mode_name).properties
+    safety = props().without([GRAPH, EVENTUALLY])
+    exact = run(model_of(entry), safety, "exact")
+    compact = run(model_of(entry), safety, "compact")
+    assert compact.stats.visited == "compact" and not compact.stats.visited_note
+    assert exact.stats.visited == "exact"
+    assert signature(compact) == signature(exact)
+    assert {p.name: p.status for p in compact.properties} == {k: v for k, v in entry.verdicts.items()
+                                                              if k in safety.names()}
+    if compact.stats.stop_reason is None:   # explored whole: the pinned size
+        assert (compact.stats.distinct_states, compact.stats.transitions, compact.stats.depth) == entry.counts
+    # explored whole with no property: the pinned counts, whatever the properties would have stopped
+    whole = run(model_of(entry), props().only([]), "compact")
+    assert (whole.stats.distinct_states, whole.stats.transitions, whole.stats.depth) == entry.counts
+    words = model_of(entry).words
+    assert compact.stats.exact == (words == 1)
+    assert compact.stats.collision_probability == collision_probability(compact.stats.distinct_states, words)
+
+
+def test_compact_gives_back_the_pages_of_expanded_levels():
+    from model import RocketMQModel, preset
+    ex = LocalExplorer(RocketMQModel(preset("default")), invariants.PROPERTIES.only([]), visited="compact")
+    r = ex.run()
+    assert r.stats.distinct_states == 657921
+    # every level but the last two (frontier and the one filed from it) and the initial states is given back
+    assert ex.store.released_to == ex.level_starts[ex.level]
+    assert ex.store.released_to > r.stats.distinct_states // 2
+    with pytest.raises(RuntimeError, match="keeps no old state"):
+        ex.stored_states()
+
+
+def test_a_run_needing_the_edges_keeps_the_exact_store_and_says_so():
+    entry = load()["two-queues"]
+    r = run(model_of(entry), invariants.PROPERTIES, "compact")
+    assert r.stats.visited == "exact"
+    assert "replication_can_catch_up" in r.stats.visited_note and "exact store" in r.stats.visited_note
+    assert (r.stats.distinct_states, r.stats.transitions, r.stats.depth) == entry.counts
+    assert {p.name: p.status for p in r.properties} == entry.verdicts
+
+
+def test_compact_runs_on_one_thread_and_says_so_with_the_answer_of_two():
+    from model import RocketMQModel, preset
+    safety = invariants.PROPERTIES.without([GRAPH, EVENTUALLY])
+    model = RocketMQModel(preset("default"))   # levels of up to 47,091 states: threaded rounds on two threads
+    two = run(model, safety, "exact", threads=2)
+    compact = run(model, safety, "compact", threads=2)
+    assert compact.stats.visited == "compact" and "one thread" in compact.stats.visited_note
+    assert signature(compact) == signature(two)
+
+
+def test_collision_probability_is_the_birthday_bound():
+    assert collision_probability(10**6, 1) == 0.0   # one word: the fingerprint is a bijection
+    assert collision_probability(1, 2) == 0.0
+    assert collision_probability(2**20, 2) == pytest.approx(2.0 ** 40 / 2 ** 65, rel=1e-5)
+    assert collision_probability(2**40, 5) == 1.0
+
+
+def test_an_unknown_visited_set_is_refused():
+    from model import RocketMQModel, preset
+    with pytest.raises(ValueError, match="visited"):
+        LocalExplorer(RocketMQModel(preset("default")), invariants.PROPERTIES, visited="fingerprints")

@@ -7,8 +7,10 @@ What a run must keep to decide "seen" and to rebuild shortest traces, and no mor
   ``zero[0]``); no state index in it, since nothing looks a state's index up: the one-thread search files a
   new state at its first finder, its canonical parent (the level is expanded in key order), and keeps no
   edges;
-- ``parent`` / ``via`` per state, as the exact store keeps them: a trace walks them back to an initial
-  state and replays the actions forward through the model (:func:`explore.trace.replay`);
+- ``parent`` / ``via`` per state, as the exact store keeps them, but on disk: once a level is sorted its
+  links are appended to two files (:class:`LinkFiles`) and their pages given back; a trace reads them back
+  one state at a time, walks them to an initial state and replays the actions forward through the model
+  (:func:`explore.trace.replay`);
 - whole states only for the initial states (the roots of every trace), the level being expanded and the
   level being filed: the pages of older levels are given back to the system (``madvise(MADV_DONTNEED)``)
   once the next level is sorted, so the states' words cost memory for two levels, not for the run.
@@ -29,7 +31,13 @@ same configuration gives the same states in the same order, the same counts and 
 from __future__ import annotations
 
 import mmap
+import os
+import shutil
+import tempfile
+import weakref
 from collections import namedtuple
+from typing import Any
+
 import numba as nb
 import numpy as np
 from numba import types
@@ -170,31 +178,75 @@ PAGE = mmap.PAGESIZE
 
 
 class StateRows:
-    """``cap`` rows of ``words`` words in an anonymous private mapping whose pages can be given back:
-    untouched rows cost no memory, :meth:`release` frees the pages of rows no longer needed."""
+    """``cap`` rows of ``width`` items of ``dtype`` in an anonymous private mapping whose pages can be given
+    back: untouched rows cost no memory, :meth:`release` frees the pages of rows no longer needed
+    (``array``: the rows, 1-D when ``width`` is None)."""
 
-    def __init__(self, cap: int, words: int) -> None:
-        size = max(cap * words * 8, PAGE)
+    def __init__(self, cap: int, width: int | None, dtype: Any = np.uint64) -> None:
+        self.row_bytes = (width or 1) * np.dtype(dtype).itemsize
+        size = max(cap * self.row_bytes, PAGE)
         try:
             # no swap space reserved for rows never touched (the exact store's arrays are lazy too)
             self.map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
                                  | getattr(mmap, "MAP_NORESERVE", 0))
         except OSError as exc:
             raise MemoryError(str(exc)) from None
-        self.words = words
-        self.array = np.frombuffer(self.map, dtype=np.uint64, count=cap * words).reshape(cap, words)
+        flat = np.frombuffer(self.map, dtype=dtype, count=cap * (width or 1))
+        self.array = flat if width is None else flat.reshape(cap, width)
 
     def release(self, lo: int, hi: int) -> int:
         """Give back the pages wholly inside rows ``[lo, hi)``; returns the bytes given back."""
-        start = -(-lo * self.words * 8 // PAGE) * PAGE
-        end = hi * self.words * 8 // PAGE * PAGE
+        start = -(-lo * self.row_bytes // PAGE) * PAGE
+        end = hi * self.row_bytes // PAGE * PAGE
         if end <= start:
             return 0
         self.map.madvise(mmap.MADV_DONTNEED, start, end - start)
         return end - start
 
 
+class LinkFiles:
+    """The parent index (int32) and action (int16) of every state of the levels done, appended level by
+    level to two files in a directory of their own (under ``TMPDIR``), read back one state at a time when a
+    trace walks them; the directory is removed by :meth:`close` (or when the object goes)."""
+
+    def __init__(self) -> None:
+        self.dir = tempfile.mkdtemp(prefix="rmqcheck-links-")
+        self._gone = weakref.finalize(self, shutil.rmtree, self.dir, True)
+        self.parent = open(os.path.join(self.dir, "parent.i32"), "w+b")
+        self.via = open(os.path.join(self.dir, "via.i16"), "w+b")
+        self.rows = 0   # states written
+
+    def append(self, parent: np.ndarray, via: np.ndarray) -> None:
+        """Write the links of the next ``len(parent)`` states (OSError when the disk refuses them)."""
+        self.parent.write(np.ascontiguousarray(parent, dtype=np.int32).tobytes())
+        self.via.write(np.ascontiguousarray(via, dtype=np.int16).tobytes())
+        self.parent.flush()
+        self.via.flush()
+        self.rows += len(parent)
+
+    def link(self, i: int) -> tuple[int, int]:
+        """``(parent index, action)`` of written state ``i``."""
+        p = np.frombuffer(os.pread(self.parent.fileno(), 4, 4 * i), dtype=np.int32)[0]
+        a = np.frombuffer(os.pread(self.via.fileno(), 2, 2 * i), dtype=np.int16)[0]
+        return int(p), int(a)
+
+    def actions(self, lo: int, hi: int, chunk: int = 1 << 22):
+        """The actions of written states ``[lo, hi)``, a chunk at a time."""
+        for start in range(lo, hi, chunk):
+            n = min(chunk, hi - start)
+            yield np.frombuffer(os.pread(self.via.fileno(), 2 * n, 2 * start), dtype=np.int16)
+
+    @property
+    def nbytes(self) -> int:
+        return 6 * self.rows
+
+    def close(self) -> None:
+        for f in (self.parent, self.via):
+            f.close()
+        self._gone()
+
+
 def compact_bytes_per_state(words: int, leaves: bool) -> int:
-    """What one state costs the compact set, the table just after a doubling (the memory budget's unit):
-    its parent and action, its fingerprint's slot, its leaf mark."""
-    return int(4 + 2 + 8 / MAX_LOAD * 2 + (1 if leaves else 0))
+    """What one state costs the compact set in memory, the table just after a doubling (the memory budget's
+    unit): its fingerprint's slot and its leaf mark (its parent and action go to disk level by level)."""
+    return int(8 / MAX_LOAD * 2 + (1 if leaves else 0))

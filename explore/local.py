@@ -21,7 +21,7 @@ from . import counters
 from . import kernel as K
 from . import stop
 from .build import check_result, level_stats
-from .coverage import new_states_per_action, new_tally
+from .coverage import new_tally
 from .graph import cannot_reach_goal
 from .memory import MemoryWatch, available_memory_bytes
 from .rounds import SLICE_STATES, LevelRounds
@@ -99,11 +99,11 @@ class LocalExplorer:
     def _capacity(self) -> int:
         per_state = bytes_per_state(self.words, self.graph, self.leaves, self.labels)
         budget = self.memory_budget if self.memory_budget is not None else int(available_memory_bytes() * 0.7)
-        if self.compact:   # the states' rows are address space (their pages given back level by level)
+        if self.compact:   # the states' rows and links are address space (pages given back level by level)
             from .memory import address_space_limit
             per_state = compact_bytes_per_state(self.words, self.leaves)
-            if address_space_limit() is not None:
-                per_state += 8 * self.words
+            if address_space_limit() is not None:   # the states' rows and the links in memory are mapped
+                per_state += 8 * self.words + 6
         if self.threads > 1:   # the rounds' buffers and the threads come first
             cost = LevelRounds.team_bytes(self.threads, self.nact, self.words, self.graph, self.slice_states,
                                           self.labels)
@@ -175,7 +175,8 @@ class LocalExplorer:
             return
         self.compact = True
         if self.threads > 1:
-            self.visited_note = f"compact visited set: one thread (it files states on one thread; --threads {self.threads} asked)"
+            self.visited_note = (f"runs on one thread: the compact visited set files states on one thread "
+                                 f"(--threads {self.threads} asked)")
             self.threads = self.owners = 1
 
     def _set_masks(self) -> None:
@@ -279,8 +280,18 @@ class LocalExplorer:
         self._decide_level()
         self.level += 1
         if self.compact:   # the levels before the new frontier are never read again: their pages go back
-            self.store.release(self.level_starts[self.level], self.level_starts[1])
+            self._retire()
         return True
+
+    def _retire(self) -> None:
+        """Compact set: the states of the levels before the frontier given back, the links of every whole
+        level written to disk; a disk that refuses them ends the run (incomplete: the traces need them)."""
+        try:
+            self.store.retire(self.level_starts[self.level], self.level_starts[1], self.level_starts[-1])
+        except OSError as exc:
+            self.incomplete = (f"cannot write the parent links to {self.store.links.dir} after level "
+                               f"{self.level} ({exc.strerror or exc}); free disk space there or set TMPDIR, "
+                               f"or {self.bound_hint()}")
 
     def _expand_level(self, level: int, lo: int, hi: int) -> bool:
         """Expand the level ``[lo, hi)``, on the threads when it is large enough; False when the run
@@ -507,9 +518,11 @@ class LocalExplorer:
     def path(self, index: int) -> tuple[int, list[int]]:
         """``(root index, action indices)`` of the canonical path to stored state ``index``."""
         acts: list[int] = []
-        while self.store.parent[index] >= 0:
-            acts.append(int(self.store.via[index]))
-            index = int(self.store.parent[index])
+        parent, via = self.store.link(index)
+        while parent >= 0:
+            acts.append(via)
+            index = parent
+            parent, via = self.store.link(index)
         acts.reverse()
         return index, acts
 
@@ -607,9 +620,12 @@ class LocalExplorer:
         if self.compact:
             stats.collision_probability = C.collision_probability(count, self.words)
             stats.exact = self.words <= 1   # one word: the fingerprint is a bijection of the state
-        new_states = new_states_per_action(self.store.via[self.level_starts[1]:count], self.nact)
-        return check_result(self.engine, self.model, ordered, stats, self.incomplete, self.error,
-                            self.terminal_trace(), self.tally, new_states)
+        new_states = self.store.new_states(self.level_starts[1], count, self.nact)
+        stats.disk_bytes = self.store.disk_bytes
+        result = check_result(self.engine, self.model, ordered, stats, self.incomplete, self.error,
+                              self.terminal_trace(), self.tally, new_states)
+        self.store.close()   # every trace is rebuilt: the links on disk are not needed any more
+        return result
 
     def terminal_index(self) -> int:
         """The canonical terminal state found so far (-1: none): smallest key of the shallowest level."""

@@ -86,7 +86,7 @@ class Stats:
     #: the resident memory the run added (the process's peak less its resident memory when the run started),
     #: per distinct state: what a state costs, the visited set, edges, level buffers and threads included
     bytes_per_state: float = 0.0
-    disk_bytes: int = 0                  # what the run keeps on disk (a Spark work directory; 0 for the local engine)
+    disk_bytes: int = 0                  # what the run keeps on disk (a Spark work directory, a compact run's links)
 
 
 @dataclass

@@ -139,6 +139,20 @@ class VisitedStore:
         """The counters before a level starts."""
         return self.counters.copy()[0]
 
+    def link(self, i: int) -> tuple[int, int]:
+        """``(parent index, action)`` of stored state ``i`` (-1, -1 for an initial state)."""
+        return int(self.parent[i]), int(self.via[i])
+
+    def new_states(self, lo: int, hi: int, nact: int) -> np.ndarray:
+        """How many of the states ``[lo, hi)`` each action reached first (their parent links' actions)."""
+        from .coverage import new_states_per_action
+        return new_states_per_action(self.via[lo:hi], nact)
+
+    disk_bytes = 0   # what the store keeps on disk
+
+    def close(self) -> None:
+        """Free what the store holds outside memory (nothing for the exact store)."""
+
     def rollback(self, mark: np.ndarray) -> None:
         """Forget the states and edges filed since ``mark`` (their slots in the table stay filed: a level
         the run stopped inside is never looked up again)."""
@@ -147,21 +161,26 @@ class VisitedStore:
 
 
 class CompactStore(VisitedStore):
-    """The compact visited set (:mod:`explore.compact`): fingerprints in a table of one word a slot, the
-    parent and action of every state, and whole states in rows whose pages :meth:`release` gives back once
-    their level is expanded. One table region (one thread); no edges, no goal marks."""
+    """The compact visited set (:mod:`explore.compact`): fingerprints in a table of one word a slot; the
+    parent and action of every state, written to disk level by level (:meth:`retire`); whole states in rows
+    whose pages are given back once their level is expanded. One table region (one thread); no edges, no
+    goal marks."""
 
     compact = True
 
     def __init__(self, cap: int, words: int, leaves: bool, max_states: int | None) -> None:
-        from .compact import StateRows
+        from .compact import LinkFiles, StateRows
         self.cap, self.words, self.owners, self.graph, self.leaves = cap, words, 1, False, leaves
         self.labels = False
         self.rows = StateRows(cap, words)
         self.states = self.rows.array
-        self.parent = np.empty(cap, dtype=np.int32)
-        self.via = np.empty(cap, dtype=np.int16)
-        self.noexp = np.zeros(cap if leaves else 1, dtype=np.uint8)
+        self.parent_rows = StateRows(cap, None, np.int32)
+        self.via_rows = StateRows(cap, None, np.int16)
+        self.parent = self.parent_rows.array
+        self.via = self.via_rows.array
+        self.links = LinkFiles()
+        self.noexp_rows = StateRows(cap if leaves else 1, None, np.uint8)   # zeroed: a mapping's new pages are
+        self.noexp = self.noexp_rows.array
         self.goal = np.empty(1, dtype=np.uint8)
         self.row_start = np.empty(1, dtype=np.int64)
         self.edges = np.empty(1, dtype=np.int32)
@@ -193,12 +212,40 @@ class CompactStore(VisitedStore):
         self.table_growths += 1
         self.io["table_limit"] = int(self.region_slots * K.MAX_LOAD)
 
-    def release(self, keep_from: int, roots: int) -> int:
-        """Give back the pages of the rows ``[roots, keep_from)`` (the levels after the initial states and
-        before the one about to be expanded); returns the bytes given back."""
+    def retire(self, keep_from: int, roots: int, done: int) -> None:
+        """Once a level is sorted: give back the pages of the states ``[roots, keep_from)`` (the levels
+        after the initial states and before the one about to be expanded), write the links of the states
+        before ``done`` (every whole level) to disk and give back their pages. OSError when the disk refuses
+        them (the links not written stay in memory)."""
         lo = max(roots, self.released_to)
-        if keep_from <= lo:
-            return 0
-        freed = self.rows.release(lo, keep_from)
-        self.released_to = keep_from
-        return freed
+        if keep_from > lo:
+            self.rows.release(lo, keep_from)
+            if self.leaves:
+                self.noexp_rows.release(lo, keep_from)
+            self.released_to = keep_from
+        written = self.links.rows
+        if done > written:
+            self.links.append(self.parent[written:done], self.via[written:done])
+            self.parent_rows.release(written, done)
+            self.via_rows.release(written, done)
+
+    def link(self, i: int) -> tuple[int, int]:
+        """``(parent index, action)`` of state ``i``: from disk once its level is written."""
+        if i < self.links.rows:
+            return self.links.link(i)
+        return int(self.parent[i]), int(self.via[i])
+
+    def new_states(self, lo: int, hi: int, nact: int) -> np.ndarray:
+        from .coverage import new_states_per_action
+        written = min(max(self.links.rows, lo), hi)
+        counts = new_states_per_action(self.via[written:hi], nact)
+        for chunk in self.links.actions(lo, written):
+            counts += new_states_per_action(chunk, nact)
+        return counts
+
+    @property
+    def disk_bytes(self) -> int:
+        return self.links.nbytes
+
+    def close(self) -> None:
+        self.links.close()

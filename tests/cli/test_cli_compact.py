@@ -12,7 +12,7 @@ SAFETY = tuple(a for p in ("acked_message_never_lost", "committed_offset_never_r
                            "slave_serves_pull") for a in ("--property", p))
 #: what the process measures, not the model; the visited set's own fields are compared apart
 MEASURED = ("seconds", "states_per_second", "peak_rss_bytes", "bytes_per_state", "level_seconds")
-VISITED = ("visited", "visited_note", "exact", "collision_probability")
+VISITED = ("visited", "visited_note", "exact", "collision_probability", "disk_bytes")
 
 
 def answer(path, visited: dict) -> dict:
@@ -37,6 +37,9 @@ def test_compact_and_exact_give_the_same_json_answer(tmp_path):
     assert visited["--exact"]["visited"] == "exact" and visited["--exact"]["collision_probability"] == 0
     assert visited["--compact"]["visited"] == "compact" and visited["--compact"]["visited_note"] is None
     assert visited["--compact"]["exact"] is True   # one-word states: the fingerprint is a bijection
+    # the compact run's parent links went to disk: 6 bytes a state
+    assert visited["--exact"]["disk_bytes"] == 0
+    assert visited["--compact"]["disk_bytes"] == 6 * runs["--compact"]["stats"]["distinct_states"]
 
 
 def test_compact_with_the_graph_property_keeps_the_exact_store_and_says_so(tmp_path):

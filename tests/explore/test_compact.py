@@ -57,7 +57,8 @@ def test_compact_answers_as_exact_on_the_pinned_configurations(entry):
     assert compact.stats.collision_probability == collision_probability(compact.stats.distinct_states, words)
 
 
-def test_compact_gives_back_the_pages_of_expanded_levels():
+def test_compact_gives_back_the_pages_of_expanded_levels_and_writes_the_links_to_disk():
+    import os
     from model import RocketMQModel, preset
     ex = LocalExplorer(RocketMQModel(preset("default")), invariants.PROPERTIES.only([]), visited="compact")
     r = ex.run()
@@ -65,8 +66,34 @@ def test_compact_gives_back_the_pages_of_expanded_levels():
     # every level but the last two (frontier and the one filed from it) and the initial states is given back
     assert ex.store.released_to == ex.level_starts[ex.level]
     assert ex.store.released_to > r.stats.distinct_states // 2
+    # every parent link went to disk (6 bytes a state), and the files are gone once the result is built
+    assert ex.store.links.rows == r.stats.distinct_states and r.stats.disk_bytes == 6 * r.stats.distinct_states
+    assert not os.path.exists(ex.store.links.dir)
     with pytest.raises(RuntimeError, match="keeps no old state"):
         ex.stored_states()
+
+
+def test_a_disk_refusing_the_links_ends_the_run_incomplete_with_real_traces(monkeypatch):
+    from explore.compact import LinkFiles
+    entry = load()["no-slave-one-power-loss"]
+    calls = []
+
+    def full(self, parent, via):
+        calls.append(len(parent))
+        if len(calls) > 2:
+            raise OSError(28, "No space left on device")
+        return real(self, parent, via)
+
+    real = LinkFiles.append
+    monkeypatch.setattr(LinkFiles, "append", full)
+    props = invariants.PROPERTIES.without([GRAPH, EVENTUALLY])
+    r = run(model_of(entry), props, "compact")
+    assert r.outcome in ("incomplete", "violated")
+    assert "No space left on device" in r.incomplete_reason and "TMPDIR" in r.incomplete_reason
+    exact = run(model_of(entry), props, "exact")
+    for p in r.properties:   # what was found before the disk filled is what the exact search found
+        if p.trace is not None:
+            assert trace_of(p.trace) == trace_of(exact.property(p.name).trace)
 
 
 def test_a_run_needing_the_edges_keeps_the_exact_store_and_says_so():

@@ -79,6 +79,7 @@ class CheckRegistry:
     unpack: str
     properties_ref: str
     decls: list[PropertyDecl] = field(default_factory=list)
+    events: str = "model.events"   # the module of the event flags its transition-witnessed properties name
 
     def check(self, *, kind: str, summary: str, name: str = "", event: str = "", reads: str = "",
               leads_to: Any = None, over: str = "", faults_only: bool = False) -> Callable[[Any], Any]:
@@ -135,7 +136,8 @@ class CheckRegistry:
             "import numba as nb",
             "import numpy as np",
             "",
-        ] + (textwrap.wrap(f"from model.events import ({', '.join(events)})", 110, subsequent_indent=" " * 26)
+        ] + (textwrap.wrap(f"from {self.events} import ({', '.join(events)})", 110,
+                           subsequent_indent=" " * (len(self.events) + 14))
              if events else []) + list(self.imports) + [
             "from explore.native import scratch",
             "from explore.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG",

@@ -85,6 +85,6 @@ def message_acked_while_slave_away() -> None:
 AVAILABILITY: dict[str, str] = {
     "message_acked": "no SEND_OK is ever given",
     "message_consumed": "no message is ever delivered to the application",
-    "message_acked_while_slave_away": "no SEND_OK while the slave is away (every send is refused)",
+    "message_acked_while_slave_away": "no SEND_OK while the slave is away (sends are refused then)",
     "acked_message_eventually_consumed": "an acknowledged message may never be delivered",
 }

@@ -7,6 +7,7 @@ property (:data:`invariants.controller.PROPERTIES`).
 import numba as nb
 import numpy as np
 
+from model.controller.events import (EV_ACKED_WITH_SLAVE_AWAY)
 from model.controller.fields import NFIELDS
 from model.controller.state import unpack
 from explore.native import scratch
@@ -44,6 +45,8 @@ def state_check(state, params):
 def transition_check(source, flags, target, params):
     """Sometimes properties witnessed by the events a transition reports."""
     bits = 0
+    if flags & EV_ACKED_WITH_SLAVE_AWAY:  # message_acked_while_slave_away
+        bits |= 1 << 8
     return np.uint64(bits)
 
 
@@ -53,5 +56,5 @@ def eventually_masks(state, params, out):
     those where Q holds."""
     v = scratch(NFIELDS)
     unpack(state, v)
-    out[16] = np.uint64(election.master_eventually_elected(v, params))  # master_eventually_elected: P
-    out[17] = np.uint64(election.master_serving(v, params))  # Q
+    out[18] = np.uint64(election.master_eventually_elected(v, params))  # master_eventually_elected: P
+    out[19] = np.uint64(election.master_serving(v, params))  # Q

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..declare import Arrow, Note
 from explore.native import kernel
 from . import fields as F
+from .events import EV_ACKED_WITH_SLAVE_AWAY
 from .declare import BROKER, ELECTED, MASTER, SLAVE, action
 from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_PERSISTED, P_ISR, P_MASTER_TAKES_CONTROLLER_SSS, P_MAX_CRASH,
                      P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES, P_MIN_ISR, P_SAME_MASTER_SHORTCUT,
@@ -297,6 +298,8 @@ def put_message(w, b, n, params):
     else:
         w[F.ACKED] |= bit(m)
         w[F.P_NEXT] = m + 1
+        if in_sync_replicas(w, b, params) <= 1:   # a put taken and answered with the master alone
+            return OK | EV_ACKED_WITH_SLAVE_AWAY
     return OK
 
 

@@ -40,7 +40,7 @@ def test_faults_on_the_controller_mode_gives_its_kinds_bounds_and_closing_change
     assert {k: doc["stats"][k] for k in ("distinct_states", "transitions", "depth")} == \
         {"distinct_states": 12106, "transitions": 38212, "depth": 31}
     assert doc["bounds"] == {"brokers": 2, "messages": 1, "budgets": dict.fromkeys(KINDS, 0) | {"broker_crashes": 1}}
-    assert doc["availability"]["reached"] == ["message_acked", "message_consumed"]
+    assert doc["availability"]["reached"] == ["message_acked", "message_consumed", "message_acked_while_slave_away"]
     assert (doc["sweep"]["sets_tried"], doc["sweep"]["sets_total"]) == (15, 15)   # 4 changes, every set
     got = {p["name"]: (p["status"], [(c["combination"], c["length"]) for c in p["combinations"]],
                        [(m["breaking_action"], m["combination"], m["length"], m["closed_by"]) for m in p["modes"]],
@@ -50,10 +50,12 @@ def test_faults_on_the_controller_mode_gives_its_kinds_bounds_and_closing_change
     assert live["name"] == "master_eventually_elected"
     assert [(v["budgets"]["broker_crashes"], v["status"]) for v in live["vectors"]] == [(0, "holds"), (1, "holds")]
     expected = {
-        # SEND_OK after the local append: allAck or inSyncReplicas=2 make the put wait for the slave
+        # SEND_OK after the local append: allAck or inSyncReplicas=2 make the put wait for the slave; only
+        # allAck keeps a SEND_OK while the slave is away (the set shrinks to the master), inSyncReplicas=2
+        # then times out every put: it closes the mode only at that cost (below)
         "acked_message_on_every_later_master": ("violated", [(ONE_CRASH, 11)],
-                                                [("SyncBrokerMetadata", ONE_CRASH, 11, [ALL_ACK, ISR_2])],
-                                                [ALL_ACK, ISR_2]),
+                                                [("SyncBrokerMetadata", ONE_CRASH, 11, [ALL_ACK])],
+                                                [ALL_ACK]),
         "queue_offset_names_one_message": ("holds", [], [], []),
         "delivered_message_stays_on_master": ("violated", [(ONE_CRASH, 13)],
                                               [("SyncBrokerMetadata", ONE_CRASH, 13, [])], []),
@@ -63,6 +65,9 @@ def test_faults_on_the_controller_mode_gives_its_kinds_bounds_and_closing_change
     # every always property of the mode is reported; these as pinned (a property added later: its own test)
     assert set(got) == {p.name for p in PROPERTIES.of_kind("always")} >= set(expected)
     assert {name: got[name] for name in expected} == expected
+    acked = next(p for p in doc["properties"] if p["name"] == "acked_message_on_every_later_master")
+    assert [(c["change"], c["costs"]) for c in acked["holds_at_a_cost"]] == \
+        [(ISR_2, ["no SEND_OK while the slave is away (sends are refused then)"])]
     # a meaning is told in the controller's words, read off its own trace
     mode = doc["properties"][0]["modes"][0]
     assert mode["meaning"].startswith("SyncBrokerMetadata: a broker applies the controller's newer role")
@@ -215,3 +220,26 @@ def test_the_controller_lattice_matches_check_per_budget_vector():
 
 def test_a_controller_count_to_grow_in_4_4_is_bad_input(no_exploration):
     assert_bad_input(invoke("faults", "--grow", "brokers"), "--grow brokers", "mode 4.4")
+
+
+def test_a_send_ok_while_the_slave_is_away_is_what_min_in_sync_replicas_gives_up():
+    """Availability weighed per failure, in controller mode: with allAckInSyncStateSet (and minInSyncReplicas
+    1) a put is still taken and answered SEND_OK once the slave is away and the set has shrunk to the master;
+    minInSyncReplicas=2 refuses it then (IN_SYNC_REPLICAS_NOT_ENOUGH), inSyncReplicas=2 without allAck waits
+    for an ack that does not come. Direct explorations of the faults-only witness, and the cost it names."""
+    from explore.local import explore
+    from invariants.controller import AVAILABILITY_WITNESSES
+    away = PROPERTIES.only([w for w in AVAILABILITY_WITNESSES if w.name == "message_acked_while_slave_away"])
+    base = preset("controller-allack").with_overrides(["messages=1"])
+
+    def verdict(*sets: str) -> str:
+        r = explore(ControllerModel(base.with_overrides(list(sets))), away)
+        return r.verdicts()["message_acked_while_slave_away"]
+
+    assert "message_acked_while_slave_away" not in PROPERTIES.names()
+    assert verdict() == "reached"
+    assert verdict("min_in_sync_replicas=2") == "unreached"
+    assert verdict("all_ack_in_sync_state_set=false", "in_sync_replicas=2") == "unreached"
+    kept = ("message_acked", "message_consumed", "message_acked_while_slave_away")
+    assert change_costs(base, {"min_in_sync_replicas": 2}, kept, kept[:2]) == \
+        ["no SEND_OK while the slave is away (sends are refused then)"]

@@ -127,7 +127,7 @@ def test_sync_master_costs_the_sends_acknowledged_while_the_slave_is_away():
     assert {"flush_disk_type": "SYNC_FLUSH"} in rep.holds_with
     assert {"broker_role": "SYNC_MASTER"} not in rep.holds_with
     costly = {tuple(c.change.items()): c.costs for c in rep.holds_at_a_cost}
-    assert costly[(("broker_role", "SYNC_MASTER"),)] == ("no SEND_OK while the slave is away (every send is refused)",)
+    assert costly[(("broker_role", "SYNC_MASTER"),)] == ("no SEND_OK while the slave is away (sends are refused then)",)
 
 
 def test_at_80_columns_nothing_a_user_types_is_cut():

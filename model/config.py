@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .knobs import (ConfigError, Knob, _text, knob_values, load_knobs_toml, read_config_toml,  # noqa: F401
-                    set_assignments)
+from .knobs import (VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_values,  # noqa: F401
+                    load_knobs_toml, read_config_toml, set_assignments)
 
 __all__ = [
     "Config",
@@ -30,9 +30,8 @@ __all__ = [
 
 _BUDGET = (0, 3)
 
-#: the release the 4.4 mode's defaults are, and the key that names a release (TOML, JSON ``config``)
+#: the release the 4.4 mode's defaults are (the key that names a release: model/knobs.py VERSION_KEY)
 REFERENCE_RELEASE = "4.4.0"
-VERSION_KEY = "rocketmq_version"
 
 
 def _versions() -> Any:
@@ -258,16 +257,6 @@ class Config:
         diffs = [f"{k}={_text(v)}" for k, v in self.as_dict().items() if getattr(default, k) != v]
         release = f"RocketMQ {self.rocketmq_version}"
         return f"{release}, {', '.join(diffs)}" if diffs else f"{release} defaults"
-
-
-def knob_assignments(assignments: "Iterable[str]", example: str) -> dict[str, str]:
-    """:func:`set_assignments` of knobs only: the release is not a knob (``--rocketmq-version`` sets it)."""
-    values = set_assignments(assignments, example)
-    if VERSION_KEY in values:
-        raise ConfigError(f"--set {VERSION_KEY}={values[VERSION_KEY]}: the RocketMQ release is not a knob; give "
-                          f"--rocketmq-version {values[VERSION_KEY]} (it sets every version switch; --set then "
-                          "changes one)")
-    return values
 
 
 PRESET_DESCRIPTIONS: dict[str, str] = {

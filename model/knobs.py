@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+#: the key that names a RocketMQ release (TOML, JSON ``config``): not a knob, it sets the version switches
+VERSION_KEY = "rocketmq_version"
+
 
 class ConfigError(ValueError):
     """Bad configuration input; the message is one line naming the key, the value and what is allowed."""
@@ -115,6 +118,17 @@ def set_assignments(assignments: "Iterable[str]", example: str) -> dict[str, str
             raise ConfigError(f"--set {item!r}: blanks in key=value; write it without blanks, e.g. --set {example}")
         values[key] = value
     return values
+
+
+def knob_assignments(assignments: "Iterable[str]", example: str) -> dict[str, str]:
+    """:func:`set_assignments` of knobs only: the release is not a knob (``--rocketmq-version`` sets it)."""
+    values = set_assignments(assignments, example)
+    if VERSION_KEY in values:
+        raise ConfigError(f"--set {VERSION_KEY}={values[VERSION_KEY]}: the RocketMQ release is not a knob; give "
+                          f"--rocketmq-version {values[VERSION_KEY]} (it sets every version switch; --set then "
+                          "changes one)")
+    return values
+
 
 
 def _text(value: Any) -> str:

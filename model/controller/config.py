@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..knobs import ConfigError, Knob, _text, knob_values, set_assignments
+from ..knobs import VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_values
 
 MODE = "controller"
 
@@ -87,9 +87,8 @@ KNOBS: tuple[Knob, ...] = (
          "(CommitLog#getConfirmOffset); false (5.0.0-5.1.4): a stored 0 is computed again at every read."),
 )
 
-#: the release the controller mode's defaults are, and the key that names a release (TOML, JSON ``config``)
+#: the release the controller mode's defaults are (the key that names a release: model/knobs.py VERSION_KEY)
 REFERENCE_RELEASE = "5.3.3"
-VERSION_KEY = "rocketmq_version"
 
 _KNOB_BY_KEY = {k.key: k for k in KNOBS}
 
@@ -156,7 +155,7 @@ class ControllerConfig:
 
     def with_overrides(self, assignments: "list[str] | tuple[str, ...]") -> "ControllerConfig":
         """Apply ``key=value`` strings (the ``--set`` option) on top of this config."""
-        return ControllerConfig.from_mapping(_knob_assignments(assignments), base=self)
+        return ControllerConfig.from_mapping(knob_assignments(assignments, "brokers=3"), base=self)
 
     def as_dict(self) -> dict[str, Any]:
         return {"mode": MODE, **dataclasses.asdict(self)}
@@ -175,17 +174,6 @@ class ControllerConfig:
         diffs = [f"{k}={_text(v)}" for k, v in dataclasses.asdict(self).items() if getattr(default, k) != v]
         release = f"RocketMQ {self.rocketmq_version}"
         return "controller mode, " + (f"{release}, {', '.join(diffs)}" if diffs else f"{release} defaults")
-
-
-def _knob_assignments(assignments: "list[str] | tuple[str, ...]") -> dict[str, str]:
-    """The ``--set`` items as a mapping, knobs only: the release is not a knob (``--rocketmq-version`` sets it),
-    as model/config.py's ``knob_assignments`` says for mode 4.4."""
-    values = set_assignments(assignments, "brokers=3")
-    if VERSION_KEY in values:
-        raise ConfigError(f"--set {VERSION_KEY}={values[VERSION_KEY]}: the RocketMQ release is not a knob; give "
-                          f"--rocketmq-version {values[VERSION_KEY]} (it sets every version switch; --set then "
-                          "changes one)")
-    return values
 
 
 PRESET_DESCRIPTIONS: dict[str, str] = {

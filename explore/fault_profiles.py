@@ -1,11 +1,13 @@
 """What ``rmqcheck faults`` needs of one model mode, beside its model and properties: its failure kinds
 (the counters the budget lattice is made of), the counts an answer rests on, the settings a closing
 change may set, the decision table's two settings, its availability witnesses and the words its failure
-modes are told in. ``model/modes.py`` names each mode's profile; the search
+modes are told in. Each mode declares its profile in its own package (``model/fault_profile.py``,
+``model/controller/fault_profile.py``) and ``model/modes.py`` names it; the search
 (:mod:`explore.fault_search`) and the reports read a mode only through it.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -42,14 +44,26 @@ class FaultProfile:
     table_title: str                      # "per durability setting"
     witnesses_path: str                   # "module:NAME": the properties the availability witnesses are among
     availability_path: str                # "module:NAME": witness name -> what a config never reaching it lost
+    #: "module:NAME" of its action registry (``declarations()``, each with its ``phrase``) and of its check
+    #: registry (each always property with the fields it ``reads``): the words its failure modes are told in
+    actions_path: str = ""
+    checks_path: str = ""
     structural: Structural | None = None
-    phrases: Mapping[str, str] = field(default_factory=dict)   # action kind -> what it does (empty: 4.4's)
-    reads: Mapping[str, str] = field(default_factory=dict)     # property -> fields it decides on (empty: 4.4's)
     counter_prefix: str = "failures."     # the readable counters' prefix, left out of a meaning
     view_counters: Mapping[str, str] = field(default_factory=dict)   # combination key -> readable field
     #: the settings that are no operator's setting but a change of RocketMQ's code that no release has (4.4's
     #: alternative behaviours V1-V3 and V5): a change setting one is labelled ``"code_change": true``
     code_changes: tuple[str, ...] = ()
+
+    @property
+    def phrases(self) -> Mapping[str, str]:
+        """What each action kind does, for a failure mode's one-line meaning: its declaration's ``phrase``."""
+        return _declared(self.actions_path, "phrase")
+
+    @property
+    def reads(self) -> Mapping[str, str]:
+        """The readable fields each always property decides on: its declaration's ``reads``."""
+        return _declared(self.checks_path, "reads")
 
     def labelled(self, change: Change) -> Change:
         """``change`` as a report shows it: an upgrade (``{"rocketmq_version": X}``) as ``{"upgrade": X}``,
@@ -120,7 +134,7 @@ class FaultProfile:
 
 def changed(cfg: Any, change: Change) -> Any:
     """``cfg`` with ``change`` applied, or None when the change makes no valid configuration."""
-    from model import ConfigError
+    from model.knobs import ConfigError
     try:
         return type(cfg).from_mapping(change, base=cfg)
     except ConfigError:
@@ -132,79 +146,7 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-# -- RocketMQ 4.4 ---------------------------------------------------------------------------------------
-def _layout_slot(model: Any, name: str) -> "tuple[int, int, int] | None":
-    """A 4.4 counter's place in the configuration's layout (None: a budget of 0 gives it no bits)."""
-    for s in model.layout.slots:
-        if s.name == name:
-            return s.word, s.shift, s.width
-    return None
-
-
-#: the alternative behaviour switches (mechanisms page §10); V6 is the knob offset_check_in_slave
-SWITCHES = ("monotonic_commit", "sync_offsets_max", "reverse_offset_sync", "overflow_to_max",
-            "validate_slave_ack", "offset_check_in_slave")
-
-ROCKETMQ_44 = FaultProfile(
-    vector=Vector, counter_slot=_layout_slot,
-    bound_knobs=("messages", "consumers", "queues", "slaves"), grow_knobs=("messages", "consumers", "slaves"),
-    settings=("broker_role", "flush_disk_type", *SWITCHES),
-    choices={"broker_role": ("ASYNC_MASTER", "SYNC_MASTER"), "flush_disk_type": ("ASYNC_FLUSH", "SYNC_FLUSH")},
-    table=("broker_role", "flush_disk_type"), table_title="per durability setting",
-    witnesses_path="invariants.rocketmq:AVAILABILITY_WITNESSES", availability_path="invariants.witnesses:AVAILABILITY",
-    structural=Structural("slaves", 0, 3, "removes the slave", "removes a slave"),
-    # V4 (overflow_to_max) is release 4.9.4's rule (model/versions_44.py), V6 the broker setting offsetCheckInSlave
-    code_changes=("monotonic_commit", "sync_offsets_max", "reverse_offset_sync", "validate_slave_ack"),
-    view_counters={"master_crashes": "failures.masterCrashes", "master_power_losses": "failures.masterPowerLosses",
-                   "slave_crashes": "failures.slaveCrashes", "slave_power_losses": "failures.slavePowerLosses",
-                   "consumer_restarts": "failures.consumerRestarts", "ha_disconnects": "failures.haDisconnects"})
-
-
-# -- RocketMQ 5.3.3 controller mode -----------------------------------------------------------------------
-class ControllerVector(Vector):
-    """A combination of the controller mode's failures (its budgets, docs/controller.md)."""
-
-    __slots__ = ()
-    KINDS = (
-        ("broker_crashes", "max_broker_crashes", "budget.crashes"),
-        ("broker_power_losses", "max_broker_power_losses", "budget.powerLosses"),
-        ("controller_outages", "max_controller_outages", "budget.controllerOutages"),
-        ("link_losses", "max_link_losses", "budget.linkLosses"),
-        ("ha_disconnects", "max_ha_disconnects", "budget.haDisconnects"),
-    )
-
-
-def _field_slot(model: Any, name: str) -> tuple[int, int, int]:
-    """A controller counter's place in the fixed field layout (model/controller/fields.py)."""
-    from model.controller import fields as F
-    i = F.NAMES.index(name)
-    return int(F.WORD[i]), int(F.SHIFT[i]), int(F.WIDTH[i])
-
-
-def _controller_phrases() -> dict[str, str]:
-    """What each controller action kind does, for a failure mode's one-line meaning: its declaration's
-    ``phrase`` (model/controller/actions.py)."""
-    from model.controller.declare import CONTROLLER as ACTIONS
-    return {d.name: d.phrase for d in ACTIONS.declarations()}
-
-
-def _controller_reads() -> dict[str, str]:
-    """The readable fields each controller always property decides on: its declaration's ``reads``."""
-    from invariants.controller.declare import CONTROLLER as CHECKS
-    return {d.name: d.reads for d in CHECKS.declarations() if d.reads}
-
-
-CONTROLLER = FaultProfile(
-    vector=ControllerVector, counter_slot=_field_slot,
-    bound_knobs=("brokers", "messages"), grow_knobs=("messages", "brokers"),
-    settings=("all_ack_in_sync_state_set", "min_in_sync_replicas", "in_sync_replicas",
-              "enable_elect_unclean_master"),
-    choices={"all_ack_in_sync_state_set": (False, True), "min_in_sync_replicas": (1, 2, 3),
-             "in_sync_replicas": (1, 2, 3)},
-    table=("all_ack_in_sync_state_set", "min_in_sync_replicas"),
-    table_title="per allAckInSyncStateSet and minInSyncReplicas",
-    witnesses_path="invariants.controller:AVAILABILITY_WITNESSES",
-    availability_path="invariants.witnesses:AVAILABILITY",
-    phrases=_controller_phrases(), counter_prefix="budget.",
-    view_counters={key: counter for key, _, counter in ControllerVector.KINDS},   # the view names them alike
-    reads=_controller_reads())
+@functools.cache
+def _declared(registry_path: str, attribute: str) -> dict[str, str]:
+    """``{name: attribute}`` of the declarations of the registry at ``registry_path`` that have one."""
+    return {d.name: getattr(d, attribute) for d in _load(registry_path).declarations() if getattr(d, attribute, "")}

@@ -93,13 +93,13 @@ def _load(path: str) -> Any:
 MODES: dict[str, Mode] = {
     "4.4": Mode("4.4", "RocketMQ 4.4 master/slave replication (a slave never takes over)",
                 "model.config", "Config", "model.rocketmq:RocketMQModel", "invariants.rocketmq:PROPERTIES",
-                "explore.fault_profiles:ROCKETMQ_44", "model.actions:KINDS",
+                "model.fault_profile:ROCKETMQ_44", "model.actions:KINDS",
                 ("MasterCrash", "MasterPowerLoss", "SlaveCrash", "SlavePowerLoss", "ConsumerCrash", "HaDisconnect",
                  "DeleteExpiredFiles"), "model.versions_44:LINE"),
     "controller": Mode("controller", "RocketMQ 5.3.3 controller mode: the controller elects a master from "
                        "the SyncStateSet", "model.controller.config", "ControllerConfig",
                        "model.controller.model:ControllerModel", "invariants.controller:PROPERTIES",
-                       "explore.fault_profiles:CONTROLLER", "model.controller.kernel:KINDS",
+                       "model.controller.fault_profile:CONTROLLER", "model.controller.kernel:KINDS",
                        # a lost RPC reply is a network failure too; restarts, heals and ControllerUp are fair
                        ("BrokerCrash", "BrokerPowerLoss", "ControllerDown", "ControllerLinkLoss", "HADisconnect",
                         "AlterSyncStateSetReplyLost"), "model.versions_5:LINE"),

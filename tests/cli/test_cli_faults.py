@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from explore.fault_profiles import SWITCHES
+from model.fault_profile import SWITCHES
 from cli_driver import assert_bad_input, invoke
 
 from explore.faults import COMBINATION_KEYS

@@ -56,3 +56,19 @@ def test_importing_the_engines_and_reports_imports_no_model_mode():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, timeout=300)
     assert out.returncode == 0, out.stderr
     assert eval(out.stdout.strip()) == ["model", "model.knobs", "model.modes"]
+
+
+def test_no_module_of_the_engines_names_a_model_mode():
+    """The engines and the failure-mode analysis reach a mode only through the registry (model/modes.py):
+    no module under explore/ or spark_explore/ imports a mode's own modules (each mode's fault profile,
+    declarations and properties live in its package and are named by its registry entry)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    mode_modules = re.compile(r"\b(from|import)\s+(model\.(?!modes\b|knobs\b|versions\b)\w+|model\s+import|"
+                              r"invariants\.(rocketmq|controller|declare|witnesses|checks)\b)")
+    naming = [f"{p.relative_to(root)}:{n}" for package in ("explore", "spark_explore")
+              for p in sorted((root / package).rglob("*.py"))
+              for n, line in enumerate(p.read_text().splitlines(), 1) if mode_modules.search(line)]
+    assert naming == []

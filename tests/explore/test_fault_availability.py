@@ -159,7 +159,8 @@ def test_at_80_columns_nothing_a_user_types_is_cut():
 def test_later_releases_are_closing_changes_labelled_as_upgrades():
     """Issue 46 item 4 / issue 45 item 7: faults explores each later release that behaves differently in the
     model as a closing change, and labels it an upgrade, apart from settings and code changes."""
-    from explore.fault_profiles import ROCKETMQ_44, UPGRADE
+    from explore.fault_profiles import UPGRADE
+    from model.fault_profile import ROCKETMQ_44
     from model import Config
     from model.versions import release_line
     from reports.faults import change_text, closed_text

@@ -22,7 +22,8 @@ from explore.faults import (COMBINATION_KEYS, Lattice, analyse, dominates, iter_
 from explore.trace import replay
 from invariants import ALWAYS, PROPERTIES
 from model import Config, RocketMQModel, preset
-from explore.fault_meanings import ACTION_PHRASES, action_kind, change_text, deciding_changes, meaning
+from explore.fault_meanings import action_kind, change_text, deciding_changes, meaning
+from model.fault_profile import ROCKETMQ_44
 
 ALWAYS_PROPS = PROPERTIES.select([p.name for p in PROPERTIES if p.kind == ALWAYS])
 
@@ -126,10 +127,10 @@ def test_meanings_are_read_off_the_mode_trace(name):
     for p in ALWAYS_PROPS:
         for m in a.faults[p.name].modes():
             trace = a.trace_to(m.source, m.action)
-            text = meaning(p.name, trace)
-            assert text.startswith(f"{m.kind}: {ACTION_PHRASES[m.kind]}")
+            text = meaning(p.name, trace, ROCKETMQ_44)
+            assert text.startswith(f"{m.kind}: {ROCKETMQ_44.phrases[m.kind]}")
             last = trace.steps[-1]
-            for field, before, after in deciding_changes(p.name, trace):
+            for field, before, after in deciding_changes(p.name, trace, ROCKETMQ_44):
                 assert last.changes[field] == [before, after]
                 assert change_text(field, before, after) in text
 

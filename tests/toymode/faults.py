@@ -14,20 +14,10 @@ class ToyVector(Vector):
     KINDS = (("crashes", "max_crashes", "failures.crashes"),)
 
 
-def _phrases() -> dict[str, str]:
-    from .declare import ACTIONS
-    return {d.name: d.phrase for d in ACTIONS.declarations()}
-
-
-def _reads() -> dict[str, str]:
-    from .declare import CHECKS
-    return {d.name: d.reads for d in CHECKS.declarations() if d.reads}
-
-
 PROFILE = FaultProfile(
     vector=ToyVector, counter_slot=lambda model, name: slot(name), bound_knobs=("messages",),
     grow_knobs=("messages",), settings=("sync_ack", "crash_keeps_log"),
     choices={"sync_ack": (False, True), "crash_keeps_log": (False, True)}, table=("sync_ack", "crash_keeps_log"),
     table_title="per sync_ack and crash_keeps_log", witnesses_path="tests.toymode.properties:AVAILABILITY_WITNESSES",
-    availability_path="tests.toymode.properties:AVAILABILITY", phrases=_phrases(), reads=_reads(),
+    availability_path="tests.toymode.properties:AVAILABILITY", actions_path="tests.toymode.declare:ACTIONS", checks_path="tests.toymode.declare:CHECKS",
     view_counters={"crashes": "failures.crashes"})

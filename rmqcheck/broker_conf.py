@@ -392,11 +392,9 @@ def _controller_group(files: list[Properties]) -> BrokerSettings:
         if not 1 <= value <= len(brokers):
             culprit = next(p for p in brokers if key in p.values)
             raise _bad(culprit, key, f"value {value}: the model takes 1..{len(brokers)} (1 to the brokers given)")
+    _set_agreed(out, brokers, "flush_disk_type", "flushDiskType",
+                lambda p, key, default, version: _choice(p, key, FLUSH_TYPES, default, version), "ASYNC_FLUSH")
     for props in brokers:
-        if _choice(props, "flushDiskType", FLUSH_TYPES, "ASYNC_FLUSH", v) != "ASYNC_FLUSH":
-            raise _bad(props, "flushDiskType", "SYNC_FLUSH is not modelled in the controller mode (its brokers "
-                                               "flush asynchronously: FlushRealTimeService); remove it or set "
-                                               "ASYNC_FLUSH")
         if _boolean(props, "slaveReadEnable", False, v):
             raise _bad(props, "slaveReadEnable", "true is not modelled in the controller mode (a slave rejects "
                                                  "pulls: PullMessageProcessor#rejectRequest); remove it or set false")

@@ -16,7 +16,7 @@ from .events import EV_ACKED_WITH_SLAVE_AWAY
 from .declare import BROKER, ELECTED, MASTER, SLAVE, action
 from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_PERSISTED, P_ISR, P_MASTER_TAKES_CONTROLLER_SSS, P_MAX_CRASH,
                      P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES, P_MIN_ISR, P_SAME_MASTER_SHORTCUT,
-                     P_SCAN_INACTIVE_MASTER, P_UNCLEAN)
+                     P_SCAN_INACTIVE_MASTER, P_SYNC_FLUSH, P_UNCLEAN)
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -283,24 +283,63 @@ def send_message(w, b, params):
 @kernel
 def put_message(w, b, n, params):
     """The producer's next message appended at commitlog position ``n`` of broker ``b`` with its master
-    epoch, then ``CommitLog#handleHA``: wait, or SEND_OK at once (:func:`send_message`)."""
+    epoch, then ``CommitLog#handleHA``: wait, or SEND_OK at once (:func:`send_message`); with
+    flushDiskType=SYNC_FLUSH the reply also waits for the flush (:func:`wait_for_flush`)."""
     m = w[F.P_NEXT]
     if n >= F.MAX_MESSAGES:
         return ERROR
     bs(w, b, F.B_LOG_MSG + n, m + 1)
     bs(w, b, F.B_LOG_EP + n, bg(w, b, F.B_EPOCH))
     bs(w, b, F.B_LEN, n + 1)
-    if (params[P_ALL_ACK] == 1 and popcount(union_set(w, b, params)) > 1) or \
-            (params[P_ALL_ACK] == 0 and params[P_ISR] > 1):
+    replicas = (params[P_ALL_ACK] == 1 and popcount(union_set(w, b, params)) > 1) or \
+        (params[P_ALL_ACK] == 0 and params[P_ISR] > 1)
+    if replicas:
         w[F.P_WAIT] = 1
         w[F.P_WAIT_BROKER] = b
         w[F.P_WAIT_END] = n + 1
-    else:
+    elif params[P_SYNC_FLUSH] == 0:
         w[F.ACKED] |= bit(m)
         w[F.P_NEXT] = m + 1
-        if in_sync_replicas(w, b, params) <= 1:   # a put taken and answered with the master alone
-            return OK | EV_ACKED_WITH_SLAVE_AWAY
+    if params[P_SYNC_FLUSH] == 1:
+        wait_for_flush(w, b, n + 1)
+    if not replicas and in_sync_replicas(w, b, params) <= 1:   # taken with the master alone, no replica awaited
+        return OK | EV_ACKED_WITH_SLAVE_AWAY
     return OK
+
+
+@kernel(inline=True)
+def wait_for_flush(w, b, end):
+    """``CommitLog#handleDiskFlushAndHA`` with flushDiskType=SYNC_FLUSH: ``DefaultFlushManager#handleDiskFlush``
+    hands a ``GroupCommitRequest(wroteOffset + wroteBytes)`` to ``GroupCommitService`` (the producer's
+    ``waitStoreMsgOK`` is true by default), and the reply combines its flush future with the replica future
+    (``thenCombine``): the put waits on broker ``b`` until both complete. The replica future is complete at
+    once unless the put already waits for acks (``#handleHA`` with needAckNums <= 1, or allAck with a
+    one-member set, which the model answers at once as with ASYNC_FLUSH)."""
+    if w[F.P_WAIT] == 0:
+        w[F.P_REPLICAS_DONE] = 1
+    w[F.P_WAIT] = 1
+    w[F.P_WAIT_BROKER] = b
+    w[F.P_WAIT_END] = end
+    w[F.P_FLUSH_WAIT] = 1
+
+
+@kernel(inline=True)
+def answer_put(w):
+    """The waiting put's futures both complete PUT_OK: SEND_OK, the producer goes on."""
+    m = w[F.P_NEXT]
+    w[F.ACKED] |= bit(m)
+    w[F.P_NEXT] = m + 1
+    end_wait(w)
+
+
+@kernel(inline=True)
+def end_wait(w):
+    """No put waits any more (its futures dropped with it)."""
+    w[F.P_WAIT] = 0
+    w[F.P_WAIT_BROKER] = 0
+    w[F.P_WAIT_END] = 0
+    w[F.P_FLUSH_WAIT] = 0
+    w[F.P_REPLICAS_DONE] = 0
 
 
 @kernel(inline=True)
@@ -323,13 +362,14 @@ def ack_wait_done(w, params):
     """``GroupTransferService#doWaitTransfer``: with needAckNums = -1 (allAck) the union set re-read, OK
     when the master and every member connected with ``slaveAckOffset >= end`` make up the whole set; with
     needAckNums = inSyncReplicas >= 2, OK when the master and any connected slaves (in the set or not)
-    with ``slaveAckOffset >= end`` number that many -> SEND_OK.
+    with ``slaveAckOffset >= end`` number that many -> SEND_OK. With flushDiskType=SYNC_FLUSH the replica
+    future completes here and SEND_OK waits for the flush too (``CommitLog#handleDiskFlushAndHA``).
 
     The request (``CommitLog#handleHA``) holds only its end offset and a deadline, ``slaveTimeout`` (3 s)
     after the append; no role change fails or re-checks it (docs/controller.md, "A finding"). A set of one
     member completes it with no ack read (``syncStateSet.size() <= 1``): the trace says so at this step,
     with the deadline the completion needs."""
-    if w[F.P_WAIT] == 0:
+    if w[F.P_WAIT] == 0 or w[F.P_REPLICAS_DONE] == 1:
         return 0
     b = w[F.P_WAIT_BROKER]
     if bg(w, b, F.B_UP) == 0:
@@ -343,29 +383,28 @@ def ack_wait_done(w, params):
             return 0
         if popcount(members) <= 1:   # syncStateSet.size() <= 1: "Only master", no ack read
             outcome = OUT_SEND_OK_SET_SIZE
-    m = w[F.P_NEXT]
-    w[F.ACKED] |= bit(m)
-    w[F.P_NEXT] = m + 1
-    w[F.P_WAIT] = 0
-    w[F.P_WAIT_BROKER] = 0
-    w[F.P_WAIT_END] = 0
+    if w[F.P_FLUSH_WAIT] == 1:   # the replica future is done; SEND_OK waits for the flush
+        w[F.P_REPLICAS_DONE] = 1
+        return OK
+    answer_put(w)
     return OK | (outcome << NOTE_SHIFT)
 
 
 @action("AckWaitTimeout", kind=4, actor="producer", section="ack", place=(1,),
-        when=lambda cfg: cfg.all_ack_in_sync_state_set or cfg.in_sync_replicas > 1,
+        when=lambda cfg: cfg.all_ack_in_sync_state_set or cfg.in_sync_replicas > 1
+        or cfg.flush_disk_type == "SYNC_FLUSH",
         rocketmq="GroupTransferService#doWaitTransfer", phrase="the waiting put ends FLUSH_SLAVE_TIMEOUT")
 @kernel
 def ack_wait_timeout(w, params):
     """``GroupTransferService#doWaitTransfer``: no ack by the deadline (``slaveTimeout`` 3 s), or the broker died ->
     FLUSH_SLAVE_TIMEOUT (or a send failure); the message stays appended (no rollback) and the producer,
-    not told SEND_OK, goes on with the next message."""
+    not told SEND_OK, goes on with the next message. With flushDiskType=SYNC_FLUSH also
+    ``FlushDiskWatcher#run``: the flush not done by ``syncFlushTimeout`` (5 s) -> FLUSH_DISK_TIMEOUT, the
+    same for the producer (a slow disk: a nondeterministic timeout here)."""
     if w[F.P_WAIT] == 0:
         return 0
     w[F.P_NEXT] += 1
-    w[F.P_WAIT] = 0
-    w[F.P_WAIT_BROKER] = 0
-    w[F.P_WAIT_END] = 0
+    end_wait(w)
     return OK
 
 
@@ -425,9 +464,7 @@ def lose_process(w, b, params):
     ``GroupTransferService`` dies with it: the producer gets an error (not SEND_OK) and goes on."""
     if w[F.P_WAIT] == 1 and w[F.P_WAIT_BROKER] == b:
         w[F.P_NEXT] += 1
-        w[F.P_WAIT] = 0
-        w[F.P_WAIT_BROKER] = 0
-        w[F.P_WAIT_END] = 0
+        end_wait(w)
     destroy_connections(w, b, params)
     drop_connection(w, b)
     for off in (F.B_UP, F.B_FENCED, F.B_MASTER, F.B_EPOCH, F.B_SSS, F.B_SSS_EPOCH, F.B_SYNCING, F.B_REMOTE,
@@ -496,14 +533,23 @@ def broker_restart(w, b, params):
 
 
 @action("FlushCommitLog", kind=9, actor="store", section="broker", place=(BROKER, 2),
-        when=lambda cfg: cfg.max_broker_power_losses > 0, rocketmq="CommitLog.FlushRealTimeService#run",
+        when=lambda cfg: cfg.max_broker_power_losses > 0 or cfg.flush_disk_type == "SYNC_FLUSH",
+        rocketmq="CommitLog.FlushRealTimeService#run",
         phrase="a broker flushes its commitlog", drawn=Note("broker", "flush commitlog"))
 @kernel
 def flush_commitlog(w, b, params):
-    """``CommitLog.FlushRealTimeService#run`` (ASYNC_FLUSH): the whole written commitlog reaches the disk."""
+    """``CommitLog.FlushRealTimeService#run`` (ASYNC_FLUSH): the whole written commitlog reaches the disk.
+    With SYNC_FLUSH it is ``CommitLog.GroupCommitService#doCommit`` (every <= 10 ms, on masters and slaves
+    alike, with or without a request; ``mappedFileQueue.flush(0)`` writes everything written): a waiting put
+    on ``b`` whose end is now flushed has its flush future completed PUT_OK, and is answered SEND_OK when
+    its replica future already is (``CommitLog#handleDiskFlushAndHA``)."""
     if bg(w, b, F.B_UP) == 0 or bg(w, b, F.B_FLUSHED) == bg(w, b, F.B_LEN):
         return 0
     bs(w, b, F.B_FLUSHED, bg(w, b, F.B_LEN))
+    if w[F.P_FLUSH_WAIT] == 1 and w[F.P_WAIT_BROKER] == b and bg(w, b, F.B_FLUSHED) >= w[F.P_WAIT_END]:
+        w[F.P_FLUSH_WAIT] = 0
+        if w[F.P_REPLICAS_DONE] == 1:
+            answer_put(w)
     return OK
 
 

@@ -53,6 +53,11 @@ KNOBS: tuple[Knob, ...] = (
          "Losses of one broker's link to the controller (the broker keeps serving clients and peers)."),
     Knob("max_ha_disconnects", "int", 0, (0, 2), "failure budget",
          "HA connections closed while both brokers run (housekeeping timeout, a broken socket)."),
+    Knob("flush_disk_type", "enum", "ASYNC_FLUSH", ("ASYNC_FLUSH", "SYNC_FLUSH"), "MessageStoreConfig.flushDiskType",
+         "SYNC_FLUSH: a put's reply also waits for GroupCommitService to flush it (FLUSH_DISK_TIMEOUT otherwise; "
+         "CommitLog#handleDiskFlushAndHA); confirmOffset, and so what consumers read, does not wait for the flush "
+         "in controller mode (CommitLog#getConfirmOffset). One value for the group's brokers.",
+         alias="flushDiskType"),
     # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
     #    that changed it; --rocketmq-version sets them all
     Knob("sss_union_while_synchronizing", "bool", True, (), "RocketMQ 5.1.1 and later (#5663)",
@@ -108,6 +113,7 @@ class ControllerConfig:
     max_controller_outages: int = 0
     max_link_losses: int = 0
     max_ha_disconnects: int = 0
+    flush_disk_type: str = "ASYNC_FLUSH"
     sss_union_while_synchronizing: bool = True
     confirm_offset_ignores_unacked_connection: bool = True
     confirm_offset_frozen_when_member_disconnected: bool = True

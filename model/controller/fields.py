@@ -73,6 +73,10 @@ BROKER_BASE = GLOBAL_FIELDS
 for _b in range(MAX_BROKERS):
     for _name, _width in _BROKER:
         _field(f"broker{_b + 1}.{_name}", _width)
+# -- appended after the brokers' blocks (so every earlier index stays): a put's two futures under
+# flushDiskType=SYNC_FLUSH (CommitLog#handleDiskFlushAndHA); both stay 0 with ASYNC_FLUSH
+P_FLUSH_WAIT = _field("producer.flushWaiting", 1)      # the put's GroupCommitRequest is not yet flushed
+P_REPLICAS_DONE = _field("producer.replicasAcked", 1)  # the put's replica future completed PUT_OK
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _ in _FIELDS)
 

@@ -112,6 +112,9 @@ class ControllerModel(PackedModel):
                 v[base + F.B_LOG_MSG + i], v[base + F.B_LOG_EP + i] = m, e
             for i, (e, start) in enumerate(view[p + "epochFile"]):
                 v[base + F.B_EF_EP + i], v[base + F.B_EF_START + i] = e, start
+        if self.config.flush_disk_type == "SYNC_FLUSH":
+            v[F.P_FLUSH_WAIT] = int(view["producer.flushWaiting"])
+            v[F.P_REPLICAS_DONE] = int(view["producer.replicasAcked"])
         out = np.zeros(F.WORDS, dtype=np.uint64)
         if not pack(v, out):
             raise ValueError("a field of the view does not fit its bit width")
@@ -153,4 +156,8 @@ class ControllerModel(PackedModel):
                 p + "slaveAckOffset": g(F.B_ACK) - 1, p + "controllerAlive": bool(g(F.B_ALIVE)),
                 p + "controllerLinkDown": bool(g(F.B_LINK_DOWN)),
             })
+        if self.config.flush_disk_type == "SYNC_FLUSH":
+            # a waiting put's flush future not yet complete / its replica future complete PUT_OK
+            out.update({"producer.flushWaiting": bool(v[F.P_FLUSH_WAIT]),
+                        "producer.replicasAcked": bool(v[F.P_REPLICAS_DONE])})
         return out

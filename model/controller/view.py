@@ -19,6 +19,8 @@ _BROKER = (("up", PLAIN), ("fenced", PLAIN), ("role", PLAIN), ("masterEpoch", PL
            ("syncStateSet", IDS), ("syncStateSetEpoch", PLAIN), ("synchronizing", PLAIN),
            ("remoteSyncStateSet", IDS), ("alterPending", PLAIN), ("haMaster", OPTIONAL), ("slaveAckOffset", PLAIN),
            ("controllerAlive", PLAIN), ("controllerLinkDown", PLAIN))
+#: a waiting put's two futures, only with flushDiskType=SYNC_FLUSH (CommitLog#handleDiskFlushAndHA)
+_SYNC_FLUSH = (("producer.flushWaiting", PLAIN), ("producer.replicasAcked", PLAIN))
 
 
 def view_kinds(cfg: Any) -> dict[str, str]:
@@ -26,4 +28,6 @@ def view_kinds(cfg: Any) -> dict[str, str]:
     out = dict(_GLOBAL)
     for b in range(1, cfg.brokers + 1):
         out.update({f"broker{b}.{name}": kind for name, kind in _BROKER})
+    if getattr(cfg, "flush_disk_type", "ASYNC_FLUSH") == "SYNC_FLUSH":
+        out.update(_SYNC_FLUSH)
     return out

@@ -117,7 +117,8 @@ BAD = [
      "allAckInSyncStateSet", "n0"),
     ("a boolean written yes", [("n0", BROKER + "allAckInSyncStateSet=yes\n"), ("n1", BROKER)],
      "allAckInSyncStateSet", "n0"),
-    ("SYNC_FLUSH", [("n0", BROKER + "flushDiskType=SYNC_FLUSH\n"), ("n1", BROKER + "flushDiskType=SYNC_FLUSH\n")],
+    ("flushDiskType differs", [("n0", BROKER + "flushDiskType=SYNC_FLUSH\n"), ("n1", BROKER)], "flushDiskType", "n1"),
+    ("flushDiskType misspelt", [("n0", BROKER + "flushDiskType=SYNC\n"), ("n1", BROKER + "flushDiskType=SYNC\n")],
      "flushDiskType", "n0"),
     ("slaveReadEnable", [("n0", BROKER + "slaveReadEnable=true\n"), ("n1", BROKER + "slaveReadEnable=true\n")],
      "slaveReadEnable", "n0"),
@@ -192,3 +193,16 @@ def test_a_controller_run_file_with_broker_files_runs(tmp_path):
     assert doc["config"] == {**ControllerConfig(all_ack_in_sync_state_set=True, messages=1,
                                                 max_broker_crashes=0).as_dict(), "rocketmq_version": "5.3.3"}
     assert [p["name"] for p in doc["properties"]] == ["acked_message_on_every_later_master", "one_master_per_epoch"]
+
+
+def test_flush_disk_type_is_read_from_every_broker_file(tmp_path):
+    """Issue 48 item 5: flushDiskType (the same in every broker's file: any may become master) sets the
+    controller mode's flush_disk_type."""
+    files = []
+    for name in ("n0", "n1"):
+        path = tmp_path / f"broker-{name}.conf"
+        path.write_text(BROKER + "flushDiskType=SYNC_FLUSH\n")
+        files += ["--broker-conf", str(path)]
+    lines = config_of(*files).splitlines()
+    assert 'flush_disk_type = "SYNC_FLUSH"   # flushDiskType in broker-n0.conf' in lines
+    assert ControllerConfig().flush_disk_type == "ASYNC_FLUSH"

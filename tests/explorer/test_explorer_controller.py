@@ -141,3 +141,21 @@ def test_the_sequence_diagram_has_the_controller_modes_lifelines_and_messages_on
     assert [(e.actor, e.kind) for e in first[3:]] == [("broker1", "down"), ("controller", "note"),
                                                       ("controller", "note")]
     assert all(isinstance(e, Mark) for e in first[3:])
+
+def test_sync_flush_put_waits_for_the_flush_in_the_explorer():
+    """Issue 48 item 5: with flushDiskType=SYNC_FLUSH the page shows the put's flush wait
+    (``producer.flushWaiting``) and FlushCommitLog answers it SEND_OK (``GroupCommitService#doCommit``)."""
+    from model.controller import preset
+    from model.controller.config import ControllerConfig
+    from rmqcheck.explorer.session import Session
+
+    cfg = ControllerConfig.from_mapping({"flush_disk_type": "SYNC_FLUSH", "messages": 1}, base=preset("controller"))
+    with client(of=Session(cfg)) as c:
+        path = ["RegisterBroker(broker=1)", "BrokerElect(broker=1, elected=1)", "SendMessage(broker=1)"]
+        d = c.get("/api/path", params={"path": join_path(path)}).json()
+        state = {f["name"]: f["value"] for g in d["state"] for f in g["fields"]}
+        assert state["producer.flushWaiting"] is True and state["producer.sendOk"] == []
+        assert "FlushCommitLog(broker=1)" in [a["label"] for a in d["enabled"]]
+        d = c.post("/api/step", json={"path": join_path(path), "action": "FlushCommitLog(broker=1)"}).json()
+        state = {f["name"]: f["value"] for g in d["state"] for f in g["fields"]}
+        assert state["producer.flushWaiting"] is False and state["producer.sendOk"] == [1]

@@ -18,3 +18,17 @@ def test_controller_preset_with_one_message_agrees_with_the_local_engine():
     assert "cluster" in spark.stats.level_engines
     assert (spark.stats.distinct_states, spark.stats.transitions, spark.stats.depth) == (12106, 38212, 31)
     assert_same_exploration(local, spark)
+
+
+def test_sync_flush_agrees_with_the_local_engine():
+    """flushDiskType=SYNC_FLUSH (issue 48 item 5), one message and one power loss with allAck: the pinned
+    ctl-sync-flush-power-loss configuration, its widest levels on the cluster."""
+    from tests.tooling.pinned import load
+
+    entry = load(mode="controller")["ctl-sync-flush-power-loss"]
+    model = ControllerModel(entry.config())
+    local = explore(model, PROPERTIES)
+    spark = explore_on_spark(model, PROPERTIES, master=MASTER, partitions=2, driver_threshold=4000)
+    assert "cluster" in spark.stats.level_engines
+    assert (spark.stats.distinct_states, spark.stats.transitions, spark.stats.depth) == entry.counts
+    assert_same_exploration(local, spark)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from model.controller import fields as F
 from model.controller.params import P_BROKERS, P_MESSAGES
+from model.controller.params import P_QUEUES
+from model.controller.state import record_queue, record_queue_offset
 from explore.native import kernel
 
 from .declare import check
@@ -34,13 +36,16 @@ def acked_message_on_every_later_master(v, p):
 
 
 @check(kind=ALWAYS, summary="no master offers a different message at a queue offset already delivered",
-       reads=r"consumer\.delivered|\.dispatched$|\.commitlog$|\.role$")
+       reads=r"consumer\.delivered|\.dispatched$|\.commitlog$|\.role$|\.queueOffsets$")
 @kernel
 def queue_offset_names_one_message(v, p):
     """No broker that serves pulls (a running master) offers, at a queue offset where the consumer was
     already given a message, a different message: a (queue, queueOffset) pair names one message for
     every consumer, whichever master it pulls from and whenever. Readable means dispatched to the consume
-    queue (``ReputMessageService``, which stops at ``CommitLog#getConfirmOffset``)."""
+    queue (``ReputMessageService``, which stops at ``CommitLog#getConfirmOffset``). With two queues, each
+    dispatched record's (queueId, queueOffset) against what the consumer was given there."""
+    if p[P_QUEUES] > 1:
+        return _queue_offsets_name_one_message(v, p)
     for b in range(p[P_BROKERS]):
         if not writer(v, b):
             continue
@@ -52,16 +57,56 @@ def queue_offset_names_one_message(v, p):
 
 
 @check(kind=ALWAYS, summary="every delivered message stays at its offset in the current master's commitlog",
-       reads=r"consumer\.delivered|controller\.master|\.commitlog$|\.role$")
+       reads=r"consumer\.delivered|controller\.master|\.commitlog$|\.role$|\.queueOffsets$")
 @kernel
 def delivered_message_stays_on_master(v, p):
     """Every message the consumer was given is still, at its queue offset, in the commitlog of the
-    controller's current master: a delivered message never disappears from the master's log."""
+    controller's current master: a delivered message never disappears from the master's log. With two
+    queues: a record of the master with that queueId and queueOffset holds it."""
     b = current_master(v)
     if b < 0:
         return True
+    if p[P_QUEUES] > 1:
+        return _delivered_on(v, b, p)
     for i in range(p[P_MESSAGES]):
         d = v[F.DELIVERED + i]
         if d != 0 and (i >= field(v, b, F.B_LEN) or field(v, b, F.B_LOG_MSG + i) != d):
             return False
+    return True
+
+
+@kernel(inline=True)
+def _delivered_at(v, q, o):
+    """What the consumer was given at queue ``q``'s offset ``o`` (0: nothing)."""
+    return v[F.DELIVERED + o] if q == 0 else v[F.DELIVERED1 + o]
+
+
+@kernel
+def _queue_offsets_name_one_message(v, p):
+    """:func:`queue_offset_names_one_message` with two queues."""
+    for b in range(p[P_BROKERS]):
+        if not writer(v, b):
+            continue
+        for i in range(field(v, b, F.B_REPUT)):
+            d = _delivered_at(v, record_queue(v, b, i, p), record_queue_offset(v, b, i, p))
+            if d != 0 and field(v, b, F.B_LOG_MSG + i) != d:
+                return False
+    return True
+
+
+@kernel
+def _delivered_on(v, b, p):
+    """:func:`delivered_message_stays_on_master` with two queues, on master ``b``."""
+    for q in range(p[P_QUEUES]):
+        for o in range(p[P_MESSAGES]):
+            d = _delivered_at(v, q, o)
+            if d == 0:
+                continue
+            found = False
+            for i in range(field(v, b, F.B_LEN)):
+                if record_queue(v, b, i, p) == q and record_queue_offset(v, b, i, p) == o \
+                        and field(v, b, F.B_LOG_MSG + i) == d:
+                    found = True
+            if not found:
+                return False
     return True

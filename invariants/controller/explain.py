@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..explain import LASSO_PREFIX, Condition, Explainers, History, text
-from .readable import current_master, messages, writers
+from .readable import current_master, delivered_at, messages, queue_records, writers
 
 
 class Reading:
@@ -100,6 +100,8 @@ def acked_message_on_every_later_master(r: Reading) -> list[Condition]:
 
 
 def queue_offset_names_one_message(r: Reading) -> list[Condition]:
+    if r.cfg.queues > 1:
+        return _queue_offsets_name_one_message(r)
     delivered = r.view["consumer.delivered"]
     out = []
     for b in r.writers():
@@ -125,6 +127,8 @@ def delivered_message_stays_on_master(r: Reading) -> list[Condition]:
     b, frame = _master_frame(r)
     if b is None:
         return frame
+    if r.cfg.queues > 1:
+        return _delivered_on(r, b)
     log, name = r.log(b), f"broker{b}.commitlog"
     delivered = r.view["consumer.delivered"]
     fields = {"consumer.delivered": delivered, **r.controller_fields(), **r.role_fields(b), name: r.view[name]}
@@ -210,3 +214,51 @@ EXPLAINED = Explainers(
                              master_eventually_elected)},
     Reading,
     {"master_eventually_elected": LASSO_PREFIX})
+
+
+# -- two queues (queues = 2): a message is named by (queueId, queueOffset), not by its position ------------
+def _queue_fields(r: Reading, b: int) -> dict[str, Any]:
+    p = f"broker{b}"
+    return {"consumer.delivered": r.view["consumer.delivered"], "consumer.delivered1": r.view["consumer.delivered1"],
+            f"{p}.commitlog": r.view[f"{p}.commitlog"], f"{p}.queueOffsets": r.view[f"{p}.queueOffsets"]}
+
+
+def _queue_offsets_name_one_message(r: Reading) -> list[Condition]:
+    given = delivered_at(r.view)
+    out = []
+    for b in r.writers():
+        p = f"broker{b}"
+        dispatched = r.view[f"{p}.dispatched"]
+        fields = {**_queue_fields(r, b), f"{p}.dispatched": dispatched, **r.role_fields(b)}
+        for i, (m, q, o) in enumerate(queue_records(r.view, b)[:dispatched]):
+            d = given.get((q, o))
+            if not d:
+                continue
+            head = (f"{p} serves pulls (a master) and offers queue {q} offset {o} (position {i}, dispatched up "
+                    f"to {dispatched})")
+            if m == d:
+                out.append(Condition(f"{head} with message {d}, the one the consumer was given there", True, fields))
+            else:
+                out.append(Condition(
+                    f"{head} with message {m}, but the consumer was given message {d} there "
+                    f"({p}.commitlog {r.annotated(f'{p}.commitlog')}; {p}.queueOffsets "
+                    f"{r.annotated(f'{p}.queueOffsets')})", False, fields))
+    return out
+
+
+def _delivered_on(r: Reading, b: int) -> list[Condition]:
+    records = queue_records(r.view, b)
+    fields = {**_queue_fields(r, b), **r.controller_fields(), **r.role_fields(b)}
+    out = []
+    for (q, o), d in sorted(delivered_at(r.view).items()):
+        head = f"the consumer was given message {d} at queue {q} offset {o}"
+        if (d, q, o) in records:
+            out.append(Condition(f"{head}; the controller's master broker{b} holds it there", True, fields))
+        else:
+            held = [m for m, q2, o2 in records if (q2, o2) == (q, o)]
+            what = f"message {held[-1]}" if held else "nothing"
+            out.append(Condition(f"{head}; the controller's master broker{b} holds {what} there (its commitlog "
+                                 f"{r.annotated(f'broker{b}.commitlog')}, queueOffsets "
+                                 f"{r.annotated(f'broker{b}.queueOffsets')}; controller.masterBrokerId "
+                                 f"{r.annotated('controller.masterBrokerId')})", False, fields))
+    return out

@@ -29,7 +29,28 @@ def acked_message_on_every_later_master(view, cfg) -> bool:
     return b is None or all(m in [x for x, _ in messages(view, b)] for m in view["producer.sendOk"])
 
 
+def queue_records(view: dict[str, Any], b: int) -> list[tuple[int, int, int]]:
+    """Broker ``b``'s commitlog as (message id, queueId, queueOffset), by position (one queue: queue 0, the
+    position)."""
+    offsets = view.get(f"broker{b}.queueOffsets")
+    log = messages(view, b)
+    if offsets is None:
+        return [(m, 0, i) for i, (m, _) in enumerate(log)]
+    return [(m, q, o) for (m, _), (q, o) in zip(log, offsets)]
+
+
+def delivered_at(view: dict[str, Any]) -> dict[tuple[int, int], int]:
+    """What the consumer was given, by (queueId, queueOffset)."""
+    out = {(0, o): d for o, d in enumerate(view["consumer.delivered"]) if d}
+    out.update({(1, o): d for o, d in enumerate(view.get("consumer.delivered1", [])) if d})
+    return out
+
+
 def queue_offset_names_one_message(view, cfg) -> bool:
+    if cfg.queues > 1:
+        given = delivered_at(view)
+        return all(given.get((q, o), m) == m for b in writers(view, cfg.brokers)
+                   for m, q, o in queue_records(view, b)[:view[f"broker{b}.dispatched"]])
     for b in writers(view, cfg.brokers):
         log = messages(view, b)
         for i, d in enumerate(view["consumer.delivered"][:view[f"broker{b}.dispatched"]]):
@@ -42,6 +63,9 @@ def delivered_message_stays_on_master(view, cfg) -> bool:
     b = current_master(view, cfg.brokers)
     if b is None:
         return True
+    if cfg.queues > 1:
+        held = set(queue_records(view, b))
+        return all((d, q, o) in held for (q, o), d in delivered_at(view).items())
     log = messages(view, b)
     return all(not d or (i < len(log) and log[i][0] == d) for i, d in enumerate(view["consumer.delivered"]))
 

@@ -16,7 +16,8 @@ from .events import EV_ACKED_WITH_SLAVE_AWAY
 from .declare import BROKER, ELECTED, MASTER, SLAVE, action
 from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_PERSISTED, P_ISR, P_MASTER_TAKES_CONTROLLER_SSS, P_MAX_CRASH,
                      P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES, P_MIN_ISR, P_SAME_MASTER_SHORTCUT,
-                     P_SCAN_INACTIVE_MASTER, P_SYNC_FLUSH, P_UNCLEAN)
+                     P_QUEUES, P_SCAN_INACTIVE_MASTER, P_SYNC_FLUSH, P_UNCLEAN)
+from .state import next_queue_offset, record_queue, record_queue_offset, set_record_queue
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -288,6 +289,8 @@ def put_message(w, b, n, params):
     m = w[F.P_NEXT]
     if n >= F.MAX_MESSAGES:
         return ERROR
+    if params[P_QUEUES] > 1:   # ConsumeQueue#assignQueueOffset: queue (m - 1) mod queues, its next offset
+        set_record_queue(w, b, n, m % params[P_QUEUES], next_queue_offset(w, b, m % params[P_QUEUES], params))
     bs(w, b, F.B_LOG_MSG + n, m + 1)
     bs(w, b, F.B_LOG_EP + n, bg(w, b, F.B_EPOCH))
     bs(w, b, F.B_LEN, n + 1)
@@ -419,6 +422,8 @@ def pull_message(w, b, params):
     the queue's max is corrected to it (``#nextOffsetCorrection``)."""
     if bg(w, b, F.B_UP) == 0 or bg(w, b, F.B_MASTER) == 0 or bg(w, b, F.B_FENCED) == 1:
         return 0
+    if params[P_QUEUES] > 1:
+        return pull_queue(w, b, 0, F.C_NEXT, F.DELIVERED, params)
     readable = bg(w, b, F.B_REPUT)
     o = w[F.C_NEXT]
     if o > readable:
@@ -850,6 +855,7 @@ def push_data(w, s, params):
         return ERROR
     bs(w, s, F.B_LOG_MSG + o, bg(w, m, F.B_LOG_MSG + o))
     bs(w, s, F.B_LOG_EP + o, bg(w, m, F.B_LOG_EP + o))
+    set_record_queue(w, s, o, record_queue(w, m, o, params), record_queue_offset(w, m, o, params))
     bs(w, s, F.B_LEN, o + 1)
     c = confirm_offset(w, m, params)
     bs(w, s, F.B_CONFIRM, c if c < o + 1 else o + 1)
@@ -890,3 +896,45 @@ def ha_disconnect(w, s, params):
     w[F.USED_HA] += 1
     drop_connection(w, s)
     return OK
+
+
+# -- queue offsets (queues = 2; issue 48 item 3) ----------------------------------------------------------
+@kernel
+def pull_queue(w, b, q, next_field, delivered, params):
+    """``DefaultMessageStore#getMessage`` for queue ``q`` on a serving master ``b``: its consume queue holds
+    the dispatched records of ``q`` by their queueOffset (``ConsumeQueue#putMessagePositionInfo``), its max
+    offset 1 + the last one's; an offset past the max is corrected to it (``#nextOffsetCorrection``), the
+    message at the consumer's offset is delivered. An offset below the max that no dispatched record of
+    ``q`` has (a hole the consume queue fills with blanks) delivers nothing here: the simplest reading."""
+    top = 0
+    for i in range(bg(w, b, F.B_REPUT)):
+        if record_queue(w, b, i, params) == q:
+            top = record_queue_offset(w, b, i, params) + 1
+    o = w[next_field]
+    if o > top:
+        w[next_field] = top
+        return OK
+    if o == top:
+        return 0
+    found = 0
+    for i in range(bg(w, b, F.B_REPUT)):
+        if record_queue(w, b, i, params) == q and record_queue_offset(w, b, i, params) == o:
+            found = bg(w, b, F.B_LOG_MSG + i)
+    if found == 0:
+        return 0
+    if w[delivered + o] == 0:
+        w[delivered + o] = found
+    w[next_field] = o + 1
+    return OK
+
+
+@action("PullMessageQueue1", kind=28, actor="client", section="pull", place=(BROKER, 1),
+        when=lambda cfg: cfg.queues > 1, rocketmq="DefaultMessageStore#getMessage",
+        phrase="the consumer pulls queue 1's message at its offset from a master")
+@kernel
+def pull_message_queue1(w, b, params):
+    """As :func:`pull_message`, for queueId 1 (``PullMessageProcessor`` / ``DefaultMessageStore#getMessage``
+    with the one push consumer holding both queues after rebalance): :func:`pull_queue`."""
+    if bg(w, b, F.B_UP) == 0 or bg(w, b, F.B_MASTER) == 0 or bg(w, b, F.B_FENCED) == 1:
+        return 0
+    return pull_queue(w, b, 1, F.C_NEXT1, F.DELIVERED1, params)

@@ -58,6 +58,11 @@ KNOBS: tuple[Knob, ...] = (
          "CommitLog#handleDiskFlushAndHA); confirmOffset, and so what consumers read, does not wait for the flush "
          "in controller mode (CommitLog#getConfirmOffset). One value for the group's brokers.",
          alias="flushDiskType"),
+    Knob("queues", "int", 1, (1, 2), "TopicConfig.writeQueueNums",
+         "Queues of the one topic: message m goes to queue (m - 1) mod queues (the producer's round robin); each "
+         "queue has its own queue offsets, assigned from the master's topicQueueTable and rebuilt from the "
+         "consume queue and the commitlog past confirmOffset (ConsumeQueueStore#recoverOffsetTable, "
+         "#compensateForHA); 1: a queue offset is the commitlog position."),
     # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
     #    that changed it; --rocketmq-version sets them all
     Knob("sss_union_while_synchronizing", "bool", True, (), "RocketMQ 5.1.1 and later (#5663)",
@@ -114,6 +119,7 @@ class ControllerConfig:
     max_link_losses: int = 0
     max_ha_disconnects: int = 0
     flush_disk_type: str = "ASYNC_FLUSH"
+    queues: int = 1
     sss_union_while_synchronizing: bool = True
     confirm_offset_ignores_unacked_connection: bool = True
     confirm_offset_frozen_when_member_disconnected: bool = True

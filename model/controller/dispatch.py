@@ -67,6 +67,8 @@ def apply(kind, x, y, w, p):
         return actions.ha_disconnect(w, x, p)
     if kind == 27:  # ReputMessage
         return actions.reput_message(w, x, p)
+    if kind == 28:  # PullMessageQueue1
+        return actions.pull_message_queue1(w, x, p)
     if kind == 101:  # seeded bug elect_outside_sync_state_set: BrokerElect
         return mutants.broker_elect_any_live(w, x, y, p)
     if kind == 102:  # seeded bug elect_outside_sync_state_set: ControllerElect

@@ -77,6 +77,18 @@ for _b in range(MAX_BROKERS):
 # flushDiskType=SYNC_FLUSH (CommitLog#handleDiskFlushAndHA); both stay 0 with ASYNC_FLUSH
 P_FLUSH_WAIT = _field("producer.flushWaiting", 1)      # the put's GroupCommitRequest is not yet flushed
 P_REPLICAS_DONE = _field("producer.replicasAcked", 1)  # the put's replica future completed PUT_OK
+# -- with queues = 2 only (issue 48 item 3; all 0 with one queue, where a queue offset is the position):
+# each record's queueId and queueOffset (CommitLog#asyncPutMessage writes them into the record; a slave
+# copies them), per broker ``b`` at LOG_QUEUE + b * MAX_MESSAGES + position; the consumer's second queue
+MAX_QUEUES = 2
+LOG_QUEUE = len(_FIELDS)
+for _b in range(MAX_BROKERS):
+    _family(f"broker{_b + 1}.commitlog.queueId", MAX_MESSAGES, 1)
+LOG_QOFF = len(_FIELDS)
+for _b in range(MAX_BROKERS):
+    _family(f"broker{_b + 1}.commitlog.queueOffset", MAX_MESSAGES, 2)
+C_NEXT1 = _field("consumer.nextOffset1", 2)                    # queue 1's next offset (queue 0: C_NEXT)
+DELIVERED1 = _family("consumer.delivered1", MAX_MESSAGES, 2)   # queue 1's, per queue offset
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _ in _FIELDS)
 

@@ -115,6 +115,13 @@ class ControllerModel(PackedModel):
         if self.config.flush_disk_type == "SYNC_FLUSH":
             v[F.P_FLUSH_WAIT] = int(view["producer.flushWaiting"])
             v[F.P_REPLICAS_DONE] = int(view["producer.replicasAcked"])
+        if self.config.queues > 1:
+            v[F.C_NEXT1] = view["consumer.nextOffset1"]
+            for i, d in enumerate(view["consumer.delivered1"]):
+                v[F.DELIVERED1 + i] = d
+            for b in range(self.config.brokers):
+                for i, (q, offset) in enumerate(view[f"broker{b + 1}.queueOffsets"]):
+                    v[F.LOG_QUEUE + b * F.MAX_MESSAGES + i], v[F.LOG_QOFF + b * F.MAX_MESSAGES + i] = q, offset
         out = np.zeros(F.WORDS, dtype=np.uint64)
         if not pack(v, out):
             raise ValueError("a field of the view does not fit its bit width")
@@ -160,4 +167,13 @@ class ControllerModel(PackedModel):
             # a waiting put's flush future not yet complete / its replica future complete PUT_OK
             out.update({"producer.flushWaiting": bool(v[F.P_FLUSH_WAIT]),
                         "producer.replicasAcked": bool(v[F.P_REPLICAS_DONE])})
+        if self.config.queues > 1:
+            # queue 1's consumer offset and deliveries; each record's (queueId, queueOffset), by position
+            out["consumer.nextOffset1"] = int(v[F.C_NEXT1])
+            out["consumer.delivered1"] = [int(v[F.DELIVERED1 + i]) for i in range(self.config.messages)]
+            for b in range(self.config.brokers):
+                n = int(v[F.BROKER_BASE + b * F.STRIDE + F.B_LEN])
+                out[f"broker{b + 1}.queueOffsets"] = [
+                    (int(v[F.LOG_QUEUE + b * F.MAX_MESSAGES + i]), int(v[F.LOG_QOFF + b * F.MAX_MESSAGES + i]))
+                    for i in range(n)]
         return out

@@ -8,7 +8,7 @@ import numpy as np
 from explore.native import kernel
 from . import fields as F
 from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_FROZEN, P_CONFIRM_IGNORES_UNACKED, P_CONFIRM_INIT_NEGATIVE,
-                     P_CONFIRM_MAX_NOT_ALLACK, P_SSS_UNION)
+                     P_CONFIRM_MAX_NOT_ALLACK, P_QUEUES, P_SSS_UNION)
 
 MAX_OFFSET = 1 << 20   # EpochEntry's Long.MAX_VALUE end
 
@@ -290,6 +290,7 @@ def truncate_log(w, b, offset):
     for i in range(offset, bg(w, b, F.B_LEN)):
         bs(w, b, F.B_LOG_MSG + i, 0)
         bs(w, b, F.B_LOG_EP + i, 0)
+        set_record_queue(w, b, i, 0, 0)
     bs(w, b, F.B_LEN, offset)
     if bg(w, b, F.B_REPUT) > offset:   # consume queues truncated too; reput restarts at min(old, offset)
         bs(w, b, F.B_REPUT, offset)
@@ -297,3 +298,50 @@ def truncate_log(w, b, offset):
         bs(w, b, F.B_FLUSHED, offset)
     if bg(w, b, F.B_CONFIRM) > offset:
         bs(w, b, F.B_CONFIRM, offset)
+
+
+# -- queue offsets (queues = 2; issue 48 item 3) ----------------------------------------------------------
+@kernel(inline=True)
+def record_queue(w, b, i, params):
+    """The queueId of broker ``b``'s record at position ``i`` (0 with one queue)."""
+    if params[P_QUEUES] == 1:
+        return 0
+    return w[F.LOG_QUEUE + b * F.MAX_MESSAGES + i]
+
+
+@kernel(inline=True)
+def record_queue_offset(w, b, i, params):
+    """The queueOffset written in broker ``b``'s record at position ``i``: with one queue the position
+    itself (every master assigns its topicQueueTable value, which is its max offset then: see
+    :func:`next_queue_offset`)."""
+    if params[P_QUEUES] == 1:
+        return i
+    return w[F.LOG_QOFF + b * F.MAX_MESSAGES + i]
+
+
+@kernel(inline=True)
+def set_record_queue(w, b, i, q, offset):
+    w[F.LOG_QUEUE + b * F.MAX_MESSAGES + i] = q
+    w[F.LOG_QOFF + b * F.MAX_MESSAGES + i] = offset
+
+
+@kernel
+def next_queue_offset(w, b, q, params):
+    """Queue ``q``'s next offset in master ``b``'s ``topicQueueTable`` (``QueueOffsetOperator#getQueueOffset``,
+    0 when absent): 1 + the queueOffset of the last record of ``q`` in ``b``'s commitlog, else 0.
+
+    Derived, not stored: ``DefaultMessageStore#recoverTopicQueueTable`` ->
+    ``ConsumeQueueStore#recoverOffsetTable`` sets each queue's next offset to its consume queue's max (1 + the
+    last dispatched record's queueOffset) and then ``#compensateForHA`` overwrites it with 1 + the queueOffset
+    of the last record of that queue in (confirmOffset, max] ("last record wins"); it runs at recovery
+    (``#recover``), in ``#truncateDirtyFiles`` and in ``AutoSwitchHAService#changeToMaster`` after dispatch
+    reached confirmOffset, so the consume queue and the scan cover the whole commitlog and the result is the
+    last record of ``q``; each put (``ConsumeQueue#assignQueueOffset``, ``QueueOffsetOperator#increaseQueueOffset``)
+    then keeps it so, and the same-master shortcut (``#changeToMasterWhenLastRoleIsMaster``, no rebuild) keeps a
+    table that is already that. A slave's table (not advanced by replication) is never read before a rebuild.
+    Simplest reading where the source leaves a gap: a role change whose ``AutoSwitchHAService#changeToMaster``
+    is skipped (new epoch below the epoch file's last) is taken as rebuilt too."""
+    for i in range(bg(w, b, F.B_LEN) - 1, -1, -1):
+        if record_queue(w, b, i, params) == q:
+            return record_queue_offset(w, b, i, params) + 1
+    return 0

@@ -21,6 +21,8 @@ _BROKER = (("up", PLAIN), ("fenced", PLAIN), ("role", PLAIN), ("masterEpoch", PL
            ("controllerAlive", PLAIN), ("controllerLinkDown", PLAIN))
 #: a waiting put's two futures, only with flushDiskType=SYNC_FLUSH (CommitLog#handleDiskFlushAndHA)
 _SYNC_FLUSH = (("producer.flushWaiting", PLAIN), ("producer.replicasAcked", PLAIN))
+#: with queues = 2 only: the consumer's queue 1, and per broker each record's (queueId, queueOffset)
+_QUEUES = (("consumer.nextOffset1", PLAIN), ("consumer.delivered1", PLAIN))
 
 
 def view_kinds(cfg: Any) -> dict[str, str]:
@@ -30,4 +32,7 @@ def view_kinds(cfg: Any) -> dict[str, str]:
         out.update({f"broker{b}.{name}": kind for name, kind in _BROKER})
     if getattr(cfg, "flush_disk_type", "ASYNC_FLUSH") == "SYNC_FLUSH":
         out.update(_SYNC_FLUSH)
+    if getattr(cfg, "queues", 1) > 1:
+        out.update(_QUEUES)
+        out.update({f"broker{b}.queueOffsets": PLAIN for b in range(1, cfg.brokers + 1)})
     return out

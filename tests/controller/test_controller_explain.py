@@ -28,6 +28,7 @@ def test_every_always_and_eventually_property_has_an_explanation():
     ("controller-allack", ["messages=2"], None),
     ("controller", ["max_broker_crashes=0", "max_link_losses=2"], "election_keeps_epoch"),
     ("controller", ["max_broker_crashes=0", "max_link_losses=1"], "epoch_entry_past_max"),
+    ("controller", ["queues=2", "messages=3"], None),
 ])
 def test_the_conditions_agree_with_the_compiled_check_on_every_state_of_the_counterexamples(base, sets, mutation):
     """Each counterexample's states (the last one violates its property, the others lead there), and a few

@@ -15,6 +15,7 @@ CONFIGS = {
     "every-failure": ("controller", ["max_broker_power_losses=1", "max_controller_outages=1", "max_link_losses=1",
                                      "max_ha_disconnects=1", "messages=3"], None),
     "two-writers-one-epoch": ("controller", ["max_broker_crashes=0", "max_link_losses=2"], "election_keeps_epoch"),
+    "two-queues": ("controller", ["queues=2", "messages=3", "max_broker_power_losses=1"], None),
 }
 
 
@@ -44,12 +45,13 @@ def test_compiled_checks_agree_with_their_reading(name):
         assert seen["one_master_per_epoch"] == {True, False}
 
 
-@pytest.mark.parametrize("base", ["controller", "controller-allack"])
-def test_every_state_of_every_counterexample_agrees_with_the_reading(base):
+@pytest.mark.parametrize("base, sets", [("controller", []), ("controller-allack", []),
+                                       ("controller", ["queues=2", "messages=3"])])
+def test_every_state_of_every_counterexample_agrees_with_the_reading(base, sets):
     """Random walks rarely reach the violations; the shortest counterexamples do, by construction."""
     from explore.local import explore
 
-    cfg = preset(base)
+    cfg = preset(base).with_overrides(sets)
     model = ControllerModel(cfg)
     result = explore(model, PROPERTIES)
     checked = 0

@@ -159,3 +159,20 @@ def test_sync_flush_put_waits_for_the_flush_in_the_explorer():
         d = c.post("/api/step", json={"path": join_path(path), "action": "FlushCommitLog(broker=1)"}).json()
         state = {f["name"]: f["value"] for g in d["state"] for f in g["fields"]}
         assert state["producer.flushWaiting"] is False and state["producer.sendOk"] == [1]
+
+
+def test_two_queues_pull_by_queue_offset_in_the_explorer():
+    """Issue 48 item 3: with queues = 2 the page shows each record's (queueId, queueOffset) and the consumer's
+    second queue, and PullMessageQueue1 delivers message 2 at queue 1's offset 0 (commitlog position 1)."""
+    from model.controller import preset
+    from model.controller.config import ControllerConfig
+    from rmqcheck.explorer.session import Session
+
+    cfg = ControllerConfig.from_mapping({"queues": 2, "max_broker_crashes": 0}, base=preset("controller"))
+    with client(of=Session(cfg)) as c:
+        path = ["RegisterBroker(broker=1)", "BrokerElect(broker=1, elected=1)", "SendMessage(broker=1)",
+                "SendMessage(broker=1)", "ReputMessage(broker=1)"]
+        d = c.post("/api/step", json={"path": join_path(path), "action": "PullMessageQueue1(broker=1)"}).json()
+        state = {f["name"]: f["value"] for g in d["state"] for f in g["fields"]}
+        assert state["broker1.queueOffsets"] == [[0, 0], [1, 0]]
+        assert state["consumer.delivered1"] == [2, 0] and state["consumer.nextOffset1"] == 1

@@ -32,3 +32,16 @@ def test_sync_flush_agrees_with_the_local_engine():
     assert "cluster" in spark.stats.level_engines
     assert (spark.stats.distinct_states, spark.stats.transitions, spark.stats.depth) == entry.counts
     assert_same_exploration(local, spark)
+
+
+def test_two_queues_agree_with_the_local_engine():
+    """queues = 2 (issue 48 item 3): the pinned ctl-queues-2 configuration, its widest levels on the cluster."""
+    from tests.tooling.pinned import load
+
+    entry = load(mode="controller")["ctl-queues-2"]
+    model = ControllerModel(entry.config())
+    local = explore(model, PROPERTIES)
+    spark = explore_on_spark(model, PROPERTIES, master=MASTER, partitions=2, driver_threshold=6000)
+    assert "cluster" in spark.stats.level_engines
+    assert (spark.stats.distinct_states, spark.stats.transitions, spark.stats.depth) == entry.counts
+    assert_same_exploration(local, spark)

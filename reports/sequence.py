@@ -396,14 +396,16 @@ def _ctl_ack(s: Step) -> list[Event]:
     return [Message(broker, PRODUCER, answer, reply=True)]
 
 
-@draws("PullMessage", into=CONTROLLER_DRAWINGS)
+@draws("PullMessage", "PullMessageQueue1", into=CONTROLLER_DRAWINGS)
 def _ctl_pull(s: Step) -> list[Event]:
-    broker, offset = _broker(s), s.before.get("consumer.nextOffset")
-    got = [d for d, was in zip(s.after.get("consumer.delivered", []), s.before.get("consumer.delivered", []))
-           if d != was]
-    nxt = s.after.get("consumer.nextOffset")
+    queue1 = _parse(s.step.action)[0] == "PullMessageQueue1"   # queueId 1 (queues=2): its own offset
+    suffix, where = ("1", "q1 ") if queue1 else ("", "")
+    broker, offset = _broker(s), s.before.get(f"consumer.nextOffset{suffix}")
+    got = [d for d, was in zip(s.after.get(f"consumer.delivered{suffix}", []),
+                               s.before.get(f"consumer.delivered{suffix}", [])) if d != was]
+    nxt = s.after.get(f"consumer.nextOffset{suffix}")
     answer = f"FOUND m{got[0]}" if got else "FOUND" if nxt == (offset or 0) + 1 else f"OFFSET_MOVED to {nxt}"
-    return [Message(CONSUMER, broker, f"pull @{offset}"), Message(broker, CONSUMER, answer, reply=True)]
+    return [Message(CONSUMER, broker, f"pull {where}@{offset}"), Message(broker, CONSUMER, answer, reply=True)]
 
 
 @draws("BrokerCrash", "BrokerPowerLoss", "BrokerRestart", into=CONTROLLER_DRAWINGS)

@@ -169,12 +169,8 @@ def test_sync_flush_is_what_keeps_acked_messages_over_a_power_loss():
 
 @pytest.mark.parametrize("threads", [2, 3])
 def test_threads_give_the_same_result(threads):
-    from explore.local import explore
-    from invariants.controller import PROPERTIES
-    from tests.tooling.pinned import load
+    """The pinned counts and every verdict (one thread's, tests/controller/test_controller_pinned.py) on more."""
+    from tests.tooling.pinned import explored, load
 
     entry = load(mode="controller")["ctl-sync-flush-power-loss"]
-    one = explore(ControllerModel(entry.config()), PROPERTIES, threads=1)
-    many = explore(ControllerModel(entry.config()), PROPERTIES, threads=threads)
-    assert (many.stats.distinct_states, many.stats.transitions, many.stats.depth) == entry.counts
-    assert [(p.name, p.status) for p in one.properties] == [(p.name, p.status) for p in many.properties]
+    assert explored(entry, threads=threads) == entry

@@ -174,12 +174,8 @@ def test_one_message_on_two_queues_is_the_one_queue_space():
 
 @pytest.mark.parametrize("threads", [2, 3])
 def test_threads_give_the_same_result(threads):
-    from explore.local import explore
-    from invariants.controller import PROPERTIES
-    from tests.tooling.pinned import load
+    """The pinned counts and every verdict (one thread's, tests/controller/test_controller_pinned.py) on more."""
+    from tests.tooling.pinned import explored, load
 
     entry = load(mode="controller")["ctl-queues-2"]
-    one = explore(ControllerModel(entry.config()), PROPERTIES, threads=1)
-    many = explore(ControllerModel(entry.config()), PROPERTIES, threads=threads)
-    assert (many.stats.distinct_states, many.stats.transitions, many.stats.depth) == entry.counts
-    assert [(p.name, p.status) for p in one.properties] == [(p.name, p.status) for p in many.properties]
+    assert explored(entry, threads=threads) == entry

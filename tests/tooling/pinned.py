@@ -116,14 +116,14 @@ def model_of(entry: Pinned) -> Any:
     return cls(entry.config(), mutation=entry.mutation, **strict)
 
 
-def explored(entry: Pinned) -> Pinned:
+def explored(entry: Pinned, threads: int = 1) -> Pinned:
     """The same configuration with the numbers one exploration produces now (every property of its mode,
-    local engine, one thread)."""
+    local engine, on ``threads`` threads: one unless a test compares thread counts)."""
     from dataclasses import replace
 
     from explore import explore
     from model.modes import get_mode
-    r = explore(model_of(entry), get_mode(entry.mode_name).properties())
+    r = explore(model_of(entry), get_mode(entry.mode_name).properties(), threads=threads)
     if r.error is not None or r.incomplete_reason:
         raise RuntimeError(f"{entry.name}: exploration did not complete ({r.error or r.incomplete_reason})")
     return replace(entry, distinct_states=r.stats.distinct_states, transitions=r.stats.transitions,

@@ -67,6 +67,7 @@ FAULTS_STYLE = """
 td a.trace-link { white-space: nowrap; }
 a.back { font-size: 0.9em; }
 .facts th { white-space: nowrap; }
+.facts td { overflow-wrap: anywhere; }   /* a witness name is one long word: wrap it, not the page */
 .costly { color: #8a4b00; }
 @media (max-width: 600px) {
   /* on a phone each row of a wide table becomes a card: its cells one under another, each with its header */

@@ -135,6 +135,9 @@ def faults_reports(tmp_path_factory):
 def test_faults_report_fits_the_width_and_draws_every_trace(browser, faults_reports, mode, width):
     path, data = faults_reports[mode]
     open_fitting(browser, path, width)
+    # the facts at the top (bounds, availability, ...) wrap inside the page: no box to scroll sideways
+    assert browser.evaluate("(() => { const w = document.querySelector('table.facts').parentElement; "
+                            "return w.scrollWidth <= w.clientWidth; })()")
     articles, diagrams = browser.evaluate("[document.querySelectorAll('article.trace').length, "
                                           "document.querySelectorAll('article.trace svg.sequence').length]")
     assert articles == diagrams > 0

@@ -34,6 +34,9 @@ class Mode:
     failures: tuple[str, ...] = ()
     #: "module:NAME" of its ReleaseLine (model/versions.py): the releases it checks and their switches
     releases_path: str = ""
+    #: "module:NAME" of its :class:`reports.sequence.Drawings`: how its traces are drawn as message
+    #: sequences (none: each step is a note on the lifeline it names)
+    drawings_path: str = ""
 
     def _config(self) -> Any:
         return importlib.import_module(self.config_module)
@@ -84,6 +87,10 @@ class Mode:
     def kinds(self) -> tuple[str, ...]:
         return tuple(_load(self.kinds_path))
 
+    def drawings(self) -> Any:
+        """Its :class:`reports.sequence.Drawings`, or None."""
+        return _load(self.drawings_path) if self.drawings_path else None
+
 
 def _load(path: str) -> Any:
     module, _, name = path.partition(":")
@@ -95,14 +102,15 @@ MODES: dict[str, Mode] = {
                 "model.config", "Config", "model.rocketmq:RocketMQModel", "invariants.rocketmq:PROPERTIES",
                 "model.fault_profile:ROCKETMQ_44", "model.actions:KINDS",
                 ("MasterCrash", "MasterPowerLoss", "SlaveCrash", "SlavePowerLoss", "ConsumerCrash", "HaDisconnect",
-                 "DeleteExpiredFiles"), "model.versions_44:LINE"),
+                 "DeleteExpiredFiles"), "model.versions_44:LINE", "model.drawings:DRAWINGS"),
     "controller": Mode("controller", "RocketMQ 5.3.3 controller mode: the controller elects a master from "
                        "the SyncStateSet", "model.controller.config", "ControllerConfig",
                        "model.controller.model:ControllerModel", "invariants.controller:PROPERTIES",
                        "model.controller.fault_profile:CONTROLLER", "model.controller.kernel:KINDS",
                        # a lost RPC reply is a network failure too; restarts, heals and ControllerUp are fair
                        ("BrokerCrash", "BrokerPowerLoss", "ControllerDown", "ControllerLinkLoss", "HADisconnect",
-                        "AlterSyncStateSetReplyLost"), "model.versions_5:LINE"),
+                        "AlterSyncStateSetReplyLost"), "model.versions_5:LINE",
+                       "model.controller.drawings:DRAWINGS"),
 }
 
 

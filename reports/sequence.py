@@ -1,20 +1,18 @@
 """Message-sequence diagrams of traces: inline SVG for the HTML report, a Mermaid block for Markdown.
 
 A trace is a list of actions; a person follows a distributed-system bug more easily as messages between
-processes. Each step becomes interactions between lifelines (producer, master, each slave, name server,
-each consumer), derived from the action's kind and arguments, its outcome note (``FOUND from broker 1``)
-and the fields it changed: a send and its SEND_OK, an HA push with the messages it carried, a slave's
-offset report, a pull and its answer from the broker that served it, an offset commit, a route refresh.
+processes. Each step becomes interactions between lifelines, derived from the action's kind and arguments,
+its outcome note (``FOUND from broker 1``) and the fields it changed: a send and its SEND_OK, an HA push
+with the messages it carried, a pull and its answer from the broker that served it, an offset commit.
 Crashes, power losses and restarts are marked on the lifelines (down: dashed red); the last step - the
 violation, or the witnessed behaviour - is highlighted. Everything is drawn here in Python: no script, no
 font or stylesheet from the network.
 
-A controller-mode trace (RocketMQ 5.3.3) is drawn the same way on its own lifelines (producer, each broker,
-the controller, the consumer): registrations, elections, metadata polls and SyncStateSet changes as
-messages between a broker and the controller, HA as messages between brokers. Each action is drawn by its
-declaration (``drawn=``) or, when the drawing reads the step's outcome or fields, by a function here
-registered for its mode (:data:`DRAWINGS`, :data:`CONTROLLER_DRAWINGS`). A trace of any other model (its
-view has neither mode's fields) is drawn as notes on the lifelines of its view's groups.
+This module knows no model mode. A mode says how its traces are drawn with one :class:`Drawings` (its
+registry entry names it: ``Mode.drawings_path``): the lifelines of its views, the drawings of the actions
+whose picture reads the step's outcome or fields (registered with :func:`draws`), and the roles its
+actions' declared drawings (``@action(..., drawn=...)``) name. A trace of a model whose mode draws nothing
+is drawn as notes on the lifelines of its view's groups.
 """
 from __future__ import annotations
 
@@ -22,16 +20,9 @@ import functools
 import re
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Callable, Union
-
-PRODUCER = "producer"
-MASTER = "master"
-NAMESERVER = "nameserver"
-CONTROLLER = "controller"
-CONSUMER = "consumer"
+from typing import Any, Callable, Iterable, Optional, Union
 
 _LABEL = re.compile(r"^(\w+)\((.*)\)$")
-_BROKER = re.compile(r"broker (\d+)")
 
 
 @dataclass(frozen=True)
@@ -75,47 +66,35 @@ class Diagram:
     loop_start: int | None = None   # a lasso: the steps after this one repeat for ever (none: it stays there)
 
 
-# -- from a trace to interactions ---------------------------------------------------------------------------
+# -- what a drawing reads ---------------------------------------------------------------------------------
 #: groups of a readable state that are bookkeeping, not processes: they get no lifeline
 BOOKKEEPING = ("history", "failures", "budget")
 
 
-def _numbered(view: dict[str, Any], prefix: str) -> list[str]:
+def numbered(view: dict[str, Any], prefix: str) -> list[str]:
+    """The view's groups ``prefix1``, ``prefix2`` ... in the order of their numbers."""
     names = {k.split(".")[0] for k in view if re.fullmatch(rf"{prefix}\d+", k.split(".")[0])}
     return sorted(names, key=lambda n: int(n[len(prefix):]))
 
 
-def actors_of(view: dict[str, Any]) -> list[str]:
-    """Lifelines in a fixed order: producer, master, slaves, name server, consumers (from the view's fields);
-    a controller-mode trace's producer, brokers, controller, consumer. A model of other processes has its
-    view's own groups, in the view's order, bookkeeping left out."""
-    groups = list(dict.fromkeys(k.split(".")[0] for k in view))
-    if MASTER in groups:
-        return [PRODUCER, MASTER, *_numbered(view, "slave"), NAMESERVER, *_numbered(view, "consumer")]
-    if CONTROLLER in groups:
-        return [PRODUCER, *_numbered(view, "broker"), CONTROLLER, CONSUMER]
-    return [g for g in groups if g not in BOOKKEEPING]
-
-
-def broker_name(b: int) -> str:
-    return MASTER if b == 0 else f"slave{b}"
-
-
-def _ids(values: Any) -> str:
+def ids(values: Any) -> str:
     return "[" + ",".join(str(m) for m in values) + "]"
 
 
-def _added(step: Any, name: str) -> list[int]:
+def added(step: Any, name: str) -> list[int]:
+    """The members field ``name`` gained in ``step``."""
     before, after = step.changes.get(name, [[], []])
     return sorted(set(after or []) - set(before or []))
 
 
-def _erased(step: Any, name: str) -> list[int]:
+def erased(step: Any, name: str) -> list[int]:
+    """The members field ``name`` lost in ``step``."""
     before, after = step.changes.get(name, [[], []])
     return sorted(set(before or []) - set(after or []))
 
 
-def _parse(label: str) -> tuple[str, dict[str, int]]:
+def parse_label(label: str) -> tuple[str, dict[str, int]]:
+    """An action label's kind and arguments: ``Pull(consumer=1, queue=0)``."""
     m = _LABEL.match(label.replace(" ", ""))
     if not m:
         return label, {}
@@ -124,22 +103,6 @@ def _parse(label: str) -> tuple[str, dict[str, int]]:
         key, _, value = part.partition("=")
         args[key] = int(value) if value.isdigit() else value
     return m.group(1), args
-
-
-def _served_by(outcome: str) -> int | None:
-    m = _BROKER.search(outcome)
-    return int(m.group(1)) if m else None
-
-
-def _commits(step: Any, consumer: str, broker: str, before: dict[str, Any]) -> str:
-    """The offsets a commit stored on ``broker`` (``q0=1``), from the fields it changed; else the consumer's."""
-    changed = [f"q{k.split('[')[1].rstrip(']')}={after}" for k, (_, after) in step.changes.items()
-               if k.startswith(f"{broker}.consumerOffset[")]
-    if changed:
-        return ", ".join(changed)
-    offsets = [f"q{k.split('.')[1][1:]}={v}" for k, v in before.items()
-               if k.startswith(f"{consumer}.q") and k.endswith(".offset") and v is not None]
-    return ", ".join(offsets)
 
 
 @dataclass(frozen=True)
@@ -159,66 +122,15 @@ class Step:
         return self.step.view
 
     @property
-    def slave(self) -> str:
-        return f"slave{self.args.get('slave', 1)}"
-
-    @property
-    def consumer(self) -> str:
-        return f"consumer{self.args.get('consumer', 1)}"
-
-    @property
-    def queue(self) -> int:
-        return self.args.get("queue", 0)
-
-    @property
-    def broker(self) -> str:
-        return broker_name(self.args.get("broker", 0))
+    def kind(self) -> str:
+        return parse_label(self.step.action)[0]
 
 
 Drawing = Callable[[Step], list[Event]]
-#: how the action kinds whose drawing reads the step's outcome or fields are drawn, by declared name. Every
-#: other action declares its drawing on its declaration (``@action(..., drawn=Note(...))``:
-#: :func:`declared_drawings`); a test fails while an action has neither, or both, so a new action cannot
-#: silently draw nothing. The 4.4 mode's here, the controller mode's in :data:`CONTROLLER_DRAWINGS`.
-DRAWINGS: dict[str, Drawing] = {}
-CONTROLLER_DRAWINGS: dict[str, Drawing] = {}
 
 
-def _registry(mode: str) -> Any:
-    """The action declarations of a mode's traces: ``"4.4"`` or ``"controller"``."""
-    if mode == CONTROLLER:
-        from model.controller.declare import CONTROLLER as declared
-        return declared
-    from model.declare import ROCKETMQ_44
-    return ROCKETMQ_44
-
-
-@functools.cache
-def declared_drawings(mode: str = "4.4") -> dict[str, tuple[Any, ...]]:
-    """The drawings declared on the actions (``drawn=``) of mode ``mode``, by name."""
-    return {d.name: d.drawn for d in _registry(mode).declarations() if d.drawn}
-
-
-def _roles(s: Step, mode: str = "4.4") -> dict[str, str]:
-    """The lifeline each role of a declared drawing names in this step."""
-    if mode == CONTROLLER:
-        return {PRODUCER: PRODUCER, CONSUMER: CONSUMER, CONTROLLER: CONTROLLER,
-                **{arg: f"broker{s.args[arg]}" for arg in ("broker", "elected", "slave", "master") if arg in s.args}}
-    return {"producer": PRODUCER, "master": MASTER, "nameserver": NAMESERVER, "broker": s.broker,
-            "slave": s.slave, "consumer": s.consumer}
-
-
-def _declared(items: tuple[Any, ...], s: Step, mode: str = "4.4") -> list[Event]:
-    """The events of a declared drawing, its roles resolved for this step."""
-    from model.declare import Arrow
-    roles = _roles(s, mode)
-    return [Message(roles[i.src], roles[i.dst], i.text.format(**roles), reply=i.reply) if isinstance(i, Arrow)
-            else Mark(roles[i.actor], i.text.format(**roles)) for i in items]
-
-
-def draws(*names: str, into: dict[str, Drawing] = DRAWINGS) -> Callable[[Drawing], Drawing]:
-    """Register the function below as the drawing of the actions ``names`` (of the 4.4 mode, or of the
-    mode whose drawings are ``into``)."""
+def draws(*names: str, into: dict[str, Drawing]) -> Callable[[Drawing], Drawing]:
+    """Register the function below as the drawing of the actions ``names`` in a mode's table ``into``."""
     def register(fn: Drawing) -> Drawing:
         for name in names:
             if name in into:
@@ -228,257 +140,121 @@ def draws(*names: str, into: dict[str, Drawing] = DRAWINGS) -> Callable[[Drawing
     return register
 
 
-@draws("SendMessage")
-def _send(s: Step) -> list[Event]:
-    m = s.before.get("producer.nextMessage")
-    if s.outcome.startswith("send failed"):
-        return [Message(PRODUCER, MASTER, f"send m{m}", lost=True)]
-    if s.outcome.startswith("stored"):
-        return [Message(PRODUCER, MASTER, f"send m{m}"), Mark(MASTER, "waits for a slave")]
-    return [Message(PRODUCER, MASTER, f"send m{m}"), Message(MASTER, PRODUCER, s.outcome or "answer", reply=True)]
+@dataclass(frozen=True)
+class Drawings:
+    """How one mode's traces are drawn.
+
+    ``lifelines(view)`` is the lifelines of a view of this mode in their fixed order, or None for a view
+    of another model; ``drawn`` the hand drawings of the action kinds whose picture reads the step's
+    outcome or fields; ``roles(step)`` the lifeline each role of a declared drawing names in a step;
+    ``declarations()`` the mode's action declarations (each ``drawn=`` or not); ``step`` the :class:`Step`
+    class its drawings read (a mode's own properties on it); ``fallback`` the lifeline an undrawn action's
+    note goes on. Every declared action is drawn once: by its declaration or in ``drawn`` (a test checks)."""
+
+    lifelines: Callable[[dict[str, Any]], Optional[list[str]]]
+    drawn: dict[str, Drawing]
+    roles: Callable[[Step], dict[str, str]]
+    declarations: Callable[[], Iterable[Any]]
+    step: type = Step
+    fallback: str = "producer"
+
+    def declared(self) -> dict[str, tuple[Any, ...]]:
+        """The drawings declared on the actions (``drawn=``), by action name."""
+        return {d.name: d.drawn for d in self.declarations() if d.drawn}
 
 
-@draws("SyncMasterAck", "SyncMasterTimeout")
-def _send_answer(s: Step) -> list[Event]:
-    return [Message(MASTER, PRODUCER, s.outcome or "answer", reply=True)]
+def mode_drawings(mode: str) -> Drawings | None:
+    """The :class:`Drawings` of the registered mode ``mode`` (None: its traces are drawn as notes)."""
+    from model.modes import get_mode
+    return get_mode(mode).drawings()
 
 
-@draws("DeleteExpiredFiles")
-def _delete_file(s: Step) -> list[Event]:
-    gone = _erased(s.step, f"{s.broker}.commitlog")
-    return [Mark(s.broker, f"delete oldest file {_ids(gone)}" if gone else "delete oldest file")]
+@functools.cache
+def declared_drawings(mode: str) -> dict[str, tuple[Any, ...]]:
+    """The drawings declared on the actions (``drawn=``) of mode ``mode``, by name."""
+    drawings = mode_drawings(mode)
+    return drawings.declared() if drawings is not None else {}
 
 
-@draws("SlaveReportOffset")
-def _report(s: Step) -> list[Event]:
-    report = len(s.before.get(f"{s.slave}.commitlog") or [])
-    return [Message(s.slave, MASTER, f"report offset {report}" + (f": {s.outcome}" if s.outcome else ""),
-                    lost=bool(s.outcome))]
+def resolve_declared(items: tuple[Any, ...], s: Step, roles: dict[str, str]) -> list[Event]:
+    """The events of a declared drawing (``Arrow`` and ``Note`` items of :mod:`model.declare`), its roles
+    resolved for this step."""
+    return [Message(roles[i.src], roles[i.dst], i.text.format(**roles), reply=i.reply) if hasattr(i, "src")
+            else Mark(roles[i.actor], i.text.format(**roles)) for i in items]
 
 
-@draws("MasterPushData")
-def _push(s: Step) -> list[Event]:
-    carried = _added(s.step, f"{s.slave}.commitlog")
-    text = f"HA push {_ids(carried)}" if carried else "HA heartbeat"
-    return [Message(MASTER, s.slave, text + (f": {s.outcome}" if s.outcome else ""), lost=bool(s.outcome))]
-
-
-@draws("SlaveRegister")
-def _register(s: Step) -> list[Event]:
-    listed = "master address" if s.after.get(f"{s.slave}.syncMasterAddress") else "no master"
-    return [Message(s.slave, NAMESERVER, "register"), Message(NAMESERVER, s.slave, listed, reply=True)]
-
-
-@draws("RefreshRoute")
-def _refresh(s: Step) -> list[Event]:
-    route = f"route: {s.after.get(f'{s.consumer}.route', [])}"
-    return [Message(s.consumer, NAMESERVER, "get route"), Message(NAMESERVER, s.consumer, route, reply=True)]
-
-
-@draws("Pull")
-def _pull(s: Step) -> list[Event]:
-    b = _served_by(s.outcome)
-    if b is None:
-        return [Mark(s.consumer, s.outcome or "pull")]
-    broker, consumer, q = broker_name(b), s.consumer, s.queue
-    ask = f"pull q{q}@{s.before.get(f'{consumer}.q{q}.nextOffset')}"
-    stored = f"{broker}.consumerOffset[{q}]"
-    commit = s.after.get(stored) if stored in s.step.changes else None
-    if commit is not None:
-        ask += f", commit {commit}"
-    answer = s.outcome.split(" from ")[0]
-    got = _added(s.step, f"{consumer}.q{q}.inFlight")
-    return [Message(consumer, broker, ask),
-            Message(broker, consumer, f"{answer} {_ids(got)}" if got else answer, reply=True)]
-
-
-@draws("Consume", "ConsumeDropped")
-def _consume(s: Step) -> list[Event]:
-    what = "consume" if _parse(s.step.action)[0] == "Consume" else "consume dropped"
-    return [Mark(s.consumer, f"{what} {_ids(_added(s.step, 'history.delivered'))}")]
-
-
-@draws("PersistAllOffsets", "CorrectIllegalOffset")
-def _commit(s: Step) -> list[Event]:
-    b = _served_by(s.outcome)
-    correcting = _parse(s.step.action)[0] == "CorrectIllegalOffset"
-    events: list[Event] = [Mark(s.consumer, f"correct q{s.queue} offset")] if correcting else []
-    if b is None:
-        return events or [Mark(s.consumer, "persist offsets: none")]
-    broker = broker_name(b)
-    text = f"commit {_commits(s.step, s.consumer, broker, s.before)}".rstrip()
-    return events + [Message(s.consumer, broker, text, lost=s.outcome.startswith("oneway"))]
-
-
-@draws("MasterCrash", "MasterPowerLoss", "MasterRestart", "SlaveCrash", "SlavePowerLoss", "SlaveRestart",
-       "ConsumerCrash", "ConsumerRestart")
-def _failure(s: Step) -> list[Event]:
-    name = _parse(s.step.action)[0]
-    for prefix, actor in (("Master", MASTER), ("Slave", s.slave), ("Consumer", s.consumer)):
-        if not name.startswith(prefix):
-            continue
-        what = name[len(prefix):]
-        if what == "Restart":
-            return [Mark(actor, "restart", "up")]
-        lost = _erased(s.step, f"{actor}.commitlog")
-        text = "crash" if what == "Crash" else "power loss"
-        return [Mark(actor, text + (f": lost {_ids(lost)}" if lost else ""), "down")]
-    return [Mark(PRODUCER, s.step.action)]
-
-
-def interactions(step: Any, before: dict[str, Any], mode: str = "4.4") -> list[Event]:
-    """What one step of a trace of ``mode`` draws, from its action, its outcome and the fields it changed
-    (an action with no drawing is a note with its label)."""
-    name, args = _parse(step.action)
-    drawing = (CONTROLLER_DRAWINGS if mode == CONTROLLER else DRAWINGS).get(name)
+# -- from a trace to interactions ---------------------------------------------------------------------------
+def _draw(drawings: Drawings, mode_declared: dict[str, tuple[Any, ...]], step: Any,
+          before: dict[str, Any]) -> list[Event]:
+    name, args = parse_label(step.action)
+    s = drawings.step(step, before, args)
+    drawing = drawings.drawn.get(name)
     if drawing is not None:
-        return drawing(Step(step, before, args))
-    declared = declared_drawings(mode).get(name)
+        return drawing(s)
+    declared = mode_declared.get(name)
     if declared is not None:
-        return _declared(declared, Step(step, before, args), mode)
-    return [Mark(PRODUCER, step.action)]
+        return resolve_declared(declared, s, drawings.roles(s))
+    return [Mark(drawings.fallback, step.action)]
+
+
+def interactions(step: Any, before: dict[str, Any], mode: str | None = None) -> list[Event]:
+    """What one step of a trace of ``mode`` (default: the default mode) draws, from its action, its
+    outcome and the fields it changed (an action with no drawing is a note with its label)."""
+    from model.modes import DEFAULT_MODE
+    mode = mode or DEFAULT_MODE
+    drawings = mode_drawings(mode)
+    if drawings is None:
+        return note_on_owner(step, actors_of(before))
+    return _draw(drawings, declared_drawings(mode), step, before)
 
 
 def note_on_owner(step: Any, actors: list[str]) -> list[Event]:
-    """How a step of a model with no drawings here (its lifelines are its view's groups) is drawn: its label
+    """How a step of a model with no drawings (its lifelines are its view's groups) is drawn: its label
     and outcome as a note on the lifeline it names, by the label alone: the group the action's kind starts
     with (``ControllerDown()``: ``controller``), else the one its first argument numbers
     (``SendMessage(broker=1)``: ``broker1``), else the first."""
-    name, args = _parse(step.action)
+    name, args = parse_label(step.action)
     first = next(iter(args.values()), None)
     owner = next((a for a in actors if name.lower().startswith(a.lower())), None) or next(
         (a for a in actors if first is not None and re.fullmatch(rf"[a-z]+{first}", a)), actors[0])
     return [Mark(owner, step.action + (f": {step.outcome}" if step.outcome else ""))]
 
 
+def drawn_by(view: dict[str, Any]) -> tuple[str | None, list[str]]:
+    """The registered mode whose lifelines a view has, and those lifelines; else (None, the view's own
+    groups in the view's order, bookkeeping left out)."""
+    from model.modes import MODES
+    for name, mode in MODES.items():
+        drawings = mode.drawings()
+        actors = drawings.lifelines(view) if drawings is not None else None
+        if actors is not None:
+            return name, actors
+    groups = list(dict.fromkeys(k.split(".")[0] for k in view))
+    return None, [g for g in groups if g not in BOOKKEEPING]
+
+
+def actors_of(view: dict[str, Any]) -> list[str]:
+    """Lifelines in their fixed order: the drawing mode's for a view of a registered mode, else the view's
+    own groups."""
+    return drawn_by(view)[1]
+
+
 def diagram(trace: Any, witness: bool = False, loop_start: int | None = None) -> Diagram:
     """The diagram of a trace; its last step is highlighted, or, for a lasso (``loop_start``), its cycle is
     drawn as a loop."""
     steps = trace.steps
-    actors = actors_of(steps[0].view)
-    if MASTER in actors:
-        draw = interactions
-    elif CONTROLLER in actors:
+    mode, actors = drawn_by(steps[0].view)
+    if mode is not None:
+        drawings, declared = mode_drawings(mode), declared_drawings(mode)
+
         def draw(s: Any, before: dict[str, Any]) -> list[Event]:
-            return interactions(s, before, CONTROLLER)
+            return _draw(drawings, declared, s, before)
     else:
         def draw(s: Any, before: dict[str, Any]) -> list[Event]:
             return note_on_owner(s, actors)
     rows = [Row(s.index, s.action, draw(s, prev.view)) for prev, s in zip(steps, steps[1:])]
     highlight = steps[-1].index if loop_start is None else -1
     return Diagram(actors, rows, highlight, witness, loop_start)
-
-
-# -- the controller mode (RocketMQ 5.3.3) -------------------------------------------------------------------
-def _broker(s: Step, arg: str = "broker") -> str:
-    return f"broker{s.args.get(arg, 1)}"
-
-
-def _ha_master(s: Step) -> str:
-    """The broker a slave's HA connection goes to (before the step)."""
-    slave = _broker(s, "slave")
-    return f"broker{s.before.get(f'{slave}.haMaster') or 1}"
-
-
-@draws("SendMessage", into=CONTROLLER_DRAWINGS)
-def _ctl_send(s: Step) -> list[Event]:
-    m, broker = s.before.get("producer.next"), _broker(s)
-    send = Message(PRODUCER, broker, f"put m{m}")
-    if s.after.get("producer.waiting"):
-        return [send, Mark(broker, "waits for the in-sync acks")]
-    return [send, Message(broker, PRODUCER, "SEND_OK", reply=True)]
-
-
-@draws("AckWaitDone", "AckWaitTimeout", into=CONTROLLER_DRAWINGS)
-def _ctl_ack(s: Step) -> list[Event]:
-    broker = f"broker{s.before.get('producer.waitBroker') or 1}"
-    answer = "SEND_OK" if _parse(s.step.action)[0] == "AckWaitDone" else "FLUSH_SLAVE_TIMEOUT"
-    return [Message(broker, PRODUCER, answer, reply=True)]
-
-
-@draws("PullMessage", "PullMessageQueue1", into=CONTROLLER_DRAWINGS)
-def _ctl_pull(s: Step) -> list[Event]:
-    queue1 = _parse(s.step.action)[0] == "PullMessageQueue1"   # queueId 1 (queues=2): its own offset
-    suffix, where = ("1", "q1 ") if queue1 else ("", "")
-    broker, offset = _broker(s), s.before.get(f"consumer.nextOffset{suffix}")
-    got = [d for d, was in zip(s.after.get(f"consumer.delivered{suffix}", []),
-                               s.before.get(f"consumer.delivered{suffix}", [])) if d != was]
-    nxt = s.after.get(f"consumer.nextOffset{suffix}")
-    answer = f"FOUND m{got[0]}" if got else "FOUND" if nxt == (offset or 0) + 1 else f"OFFSET_MOVED to {nxt}"
-    return [Message(CONSUMER, broker, f"pull {where}@{offset}"), Message(broker, CONSUMER, answer, reply=True)]
-
-
-@draws("BrokerCrash", "BrokerPowerLoss", "BrokerRestart", into=CONTROLLER_DRAWINGS)
-def _ctl_failure(s: Step) -> list[Event]:
-    name, broker = _parse(s.step.action)[0], _broker(s)
-    if name == "BrokerRestart":
-        return [Mark(broker, "restart (fenced)", "up")]
-    lost = [m for m in s.before.get(f"{broker}.commitlog", []) if m not in s.after.get(f"{broker}.commitlog", [])]
-    text = "crash" if name == "BrokerCrash" else "power loss"
-    return [Mark(broker, text + (f": lost {_ids(lost)}" if lost else ""), "down")]
-
-
-def _role_reply(s: Step, broker: str) -> str:
-    """What the controller's reply made of ``broker``: its new role and epoch, else the SyncStateSet it
-    applied, else nothing."""
-    if f"{broker}.role" in s.step.changes or f"{broker}.masterEpoch" in s.step.changes:
-        role = "changeToMaster" if s.after.get(f"{broker}.role") == "MASTER" else "changeToSlave"
-        return f"{role}, epoch {s.after.get(f'{broker}.masterEpoch')}"
-    if f"{broker}.syncStateSet" in s.step.changes:
-        return f"SyncStateSet {_ids(s.after.get(f'{broker}.syncStateSet', []))}"
-    return ""
-
-
-@draws("RegisterBroker", into=CONTROLLER_DRAWINGS)
-def _ctl_register(s: Step) -> list[Event]:
-    broker = _broker(s)
-    reply = _role_reply(s, broker) or "no live master: stays fenced"
-    return [Message(broker, CONTROLLER, "register, heartbeat"), Message(CONTROLLER, broker, reply, reply=True)]
-
-
-@draws("BrokerElect", into=CONTROLLER_DRAWINGS)
-def _ctl_broker_elect(s: Step) -> list[Event]:
-    broker = _broker(s)
-    return [Message(broker, CONTROLLER, "elect master"),
-            Message(CONTROLLER, broker, f"{_broker(s, 'elected')} elected: " + (_role_reply(s, broker) or "role kept"),
-                    reply=True)]
-
-
-@draws("ControllerElect", into=CONTROLLER_DRAWINGS)
-def _ctl_elect(s: Step) -> list[Event]:
-    return [Mark(CONTROLLER, f"elect {_broker(s, 'elected')}, epoch {s.after.get('controller.masterEpoch')}")]
-
-
-@draws("SyncBrokerMetadata", into=CONTROLLER_DRAWINGS)
-def _ctl_sync(s: Step) -> list[Event]:
-    broker = _broker(s)
-    return [Message(broker, CONTROLLER, "get replica info"),
-            Message(CONTROLLER, broker, _role_reply(s, broker) or "no change", reply=True)]
-
-
-@draws("AlterSyncStateSet", "AlterSyncStateSetReplyLost", into=CONTROLLER_DRAWINGS)
-def _ctl_alter(s: Step) -> list[Event]:
-    broker = _broker(s)
-    ask = Message(broker, CONTROLLER, f"alter SyncStateSet {_ids(s.before.get(f'{broker}.remoteSyncStateSet', []))}")
-    accepted = "controller.syncStateSet" in s.step.changes
-    if _parse(s.step.action)[0] == "AlterSyncStateSetReplyLost":
-        return [ask, Message(CONTROLLER, broker, "accepted", reply=True, lost=True)]
-    answer = f"accepted, epoch {s.after.get('controller.syncStateSetEpoch')}" if accepted else "not applied"
-    return [ask, Message(CONTROLLER, broker, answer, reply=True, lost=not accepted)]
-
-
-@draws("SlaveReportOffset", into=CONTROLLER_DRAWINGS)
-def _ctl_report(s: Step) -> list[Event]:
-    slave = _broker(s, "slave")
-    return [Message(slave, _ha_master(s), f"report offset {len(s.before.get(f'{slave}.commitlog') or [])}")]
-
-
-@draws("PushData", "PushHeartbeat", into=CONTROLLER_DRAWINGS)
-def _ctl_push(s: Step) -> list[Event]:
-    slave = _broker(s, "slave")
-    carried = s.after.get(f"{slave}.commitlog", [])[len(s.before.get(f"{slave}.commitlog") or []):]
-    confirm = f"confirmOffset {s.after.get(f'{slave}.confirmOffset')}"
-    return [Message(_ha_master(s), slave, f"push {_ids(carried)}, {confirm}" if carried else f"heartbeat, {confirm}")]
 
 
 def loop_label(d: Diagram) -> str:
@@ -643,7 +419,7 @@ def mermaid(d: Diagram) -> str:
             colour = "rgb(225, 239, 253)" if d.witness else "rgb(253, 226, 225)"
             lines.append(f"    rect {colour}")
             indent = "        "
-        for k, e in enumerate(row.events or [Mark(PRODUCER, row.action)]):
+        for k, e in enumerate(row.events or [Mark(d.actors[0], row.action)]):
             prefix = f"{row.step}. " if k == 0 else ""
             if isinstance(e, Mark):
                 mark = {"down": "✖ ", "up": "▲ "}.get(e.kind, "")

@@ -11,7 +11,8 @@ import pytest
 from explore import Limits, LocalExplorer
 from invariants import PROPERTIES
 from model import Config, RocketMQModel
-from reports.sequence import Mark, Message, broker_name, diagram, interactions, mermaid, svg
+from model.drawings import broker_name
+from reports.sequence import Mark, Message, diagram, interactions, mermaid, svg
 
 CONFIGS = {
     "every-violation": {"max_master_crashes": 0},                       # power losses, HA, pulls, commits
@@ -136,25 +137,39 @@ def test_mermaid_block_follows_the_sequence_diagram_grammar(config, p):
     assert lines[-1] == "    end" and f": {d.highlight}. " in lines[start + 1]
 
 
-def test_every_declared_action_has_a_drawing():
-    """A new action without a drawing would draw a bare note on the producer's lifeline: it must not land."""
-    from model.declare import declarations
-    from reports.sequence import DRAWINGS, declared_drawings
-    declared = declared_drawings()
-    assert sorted(d.name for d in declarations() if d.name not in DRAWINGS and d.name not in declared) == []
-    assert sorted(set(DRAWINGS) & set(declared)) == []   # drawn once: on the declaration, or here
-    assert set(DRAWINGS) <= {d.name for d in declarations()}
+def _drawn_modes() -> list[str]:
+    from model.modes import MODES
+    return [name for name, mode in MODES.items() if mode.drawings() is not None]
+
+
+@pytest.mark.parametrize("mode", _drawn_modes())
+def test_every_declared_action_has_one_drawing(mode):
+    """A new action without a drawing would draw a bare note on the producer's lifeline: it must not land.
+    Each mode's actions are drawn on the declaration or in the mode's table, not both."""
+    from model.modes import get_mode
+    drawings = get_mode(mode).drawings()
+    names = {d.name for d in drawings.declarations()}
+    declared = drawings.declared()
+    assert sorted(names - set(drawings.drawn) - set(declared)) == []
+    assert sorted(set(drawings.drawn) & set(declared)) == []   # drawn once: on the declaration, or here
+    assert set(drawings.drawn) <= names
+
+
+def test_both_modes_register_their_drawings():
+    assert {"4.4", "controller"} <= set(_drawn_modes())
 
 
 def test_a_declared_drawing_resolves_its_roles_for_the_step():
     from model.declare import Arrow, Note
-    from reports.sequence import Mark, Message, Step, _declared
+    from model.drawings import DRAWINGS, Step44
+    from reports.sequence import Mark, Message, resolve_declared
 
     class Done:   # a trace step, as much of it as a drawing reads
         action, outcome, changes, view = "NameServerExpireSlave(slave=2)", "", {}, {}
 
-    s = Step(Done(), {}, {"slave": 2, "consumer": 1, "broker": 0})
-    drawn = _declared((Note("nameserver", "expires {slave}"), Arrow("slave", "master", "x", reply=True)), s)
+    s = Step44(Done(), {}, {"slave": 2, "consumer": 1, "broker": 0})
+    items = (Note("nameserver", "expires {slave}"), Arrow("slave", "master", "x", reply=True))
+    drawn = resolve_declared(items, s, DRAWINGS.roles(s))
     assert drawn == [Mark("nameserver", "expires slave2"), Message("slave2", "master", "x", reply=True)]
 
 
@@ -174,17 +189,6 @@ def test_a_file_deletion_is_drawn_on_the_broker_that_deleted():
     trace = replay(m, m.initial_states()[0], [index[label] for label in labels])
     events = interactions(trace.steps[-1], trace.steps[-2].view)
     assert events == [Mark("master", "delete oldest file [1]")]
-
-
-def test_every_controller_action_has_one_drawing():
-    """The controller mode's actions are drawn as the 4.4 mode's: on the declaration or here, not both."""
-    from model.controller.declare import CONTROLLER
-    from reports.sequence import CONTROLLER_DRAWINGS, declared_drawings
-    declared = declared_drawings("controller")
-    names = {d.name for d in CONTROLLER.declarations()}
-    assert sorted(names - set(CONTROLLER_DRAWINGS) - set(declared)) == []
-    assert sorted(set(CONTROLLER_DRAWINGS) & set(declared)) == []
-    assert set(CONTROLLER_DRAWINGS) <= names
 
 
 def test_a_controller_counterexample_is_drawn_as_messages_between_its_lifelines():

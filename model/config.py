@@ -226,6 +226,12 @@ class Config:
         return Config.from_mapping(knob_assignments(assignments, "slaves=2"), base=self)
 
     # -- views ----------------------------------------------------------------------------------------
+    def view_kinds(self) -> dict[str, str]:
+        """Every readable field of this configuration's states, with the kind of its values
+        (:func:`model.view.view_kinds`: ``ids``, ``optional`` or ``plain``)."""
+        from .view import view_kinds
+        return view_kinds(self)
+
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 

@@ -37,6 +37,8 @@ class Mode:
     #: "module:NAME" of its :class:`reports.sequence.Drawings`: how its traces are drawn as message
     #: sequences (none: each step is a note on the lifeline it names)
     drawings_path: str = ""
+    #: "module:NAME" of its ActionRegistry (model/declare.py): the declared actions the reference lists
+    actions_path: str = ""
 
     def _config(self) -> Any:
         return importlib.import_module(self.config_module)
@@ -52,6 +54,11 @@ class Mode:
     @property
     def preset_descriptions(self) -> Mapping[str, str]:
         return self._config().PRESET_DESCRIPTIONS
+
+    @property
+    def default_preset(self) -> str:
+        """The preset of the mode's code defaults: the first of its PRESETS (``default``, ``controller``)."""
+        return next(iter(self.presets))
 
     def preset(self, name: str) -> Any:
         return self._config().preset(name)
@@ -87,6 +94,10 @@ class Mode:
     def kinds(self) -> tuple[str, ...]:
         return tuple(_load(self.kinds_path))
 
+    def actions(self) -> Any:
+        """Its ActionRegistry (``declarations()``), or None."""
+        return _load(self.actions_path) if self.actions_path else None
+
     def drawings(self) -> Any:
         """Its :class:`reports.sequence.Drawings`, or None."""
         return _load(self.drawings_path) if self.drawings_path else None
@@ -102,7 +113,8 @@ MODES: dict[str, Mode] = {
                 "model.config", "Config", "model.rocketmq:RocketMQModel", "invariants.rocketmq:PROPERTIES",
                 "model.fault_profile:ROCKETMQ_44", "model.actions:KINDS",
                 ("MasterCrash", "MasterPowerLoss", "SlaveCrash", "SlavePowerLoss", "ConsumerCrash", "HaDisconnect",
-                 "DeleteExpiredFiles"), "model.versions_44:LINE", "model.drawings:DRAWINGS"),
+                 "DeleteExpiredFiles"), "model.versions_44:LINE", "model.drawings:DRAWINGS",
+                "model.declare:ROCKETMQ_44"),
     "controller": Mode("controller", "RocketMQ 5.3.3 controller mode: the controller elects a master from "
                        "the SyncStateSet", "model.controller.config", "ControllerConfig",
                        "model.controller.model:ControllerModel", "invariants.controller:PROPERTIES",
@@ -110,7 +122,7 @@ MODES: dict[str, Mode] = {
                        # a lost RPC reply is a network failure too; restarts, heals and ControllerUp are fair
                        ("BrokerCrash", "BrokerPowerLoss", "ControllerDown", "ControllerLinkLoss", "HADisconnect",
                         "AlterSyncStateSetReplyLost"), "model.versions_5:LINE",
-                       "model.controller.drawings:DRAWINGS"),
+                       "model.controller.drawings:DRAWINGS", "model.controller.declare:CONTROLLER"),
 }
 
 
@@ -124,6 +136,17 @@ def get_mode(name: str) -> Mode:
 def mode_of(config: Any) -> Mode:
     """The mode a configuration belongs to (a 4.4 :class:`model.config.Config` has no ``mode``)."""
     return MODES[getattr(config, "mode", DEFAULT_MODE)]
+
+
+def mode_name_of(config: Any) -> str:
+    """The mode a result's ``config`` mapping names (its ``mode`` key; none: the default mode)."""
+    return config.get("mode", DEFAULT_MODE) if isinstance(config, Mapping) else DEFAULT_MODE
+
+
+def config_of_mapping(config: Mapping[str, Any]) -> Any:
+    """The typed configuration a result's ``config`` mapping records, in the mode it names; ConfigError
+    for an unknown mode or knobs that do not fit."""
+    return get_mode(mode_name_of(config)).from_mapping({k: v for k, v in config.items() if k != "mode"})
 
 
 def mode_of_preset(name: str) -> str | None:
@@ -190,18 +213,19 @@ def resolve_config(mode: Mode, preset_name: str | None, config_file: str | None,
 
 
 def base_config(mode: Mode, preset_name: str | None, config_file: str | None) -> Any:
-    """The configuration ``--preset`` or ``--config`` gives in ``mode`` (other than 4.4), before overrides."""
+    """The configuration ``--preset`` or ``--config`` gives in ``mode``, before overrides (neither: the
+    mode's code defaults)."""
     if config_file:
         return _load_mode_toml(mode, config_file)
-    return mode.preset(preset_name or mode.name)
+    return mode.preset(preset_name or mode.default_preset)
 
 
 def _load_mode_toml(mode: Mode, path: str) -> Any:
-    """A config file of ``mode`` (other than 4.4), read by the loader every mode shares
-    (model.config.load_knobs_toml), from the mode's own preset."""
+    """A config file of ``mode``, read by the loader every mode shares (model.knobs.load_knobs_toml), from
+    the mode's code defaults."""
     data = read_config_toml(path)
     values = dict(data["config"]) if isinstance(data.get("config"), dict) else dict(data)
     values.pop("run", None)
     check_knobs(mode, [k for k in values if k not in ("mode", "preset")])
     return load_knobs_toml(path, mode.name, mode.knobs, mode.presets, mode.preset, mode.from_mapping,
-                           base=mode.preset(mode.name))
+                           base=mode.preset(mode.default_preset))

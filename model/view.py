@@ -131,6 +131,13 @@ def view_fields(cfg: Config) -> list[tuple[str, int, _Codec]]:
     return out
 
 
+def view_kinds(cfg: Config) -> dict[str, str]:
+    """Every readable field of ``cfg``'s states, in display order, with the kind of its values: ``ids``
+    (a set of message ids or brokerIds), ``optional`` (an offset or nothing) or ``plain``."""
+    kinds = {id(IDS): "ids", id(BROKERS): "ids", id(OPTIONAL): "optional"}
+    return {name: kinds.get(id(codec), "plain") for name, _, codec in view_fields(cfg)}
+
+
 def decode_vector(v: np.ndarray, cfg: Config) -> dict[str, Any]:
     """The view of an unpacked field vector."""
     return {name: codec.decode(int(v[slot])) for name, slot, codec in view_fields(cfg)}

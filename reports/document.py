@@ -35,9 +35,9 @@ class ReportSection:
 def defaults_of(config: dict) -> str:
     """Whose defaults a configuration's short text is relative to: its model mode's (another mode than the
     default one: with the release they are, its line's reference)."""
-    from model.modes import DEFAULT_MODE, MODES
+    from model.modes import DEFAULT_MODE, MODES, mode_name_of
 
-    mode = config.get("mode", DEFAULT_MODE)
+    mode = mode_name_of(config)
     if mode == DEFAULT_MODE:
         return f"the {mode} defaults"
     line = MODES[mode].release_line() if mode in MODES else None

@@ -193,8 +193,8 @@ def row_cell_text(report: Any, row: Any, name: str) -> str:
 
 def table_title(report: Any) -> str:
     """``per durability setting``: what the decision table's rows are, by the report's model mode."""
-    from model.modes import DEFAULT_MODE, get_mode
-    return get_mode(report.config.get("mode", DEFAULT_MODE)).faults().table_title
+    from model.modes import get_mode, mode_name_of
+    return get_mode(mode_name_of(report.config)).faults().table_title
 
 
 def decision_table(report: Any) -> WholeNames:
@@ -280,10 +280,10 @@ def explanation_of(report: Any, name: str, trace: Any, grown: dict[str, Any] | N
     """Why ``trace``'s last state breaks ``name`` (invariants/explain.py), under the report's configuration
     (with the counts of ``grown`` for a trace of the next bound)."""
     from invariants.explain import explain, explainers, model_for
-    from model.modes import DEFAULT_MODE, get_mode
+    from model.modes import get_mode, mode_name_of
     if not report.config:
         return None
-    mode = get_mode(report.config.get("mode", DEFAULT_MODE))   # every mode explains its own properties
+    mode = get_mode(mode_name_of(report.config))   # every mode explains its own properties
     if name not in explainers(mode.name).conditions:
         return None
     counts = {k: v for k, v in (grown or {}).items() if k != "budgets"}
@@ -322,9 +322,9 @@ def summary_line(report: Any) -> str:
 def report_to_dict(report: Any) -> dict[str, Any]:
     """``engine`` is the engine of the exhaustive exploration (step 1); ``sweep.engine`` where the sweeps of
     small explorations ran."""
-    from model.modes import DEFAULT_MODE, MODES
+    from model.modes import MODES, mode_name_of
 
-    model = MODES[report.config.get("mode", DEFAULT_MODE)].model_name() if report.config else ""
+    model = MODES[mode_name_of(report.config)].model_name() if report.config else ""
     d: dict[str, Any] = {"tool": TOOL, "version": version(), "command": "faults", "model": model,
                          "config": report.config,
                          "engine": report.engine, "outcome": report.outcome,

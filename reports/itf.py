@@ -62,32 +62,15 @@ def field_value(value: Any, kind: str = PLAIN) -> Any:
 
 
 def field_kinds(config: dict[str, Any]) -> dict[str, str]:
-    """The ITF kind of every readable field of ``config``'s states, from the model's view codecs, or for a
-    configuration of another mode its ``view_kinds()`` ({} when ``config`` is not a configuration of
-    rmqcheck's, e.g. a toy model's)."""
-    from model import Config, ConfigError
-    from model.modes import DEFAULT_MODE
-    from model.view import BROKERS, IDS, OPTIONAL, view_fields
-
-    if isinstance(config, dict) and config.get("mode", DEFAULT_MODE) != DEFAULT_MODE:
-        return _mode_kinds(config)
-    try:
-        cfg = Config(**config)
-    except (TypeError, ConfigError):
-        return {}
-    kinds = {id(IDS): SET, id(BROKERS): SET, id(OPTIONAL): OPTION}
-    return {name: kinds.get(id(codec), PLAIN) for name, _, codec in view_fields(cfg)}
-
-
-def _mode_kinds(config: dict[str, Any]) -> dict[str, str]:
-    """The ITF kinds of the fields of a configuration of a mode other than 4.4 (its ``view_kinds()``:
-    ``ids`` a set, ``optional`` a set of at most one element)."""
-    from model import ConfigError
-    from model.modes import get_mode
+    """The ITF kind of every readable field of ``config``'s states, from its mode's ``view_kinds()`` (``ids``
+    a set, ``optional`` a set of at most one element); {} when ``config`` is not a configuration of
+    rmqcheck's (e.g. a toy model's)."""
+    from model.knobs import ConfigError
+    from model.modes import config_of_mapping
 
     try:
-        cfg = get_mode(config["mode"]).from_mapping({k: v for k, v in config.items() if k != "mode"})
-    except (TypeError, ValueError, ConfigError):
+        cfg = config_of_mapping(config)
+    except (TypeError, ValueError, KeyError, ConfigError):
         return {}
     typed = {"ids": SET, "optional": OPTION}
     return {name: typed.get(kind, PLAIN) for name, kind in getattr(cfg, "view_kinds", dict)().items()}

@@ -103,7 +103,7 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
     run_properties = None
     try:
         mode = resolve_mode(mode_name, table.get("preset"), None)
-        preset_name = table.get("preset", "default" if mode.name == DEFAULT_MODE else mode.name)
+        preset_name = table.get("preset", mode.default_preset)
         check_knobs(mode, list(knobs))
         if "config" in table:
             if "preset" in table:

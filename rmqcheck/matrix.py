@@ -132,7 +132,7 @@ def matrix(ctx: click.Context, preset_names, assignments, versions_text, propert
 def at_releases(configs: list, text: str, quiet: bool) -> list:
     """``--versions all|X.Y.Z,...``: each configuration at each release, named by the release (by
     ``preset@release`` with several presets); bad input for a release the presets' mode does not check."""
-    from model import ConfigError
+    from model.knobs import ConfigError
     from model.modes import mode_of
     from model.versions import with_release
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Callable
+from typing import Any, Callable
 
 import click
 
@@ -50,32 +50,36 @@ def commands() -> str:
     return "\n".join(parts)
 
 
-def knobs() -> str:
-    from model import KNOBS
+def _mode(name: str | None) -> Any:
+    from model.modes import DEFAULT_MODE, get_mode
+    return get_mode(name or DEFAULT_MODE)
 
+
+def knobs(mode: str | None = None) -> str:
+    """The knob table of ``mode`` (default: the default mode)."""
     rows = []
-    for k in KNOBS:   # three columns: a wider table hid its meanings off the screen's edge
+    for k in _mode(mode).knobs:   # three columns: a wider table hid its meanings off the screen's edge
         default = str(k.default).lower() if isinstance(k.default, bool) else k.default
         meaning = f"{k.rocketmq}: {k.doc}" if k.rocketmq else k.doc
         rows.append((f"`{k.key}`", f"{k.allowed_text()} (default **{default}**)", meaning))
     return _table(("knob", "allowed (default)", "RocketMQ setting: meaning"), rows)
 
 
-def presets() -> str:
-    from model import PRESET_DESCRIPTIONS, PRESETS
-
+def presets(mode: str | None = None) -> str:
+    """The preset table of ``mode`` (default: the default mode)."""
+    m = _mode(mode)
     rows = []
-    for name, values in PRESETS.items():
+    for name, values in m.presets.items():
         knobs_set = ", ".join(f"`{k}={str(v).lower() if isinstance(v, bool) else v}`" for k, v in values.items())
-        rows.append((f"`{name}`", PRESET_DESCRIPTIONS.get(name, ""), knobs_set or "(none: every default)"))
+        rows.append((f"`{name}`", m.preset_descriptions.get(name, ""), knobs_set or "(none: every default)"))
     return _table(("preset", "what it is", "knobs it sets"), rows)
 
 
-def properties() -> str:
-    from invariants import PROPERTIES
-
-    parts = [_table(("property", "kind", "claim"), [(f"`{p.name}`", p.kind, p.summary) for p in PROPERTIES]), ""]
-    for p in PROPERTIES:
+def properties(mode: str | None = None) -> str:
+    """Each property of ``mode`` (default: the default mode): a table, then its own documentation."""
+    props = _mode(mode).properties()
+    parts = [_table(("property", "kind", "claim"), [(f"`{p.name}`", p.kind, p.summary) for p in props]), ""]
+    for p in props:
         parts += [f"### `{p.name}`", "", f"*{p.kind}*: {p.summary}.", "", inspect.cleandoc(p.doc or ""), ""]
     return "\n".join(parts)
 
@@ -95,8 +99,8 @@ ARGUMENTS: dict[str, str] = {
 
 
 def actions() -> str:
-    from model.declare import declarations
-
+    """The default mode's actions, their RocketMQ methods and the arguments a trace shows."""
+    declarations = _mode(None).actions().declarations
     rows = [(f"`{d.name}`", d.actor, ", ".join(f"`{a.name}`" for a in d.args) or "", f"`{d.rocketmq}`", d.phrase)
             for d in declarations()]
     used = list(dict.fromkeys(a.name for d in declarations() for a in d.args))
@@ -171,14 +175,15 @@ TABLES: dict[str, Callable[[], str]] = {
 
 
 def tables() -> dict[str, Callable[[], str]]:
-    """Every generated table by name: :data:`TABLES` and, per model mode of the registry, its releases and
-    the changes it does not model and which release has which switch value (``releases-4.4``,
-    ``not-modelled-controller``, ``values-controller``)."""
+    """Every generated table by name: :data:`TABLES` (the default mode's) and, per model mode of the
+    registry, its knobs, presets, properties, releases, the changes it does not model and which release
+    has which switch value (``knobs-controller``, ``releases-4.4``, ``values-controller``)."""
     from model.modes import MODES
 
-    return {**TABLES, **{f"releases-{name}": functools.partial(_releases, name) for name in MODES},
-            **{f"not-modelled-{name}": functools.partial(_not_modelled, name) for name in MODES},
-            **{f"values-{name}": functools.partial(_values, name) for name in MODES}}
+    per_mode = {"knobs": knobs, "presets": presets, "properties": properties, "releases": _releases,
+                "not-modelled": _not_modelled, "values": _values}
+    return {**TABLES, **{f"{table}-{name}": functools.partial(make, name)
+                         for table, make in per_mode.items() for name in MODES}}
 
 
 def expand(markdown: str) -> str:

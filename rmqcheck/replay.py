@@ -194,7 +194,7 @@ def faults_replays(data: dict[str, Any], where: str, cfg: Any,
     property's lasso must be a fair counterexample under the file's ``fairness``."""
     from explore.trace import ReplayError
     from invariants.base import EVENTUALLY, Fairness
-    from model import ConfigError
+    from model.knobs import ConfigError
     from model.modes import mode_of
     from reports.json_report import fairness_from_dict
 

@@ -48,7 +48,7 @@ def _readable_version(version: Any) -> bool:
 def accept_saved(data: dict[str, Any], where: str, commands: Sequence[str], reader: str) -> tuple[str, Any]:
     """``(command, mode)`` of a result ``reader`` (``rmqcheck report`` ...) may read; bad input naming what
     does not fit otherwise."""
-    from model.modes import DEFAULT_MODE, MODES
+    from model.modes import MODES, mode_name_of
     from reports.json_report import TOOL, version
 
     if data.get("tool") != TOOL:
@@ -63,7 +63,7 @@ def accept_saved(data: dict[str, Any], where: str, commands: Sequence[str], read
         what = f"'rmqcheck {COMMANDS[command]}'" if command in COMMANDS else f"command {_shown(command)}"
         raise BadInput(f"{where}: a result of {what}; {reader} reads results of {takes}")
     config = data.get("config")
-    mode_name = config.get("mode", DEFAULT_MODE) if isinstance(config, dict) else DEFAULT_MODE
+    mode_name = mode_name_of(config)
     mode = MODES.get(mode_name) if isinstance(mode_name, str) else None
     if mode is None:
         raise BadInput(f"{where}: its config names mode {_shown(mode_name)}; known modes: {', '.join(MODES)}")
@@ -76,7 +76,7 @@ def accept_saved(data: dict[str, Any], where: str, commands: Sequence[str], read
 
 def saved_config(data: dict[str, Any], where: str, mode: Any) -> Any:
     """The typed configuration of the result, in its mode (bad input when its knobs do not fit)."""
-    from model import ConfigError
+    from model.knobs import ConfigError
 
     try:
         return mode.from_mapping({k: v for k, v in data["config"].items() if k != "mode"})
@@ -90,7 +90,7 @@ def verify_traces(data: dict[str, Any], where: str, command: str, cfg: Any) -> N
     a lasso is a fair counterexample, a failure mode ends with its breaking action); each status is a
     verdict of its property's kind. Bad input naming the first that does not."""
     from explore.trace import ReplayError
-    from model import ConfigError
+    from model.knobs import ConfigError
     from model.modes import mode_of
 
     from .replay import (faults_replays, lasso_fault_of, recorded_fairness, recorded_properties, replay_steps,

@@ -54,7 +54,7 @@ def config_from(preset_name: str | None, config_file: str | None, assignments: S
     value, ``broker_confs`` / ``group_config`` the files, ``rocketmq_version`` the release (model/versions.py:
     it sets every version switch after the files, before ``--set``); the keys the files hold but the model
     does not are named once on stderr when ``say_not_modelled``."""
-    from model import ConfigError, load_toml, preset
+    from model.knobs import ConfigError
     from model.modes import DEFAULT_MODE, base_config, check_knobs, get_mode
 
     if preset_name and config_file:
@@ -70,10 +70,7 @@ def config_from(preset_name: str | None, config_file: str | None, assignments: S
             raise BadInput(f"{where}: mode {mode.name}; this command does not run mode {mode.name} yet; it runs: "
                            f"{', '.join(modes)}")
         check_knobs(mode, [item.partition("=")[0].strip() for item in assignments])
-        if mode.name == DEFAULT_MODE:
-            cfg = load_toml(config_file) if config_file else preset(preset_name or "default")
-        else:
-            cfg = base_config(mode, preset_name, config_file)
+        cfg = base_config(mode, preset_name, config_file)
         if settings is not None:
             cfg = cfg.from_mapping(settings.values, base=cfg)
         if rocketmq_version is not None:

@@ -12,7 +12,7 @@ from .setup import BadInput
 
 def line_of(mode_name: str | None) -> Any:
     """The release line of mode ``mode_name`` (default 4.4); bad input for an unknown mode."""
-    from model import ConfigError
+    from model.knobs import ConfigError
     from model.modes import DEFAULT_MODE, get_mode
     try:
         return get_mode(mode_name or DEFAULT_MODE).release_line()

@@ -70,9 +70,9 @@ def file_config(data: dict[str, Any], where: str) -> dict[str, Any]:
 
 def file_mode(data: dict[str, Any], where: str) -> str:
     """The model mode the file's configuration names (``mode`` in it; 4.4 when it names none)."""
-    from model.modes import DEFAULT_MODE, MODES
+    from model.modes import MODES, mode_name_of
 
-    mode = file_config(data, where).get("mode", DEFAULT_MODE)
+    mode = mode_name_of(file_config(data, where))
     if not isinstance(mode, str) or mode not in MODES:
         raise TraceFileError(f"{where}: its config names mode {mode!r}; known modes: {', '.join(MODES)}")
     return mode
@@ -80,7 +80,7 @@ def file_mode(data: dict[str, Any], where: str) -> str:
 
 def config_of(data: dict[str, Any], where: str) -> Any:
     """The file's configuration, in the model mode it names (:mod:`model.modes`)."""
-    from model import ConfigError
+    from model.knobs import ConfigError
     from model.modes import get_mode
 
     knobs = {k: v for k, v in file_config(data, where).items() if k != "mode"}

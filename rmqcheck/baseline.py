@@ -28,7 +28,7 @@ from typing import Any
 from explore.result import HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, CheckResult
 from invariants.base import ALWAYS, EVENTUALLY, FAIRNESS_MODES, GRAPH, SOMETIMES, Fairness, UnknownPropertyError
 from model import Config, ConfigError
-from model.modes import DEFAULT_MODE, check_knobs, mode_of, resolve_mode
+from model.modes import check_knobs, mode_of, resolve_mode
 from model.input_text import InputFileError, parse_bounded, read_input_text
 
 from .setup import BadInput
@@ -102,16 +102,13 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
                                  "configuration itself (it sets every version switch; set then changes one)")
     run_properties = None
     try:
-        mode = resolve_mode(mode_name, table.get("preset"), None)
+        mode = resolve_mode(mode_name, table.get("preset"), _run_file_path(where, name, table.get("config")))
         preset_name = table.get("preset", mode.default_preset)
         check_knobs(mode, list(knobs))
         if "config" in table:
             if "preset" in table:
                 raise _fail(where, name, "preset and config cannot be used together; give one of them")
-            if mode.name != DEFAULT_MODE:
-                raise _fail(where, name, f"config = run file: read for mode {DEFAULT_MODE} only, not for mode "
-                                         f"{mode.name}; give a preset and set")
-            base, run_properties = _run_file(where, name, table["config"])
+            base, run_properties = _run_file(where, name, table["config"], mode)
         else:
             base = mode.preset(preset_name)
         if "rocketmq_version" in table:   # the release's switches, then the set table's knobs
@@ -155,44 +152,52 @@ def _entry(where: str, i: int, table: dict[str, Any], need_expect: bool) -> Base
 def _fairness(where: str, name: str, table: dict[str, Any], config: Any) -> Fairness:
     """An entry's ``fairness = "weak"|"strong"|"none"`` and ``unfair = ["ActionKind", ...]`` (as ``check
     --fairness`` and ``--unfair`` give them; action kinds of ``config``'s mode)."""
-    from explore.fairness import action_kind, unknown_kinds
-    from model.actions import ACTION_TYPES
+    from explore.fairness import unknown_kinds
     mode = table.get("fairness", "weak")
     if mode not in FAIRNESS_MODES:
         raise _fail(where, name, f"fairness = {mode!r}; allowed: {', '.join(FAIRNESS_MODES)}")
     unfair = table.get("unfair", [])
     if not isinstance(unfair, list) or not all(isinstance(k, str) for k in unfair):
         raise _fail(where, name, "unfair must be a list of action kinds, e.g. [\"MasterRestart\"]")
-    if mode_of(config).name == DEFAULT_MODE:
-        known = [cls.__name__ for cls in ACTION_TYPES]
-    else:
-        known = [action_kind(a) for a in mode_of(config).model(config).actions()] if unfair else []
+    known = list(mode_of(config).kinds()) if unfair else []
     bad = unknown_kinds(unfair, known)
     if bad:
         raise _fail(where, name, f"unfair: {bad[0]!r} is not an action kind")
     return Fairness(mode, tuple(unfair))
 
 
-def _run_file(where: str, name: str, config: Any) -> tuple[Config, list[str] | None]:
-    """A configuration's ``config = "FILE"``: the run file's knobs (with its broker files applied) and its
-    properties (None when it names none), the path taken inside the baseline's directory (rmqcheck/run_file.py
-    ``inside``: a baseline in a pull request reads no file outside it). Its limits, engine and threads are
-    the command line's: the gate explores without limits."""
-    from model import load_toml
+def _run_file_path(where: str, name: str, config: Any) -> str | None:
+    """The path of an entry's run file (``config = "FILE"``), inside the baseline's directory; None without."""
+    from .run_file import inside
 
-    from .broker_conf import read_broker_group
-    from .run_file import inside, read_run_table
-
+    if config is None:
+        return None
     if not isinstance(config, str) or not config:
         raise _fail(where, name, "config must be the path of a run file (TOML)")
     try:
-        path = inside(Path(where).parent, config, "config")
-        cfg = load_toml(path)
+        return str(inside(Path(where).parent, config, "config"))
+    except BadInput as exc:
+        raise _fail(where, name, str(exc)) from None
+
+
+def _run_file(where: str, name: str, config: Any, mode: Any) -> tuple[Any, list[str] | None]:
+    """A configuration's ``config = "FILE"``: the run file's knobs in the entry's ``mode`` (with its broker
+    files applied) and its properties (None when it names none), the path taken inside the baseline's
+    directory (rmqcheck/run_file.py ``inside``: a baseline in a pull request reads no file outside it). Its
+    limits, engine and threads are the command line's: the gate explores without limits."""
+    from model.modes import base_config
+
+    from .broker_conf import read_broker_group
+    from .run_file import read_run_table
+
+    path = _run_file_path(where, name, config)
+    try:
+        cfg = base_config(mode, None, path)
         run = read_run_table(path)
         if run.get("broker_confs") or run.get("group_config"):
-            settings = read_broker_group(run.get("broker_confs") or (), run.get("group_config"), DEFAULT_MODE,
-                                         f"config = {config!r} (a run file of mode {DEFAULT_MODE})")
-            cfg = Config.from_mapping(settings.values, base=cfg)
+            settings = read_broker_group(run.get("broker_confs") or (), run.get("group_config"), mode.name,
+                                         f"config = {config!r} (a run file of mode {mode.name})")
+            cfg = mode.from_mapping(settings.values, base=cfg)
     except (BadInput, ConfigError) as exc:
         raise _fail(where, name, str(exc)) from None
     return cfg, run.get("property_names")

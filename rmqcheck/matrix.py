@@ -23,8 +23,8 @@ NOT_BY_DEFAULT = ("bench", "large")
 
 def default_presets() -> tuple[str, ...]:
     """The presets the matrix runs by default: all but the benchmark spaces."""
-    from model import PRESETS
-    return tuple(name for name in PRESETS if name not in NOT_BY_DEFAULT)
+    from model.modes import DEFAULT_MODE, get_mode
+    return tuple(name for name in get_mode(DEFAULT_MODE).presets if name not in NOT_BY_DEFAULT)
 
 
 @click.command()

@@ -35,13 +35,13 @@ def _files(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
 
 
 def _preset_names() -> list[str]:
-    from model import PRESETS
-    return list(PRESETS)
+    from model.modes import MODES
+    return list(dict.fromkeys(name for mode in MODES.values() for name in mode.presets))
 
 
 def _knob_names() -> list[str]:
-    from model import KNOBS
-    return [k.key for k in KNOBS]
+    from model.modes import MODES
+    return list(dict.fromkeys(k.key for mode in MODES.values() for k in mode.knobs))
 
 
 def _release_names() -> list[str]:

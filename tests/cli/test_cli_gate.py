@@ -207,3 +207,21 @@ def test_junit_on_a_passing_gate_has_no_failures(baseline, tmp_path):
 def test_junit_with_update_is_bad_input(baseline, tmp_path, no_exploration):
     assert_bad_input(invoke("gate", "--baseline", str(baseline), "--update", "--junit", str(tmp_path / "j.xml")),
                      "--junit", "--update")
+
+
+def test_a_run_file_of_the_controller_mode_is_a_gate_configuration(tmp_path):
+    """A run file (``config = "FILE"``) is read in the mode it names, as ``check --config`` reads it: the
+    gate refused every run file but a 4.4 one ("read for mode 4.4 only")."""
+    (tmp_path / "ctl.toml").write_text('mode = "controller"\nmessages = 1\nmax_broker_crashes = 0\n'
+                                       '[run]\nproperties = ["one_master_per_epoch"]\n')
+    path = tmp_path / "baseline.toml"
+    path.write_text('[[configuration]]\nname = "ctl"\nconfig = "ctl.toml"\n')
+    r = invoke("gate", "--baseline", str(path), "--update")
+    assert r.exit_code == 0, r.output
+    entry = tomllib.loads(path.read_text())["configuration"][0]
+    result = tmp_path / "r.json"
+    invoke("check", "--config", str(tmp_path / "ctl.toml"), "--json", str(result), "--quiet")
+    assert entry["expect"] == {p["name"]: p["status"] for p in json.loads(result.read_text())["properties"]}
+    assert list(entry["expect"]) == ["one_master_per_epoch"]
+    (tmp_path / "ctl.toml").write_text('mode = "controller"\nslaves = 1\n')
+    assert_bad_input(invoke("gate", "--baseline", str(path)), "slaves")

@@ -63,7 +63,7 @@ def main() -> None:
     if args.benchmark.startswith("twophase-"):
         spec = {"kind": "twophase", "rms": int(args.benchmark.split("-", 1)[1])}
     else:
-        spec = {"kind": "rocketmq", "preset": args.benchmark, "check": args.check}
+        spec = {"kind": "model", "preset": args.benchmark, "check": args.check}
     model, props = workload(dict(spec, threads=args.threads))
     t = time.perf_counter()
     result = LocalExplorer(model, props, Limits(), threads=args.threads).run()

@@ -67,8 +67,9 @@ def pinned_counts(path: Path = PINNED_TABLE) -> dict[str, tuple[int, int]]:
 
 
 PINNED_COUNTS = pinned_counts()
-#: the controller mode's presets, each a benchmark of its own (explored whole, no property)
-CONTROLLER_PRESETS = ("controller", "controller-allack", "controller-unclean")
+#: presets of the other registered modes, each a benchmark of its own (explored whole, no property; the
+#: registry finds each one's mode)
+MODE_PRESETS = ("controller", "controller-allack", "controller-unclean")
 #: the processes that hold a Spark run's visited set and levels: their memory is the executors'
 EXECUTOR_ROLES = ("executor_jvms", "python_workers")
 #: a local benchmark whose every run took less than this (seconds) is run ``--repeat`` times
@@ -128,38 +129,35 @@ def workload(spec: dict[str, Any]) -> tuple[Any, Any]:
     spec's threads; ``bench/perf_map.py`` profiles the same workloads)."""
     from explore.local import LocalExplorer
     from explore.toys.twophase import TWOPHASE_PROPERTIES, TwoPhase
-    from invariants import EVENTUALLY, PROPERTIES
-    from model import RocketMQModel, preset
 
     threads = spec.get("threads", 1)
-    if spec["kind"] == "controller":
-        return controller_workload(spec["preset"], threads)
     if spec["kind"] == "twophase":
         model = TwoPhase(spec["rms"])
         props = dataclasses.replace(TWOPHASE_PROPERTIES, properties=())
         # warm up: load the compiled kernels, the threaded ones too (parallel_from=1: a level this small
         # would otherwise stay on the one-thread path and leave their loading to the timed run)
         LocalExplorer(TwoPhase(3), props, threads=threads, parallel_from=1).run()
-    else:
-        model = RocketMQModel(preset(spec["preset"]).with_overrides(spec.get("set", [])))
-        props = PROPERTIES if spec.get("check") else dataclasses.replace(PROPERTIES, properties=())
-        if spec.get("check") and not spec.get("live"):   # the eventually properties' cost baseline
-            props = PROPERTIES.without([EVENTUALLY])
-        warm = RocketMQModel(preset("default").with_overrides(["messages=1"]))
-        LocalExplorer(warm, PROPERTIES, threads=threads, parallel_from=1).run()
-    return model, props
+        return model, props
+    return mode_workload(spec, threads)
 
 
-def controller_workload(name: str, threads: int) -> tuple[Any, Any]:
-    """The controller mode's preset ``name`` with no property (its kernels loaded by a small run first)."""
+def mode_workload(spec: dict[str, Any], threads: int) -> tuple[Any, Any]:
+    """A registered mode's preset (``mode``: the one naming ``preset``; ``set``: overrides) with no property,
+    or with its properties but the eventually ones (``check``), or every one (``check`` and ``live``: the
+    eventually properties' cost); its kernels loaded by a small run of the mode's defaults first."""
     from explore.local import LocalExplorer
-    from model.modes import get_mode
+    from invariants.base import EVENTUALLY
+    from model.modes import get_mode, mode_of_preset
 
-    mode = get_mode("controller")
-    props = dataclasses.replace(mode.properties(), properties=())
-    warm = mode.model(mode.preset("controller").with_overrides(["messages=1", "max_broker_crashes=0"]))
-    LocalExplorer(warm, props, threads=threads, parallel_from=1).run()
-    return mode.model(mode.preset(name)), props
+    mode = get_mode(spec.get("mode") or mode_of_preset(spec["preset"]))
+    every = mode.properties()
+    model = mode.model(mode.preset(spec["preset"]).with_overrides(spec.get("set", [])))
+    props = dataclasses.replace(every, properties=())
+    if spec.get("check"):
+        props = every if spec.get("live") else every.without([EVENTUALLY])
+    warm = mode.model(mode.preset(mode.default_preset).with_overrides(["messages=1"]))
+    LocalExplorer(warm, every, threads=threads, parallel_from=1).run()
+    return model, props
 
 
 def run_one(spec: dict[str, Any]) -> dict[str, Any]:
@@ -200,20 +198,18 @@ def _own_cpu_seconds() -> float:
 
 
 def _run_spark(spec: dict[str, Any], model: Any) -> dict[str, Any]:
-    from invariants import PROPERTIES
+    from model.modes import mode_of
     from spark_explore.cluster import StandaloneCluster
     from spark_explore.engine import explore_on_spark, stop_sessions
 
-    from model import RocketMQModel, preset
-
-
-    props = dataclasses.replace(PROPERTIES, properties=())
+    mode = mode_of(model.config)
+    props = dataclasses.replace(mode.properties(), properties=())
     workers = spec["workers"]
     memory = spec.get("worker_memory", "2g")
     os.environ.setdefault("RMQCHECK_SPARK_EXECUTOR_MEMORY", memory)  # each worker's one executor gets it all
     with StandaloneCluster(workers=workers, cores_per_worker=1, worker_memory=memory,
                            start_timeout=180) as cluster:
-        tiny = RocketMQModel(preset("default").with_overrides(["messages=1"]))
+        tiny = mode.model(mode.preset(mode.default_preset).with_overrides(["messages=1"]))
         probe = explore_on_spark(tiny, props, master=cluster.master_url, partitions=spec.get("partitions", 4),
                                  driver_threshold=0).stats
         small = sorted(sec for n, e, sec in zip(probe.levels, probe.level_engines, probe.level_seconds)
@@ -276,14 +272,14 @@ def plan(quick: bool, spark: bool, workers: tuple[int, ...], threads: tuple[int,
     sizes = QUICK if quick else FULL
     local: list[dict[str, Any]] = [
         {"name": f"twophase-{sizes['twophase']}", "kind": "twophase", "rms": sizes["twophase"]},
-        {"name": "bench" if not quick else "default", "kind": "rocketmq", "preset": sizes["preset"]},
-        {"name": ("bench" if not quick else "default") + "-check", "kind": "rocketmq", "preset": sizes["preset"],
+        {"name": "bench" if not quick else "default", "kind": "model", "preset": sizes["preset"]},
+        {"name": ("bench" if not quick else "default") + "-check", "kind": "model", "preset": sizes["preset"],
          "check": True},
     ]
     if not quick:   # not in the CI smoke test (--quick): its cost is measured, not smoke-tested
-        local.append({"name": "bench-live", "kind": "rocketmq", "preset": sizes["preset"], "check": True,
+        local.append({"name": "bench-live", "kind": "model", "preset": sizes["preset"], "check": True,
                       "live": True})
-        local += [{"name": name, "kind": "controller", "preset": name} for name in CONTROLLER_PRESETS]
+        local += [{"name": name, "kind": "model", "preset": name} for name in MODE_PRESETS]
     specs = [dict(spec, threads=n) for spec in local for n in threads]   # thread counts side by side
     if compact:   # the local engine's compact visited set (where a benchmark's properties allow it)
         specs = [dict(spec, visited="compact") for spec in specs]

@@ -81,7 +81,7 @@ def test_a_controller_preset_runs_in_its_own_mode_and_is_held_to_its_pinned_size
 
     pinned = load()["ctl-controller"]
     spec = next(s for s in plan(quick=False, spark=False, workers=(1,)) if s["name"] == "controller")
-    assert spec["kind"] == "controller" and spec["preset"] == "controller"
+    assert spec["kind"] == "model" and spec["preset"] == "controller"
     assert pinned_mismatch(spec, {"distinct_states": pinned.distinct_states, "transitions": pinned.transitions}) is None
     assert f"pinned at {pinned.distinct_states:,}" in pinned_mismatch(spec, {"distinct_states": 1, "transitions": 2})
 
@@ -221,7 +221,7 @@ def test_a_short_benchmark_runs_repeat_times_interleaved_and_reports_the_median_
 def test_a_long_benchmark_runs_once_whatever_repeat_says():
     from rmqcheck.bench import REPEAT_UNDER, measure_group
     run, asked = fake_runs({1: [REPEAT_UNDER + 30], 2: [REPEAT_UNDER - 1]})   # one count long: no repeat
-    group = [{"name": "bench", "kind": "rocketmq", "threads": 1}, {"name": "bench", "kind": "rocketmq", "threads": 2}]
+    group = [{"name": "bench", "kind": "model", "threads": 1}, {"name": "bench", "kind": "model", "threads": 2}]
     picked: list = []
     measure_group(group, 5, run, lambda spec, k: None, picked)
     assert asked == [1, 2] and [p["runs"] for p in picked] == [1, 1]

@@ -41,6 +41,12 @@ class RocketMQModel(PackedModel):
     def actions(self) -> tuple[Action, ...]:
         return self._actions
 
+    def parse_action(self, label: str) -> Action:
+        """The action of this configuration whose trace label is ``label`` (spaces ignored); ValueError
+        naming the known kinds otherwise (:func:`model.actions.parse_action`)."""
+        from .actions import parse_action
+        return parse_action(label, self.config)
+
     def started_vector(self) -> np.ndarray:
         """Every process started: the master registered with the name server, each slave's registration
         has given it the master's addresses, each consumer holds a route listing every broker; HA links not

@@ -5,7 +5,7 @@ A baseline is TOML, one ``[[configuration]]`` table per configuration::
     [[configuration]]
     name = "default-1-message"        # unique; shown in the gate's diff
     preset = "default"                # optional, default "default" (a controller preset: controller mode); or instead
-    # mode = "controller"             # optional: the model mode (default: the preset's; 4.4 for a run file)
+    # mode = "controller"             # optional: the model mode (default: the preset's, or the run file's)
     # config = "runs/prod.toml"       # a run file (relative to the baseline): its knobs, broker files, properties
     # rocketmq_version = "4.9.4"      # optional: the RocketMQ release checked (default: the mode's reference)
     properties = ["replicas_agree"]   # optional, default: every property
@@ -27,7 +27,7 @@ from typing import Any
 
 from explore.result import HOLDS, REACHED, S_VIOLATED, UNKNOWN, UNREACHED, CheckResult
 from invariants.base import ALWAYS, EVENTUALLY, FAIRNESS_MODES, GRAPH, SOMETIMES, Fairness, UnknownPropertyError
-from model import Config, ConfigError
+from model.knobs import ConfigError
 from model.modes import check_knobs, mode_of, resolve_mode
 from model.input_text import InputFileError, parse_bounded, read_input_text
 
@@ -49,7 +49,7 @@ class BaselineEntry:
     knobs: dict[str, Any]
     properties: tuple[str, ...]
     listed: bool                      # properties given explicitly in the file
-    config: Config
+    config: Any                       # the typed configuration, of its mode
     expect: dict[str, str] = field(default_factory=dict)
     fairness: Fairness = Fairness()   # of its eventually properties (fairness = "...", unfair = [...])
 

@@ -50,8 +50,8 @@ def _release_names() -> list[str]:
 
 
 def _property_names() -> list[str]:
-    from invariants import PROPERTIES
-    return list(PROPERTIES.names())
+    from model.modes import MODES
+    return list(dict.fromkeys(name for mode in MODES.values() for name in mode.properties().names()))
 
 
 def config_options(f: Callable) -> Callable:

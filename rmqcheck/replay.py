@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Iterator
 import click
 
 if TYPE_CHECKING:  # the model and the engine load when a trace is replayed, not for ``replay --help``
+    from explore.protocol import Model
     from explore.result import Trace
     from invariants.base import Property
-    from model import RocketMQModel
 
 from .compile_notice import announce_compilation
 from .engines import run_check
@@ -28,7 +28,7 @@ from .output import stdout_console
 from .setup import BadInput, CheckJob, check_input_file, limits
 
 
-def _first_difference(model: RocketMQModel, got: tuple[int, ...], recorded: tuple[int, ...]) -> str:
+def _first_difference(model: Model, got: tuple[int, ...], recorded: tuple[int, ...]) -> str:
     a, b = model.view(got), model.view(recorded)
     for field in a:
         if a[field] != b.get(field):
@@ -36,11 +36,10 @@ def _first_difference(model: RocketMQModel, got: tuple[int, ...], recorded: tupl
     return "the packed states differ"
 
 
-def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) -> tuple[Trace, int]:
+def replay_steps(model: Model, steps: list[dict[str, Any]], where: str) -> tuple[Trace, int]:
     """The trace the model produces for ``steps``, and the flags of its last action (0 for none)."""
     from explore.result import INITIAL_ACTION, Step, Trace
     from explore.trace import ReplayError, diff
-    from model import parse_action
 
     if not steps:
         raise ReplayError(f"{where}: the trace is empty")
@@ -64,9 +63,8 @@ def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) 
     last_flags = 0
     for i in range(1, len(steps)):
         label = steps[i]["action"]
-        try:   # a model mode other than 4.4 parses its own labels
-            own = getattr(model, "parse_action", None)
-            action = own(label) if own is not None else parse_action(label, model.config)
+        try:   # each mode's model parses its own labels
+            action = model.parse_action(label)
         except (ValueError, TypeError, OverflowError) as exc:
             raise ReplayError(f"{where}, step {i}: {exc}") from None
         a = actions.index(action)
@@ -86,18 +84,18 @@ def replay_steps(model: RocketMQModel, steps: list[dict[str, Any]], where: str) 
     return Trace(out_steps), last_flags
 
 
-def still_shows(model: RocketMQModel, prop: Property, trace: Trace, last_flags: int,
+def still_shows(model: Model, prop: Property, trace: Trace, last_flags: int,
                 properties: Any = None) -> bool | None:
     """Does the trace's last step still violate (always) or reach (sometimes) ``prop``? None for graph
-    properties, which need the whole reachable graph. ``properties``: the model mode's (4.4 by default)."""
+    properties, which need the whole reachable graph. ``properties``: the model's mode's by default."""
     import numpy as np
 
-    from invariants import PROPERTIES
     from invariants.base import ALWAYS, GRAPH
+    from model.modes import mode_of
 
     if prop.kind == GRAPH:
         return None
-    props = properties if properties is not None else PROPERTIES
+    props = properties if properties is not None else mode_of(model.config).properties()
     last = np.asarray(trace.steps[-1].state, dtype=np.uint64)
     if prop.kind == ALWAYS or not prop.on_transitions:
         return bool(int(props.state_check(last, model.params)) & prop.mask)
@@ -122,27 +120,25 @@ def recorded_fairness(recorded: dict[str, dict[str, Any]], where: str) -> Any:
     return Fairness()
 
 
-def lasso_fault_of(model: RocketMQModel, prop: Property, trace: Trace, loop_start: Any, fairness: Any,
+def lasso_fault_of(model: Model, prop: Property, trace: Trace, loop_start: Any, fairness: Any,
                    properties: Any = None) -> str:
     """Why a replayed lasso is no counterexample ("" when it is one); see explore.liveness.lasso_fault.
-    ``properties``: the model mode's (4.4 by default), whose P and Q masks the lasso is read with."""
+    ``properties``: the model's mode's by default, whose P and Q masks the lasso is read with."""
     from explore.liveness import lasso_fault
-    from invariants import PROPERTIES
+    from model.modes import mode_of
     if not isinstance(loop_start, int) or isinstance(loop_start, bool):
         return "its 'loop_start' (the step the lasso repeats from) is missing"
-    masks = (properties if properties is not None else PROPERTIES).eventually_masks
+    masks = (properties if properties is not None else mode_of(model.config).properties()).eventually_masks
     return lasso_fault(model, prop, [s.state for s in trace.steps], [s.action_index for s in trace.steps[1:]],
                        loop_start, fairness, masks)
 
 
-def recorded_properties(data: dict[str, Any], where: str, properties: Any = None) -> dict[str, dict[str, Any]]:
-    """The file's properties by name, each a known property (of ``properties``, the model mode's; 4.4 by
-    default) with a verdict word of its kind."""
-    from invariants import PROPERTIES
-
+def recorded_properties(data: dict[str, Any], where: str, properties: Any) -> dict[str, dict[str, Any]]:
+    """The file's properties by name, each a known property (of ``properties``, the model mode's) with a
+    verdict word of its kind."""
     from .baseline import VERDICTS
 
-    PROPERTIES = properties if properties is not None else PROPERTIES
+    PROPERTIES = properties
 
     recorded: dict[str, dict[str, Any]] = {}
     for p in data["properties"]:

@@ -18,8 +18,7 @@ from reports.files import STDOUT, check_writable, remove_stale_temps
 
 if TYPE_CHECKING:
     from explore.run_control import Limits
-    from invariants import PropertySet
-    from model import Config
+    from invariants.base import PropertySet
 
     from .broker_conf import BrokerSettings
 
@@ -29,7 +28,7 @@ class BadInput(ValueError):
 
 
 def resolve_config(preset_name: str | None, config_file: str | None, assignments: Sequence[str],
-                   modes: Sequence[str] | None = None) -> Config:
+                   modes: Sequence[str] | None = None) -> Any:
     """``--preset`` / ``--config`` (exclusive), then the ``--broker-conf`` / ``--group-config`` files the
     command line gave (kept in click's context by rmqcheck/options.py), then ``--set key=value``; in the
     model mode that ``--mode``, the config file's ``mode`` or the preset names, else the one the broker
@@ -361,7 +360,7 @@ def parallelism(threads: int | None, jobs: int | None, default_jobs: int = 1) ->
 class CheckJob:
     """One configuration to check, with everything the engines need (``threads``: the local engine's)."""
 
-    config: Config
+    config: Any
     properties: PropertySet
     limits: Limits
     threads: int = 1

@@ -58,17 +58,20 @@ def test_importing_the_engines_and_reports_imports_no_model_mode():
     assert eval(out.stdout.strip()) == ["model", "model.knobs", "model.modes"]
 
 
-def test_no_module_of_the_engines_names_a_model_mode():
-    """The engines and the failure-mode analysis reach a mode only through the registry (model/modes.py):
-    no module under explore/ or spark_explore/ imports a mode's own modules (each mode's fault profile,
-    declarations and properties live in its package and are named by its registry entry)."""
+def test_no_module_of_the_engines_reports_or_commands_names_a_model_mode():
+    """The engines, the failure-mode analysis, the reports and the commands reach a mode only through the
+    registry (model/modes.py, with the shared model/knobs.py, model/versions.py, model/input_text.py): no
+    module under explore/, spark_explore/, reports/ or rmqcheck/ imports a mode's own modules (each mode's
+    configuration, model, drawings, fault profile, declarations and properties live in its package and are
+    named by its registry entry)."""
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    mode_modules = re.compile(r"\b(from|import)\s+(model\.(?!modes\b|knobs\b|versions\b)\w+|model\s+import|"
-                              r"invariants\.(rocketmq|controller|declare|witnesses|checks)\b)")
-    naming = [f"{p.relative_to(root)}:{n}" for package in ("explore", "spark_explore")
+    mode_modules = re.compile(r"\b(from|import)\s+(model\.(?!modes\b|knobs\b|versions\b|input_text\b)\w+|"
+                              r"model\s+import|invariants\.(rocketmq|controller|declare|witnesses|checks)\b|"
+                              r"invariants\s+import)")
+    naming = [f"{p.relative_to(root)}:{n}" for package in ("explore", "spark_explore", "reports", "rmqcheck")
               for p in sorted((root / package).rglob("*.py"))
               for n, line in enumerate(p.read_text().splitlines(), 1) if mode_modules.search(line)]
     assert naming == []

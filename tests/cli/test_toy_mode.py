@@ -287,3 +287,24 @@ def test_the_explorer_serves_the_toy(served, check_run):
     status, loaded = _call(served + "api/trace", {"name": "c.json", "text": (out / "c.json").read_text()})
     assert status == 200
     assert {t["name"]: t["path"] for t in loaded["traces"]}["acked_write_kept"] == ["Write()", "Crash()"]
+
+
+def test_the_toys_traces_are_drawn_by_its_registered_drawings(check_run):
+    """The toy registers its Drawings (``drawings_path``): its report's diagram has its three lifelines and
+    the write as an arrow from its declaration, not a note per step; and the drawing table covers each of
+    its declared actions once."""
+    from reports.sequence import Mark, Message, diagram
+    from explore.trace import replay
+    from model.modes import get_mode
+
+    mode = get_mode(NAME)
+    drawings = mode.drawings()
+    assert {d.name for d in drawings.declarations()} == set(drawings.declared()) | set(drawings.drawn)
+    model = mode.model(mode.preset("toy"))
+    index = {str(a): i for i, a in enumerate(model.actions())}
+    trace = replay(model, model.initial_states()[0], [index["Write()"], index["Crash()"]])
+    d = diagram(trace)
+    assert d.actors == ["client", "primary", "backup"]
+    assert [r.events for r in d.rows] == [[Message("client", "primary", "write")], [Mark("primary", "crash")]]
+    html = (check_run[1] / "c.html").read_text()
+    assert "client" in html and "backup" in html

@@ -24,7 +24,8 @@ NAME = "toy"
 MODE = Mode(NAME, "a toy primary/backup log (tests only: proves the mode registry)",
             "tests.toymode.config", "ToyConfig", "tests.toymode.model:ToyModel",
             "tests.toymode.properties:PROPERTIES", "tests.toymode.faults:PROFILE", "tests.toymode.model:KINDS",
-            ("Crash",), "tests.toymode.releases:LINE")
+            ("Crash",), "tests.toymode.releases:LINE", "tests.toymode.drawings:DRAWINGS",
+            "tests.toymode.declare:ACTIONS")
 
 
 def register() -> Mode:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .knobs import (VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_values,  # noqa: F401
-                    load_knobs_toml, read_config_toml, set_assignments)
+from .knobs import (VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_fields,  # noqa: F401
+                    knob_values, load_knobs_toml, read_config_toml, set_assignments, settle_knob_fields)
 
 __all__ = [
     "Config",
@@ -32,13 +32,6 @@ _BUDGET = (0, 3)
 
 #: the release the 4.4 mode's defaults are (the key that names a release: model/knobs.py VERSION_KEY)
 REFERENCE_RELEASE = "4.4.0"
-
-
-def _versions() -> Any:
-    """model/versions.py, imported by name: the kernel cache (model/kernel_cache.py) is keyed on the modules
-    the kernels import, and the release declarations change no kernel."""
-    import importlib
-    return importlib.import_module("model.versions")
 
 
 KNOBS: tuple[Knob, ...] = (
@@ -162,13 +155,7 @@ class Config:
     rocketmq_version: str = REFERENCE_RELEASE
 
     def __post_init__(self) -> None:
-        for knob in KNOBS:
-            value = getattr(self, knob.key)
-            parsed = knob.parse(value)
-            if parsed != value or type(parsed) is not type(value):
-                object.__setattr__(self, knob.key, parsed)
-        if self.rocketmq_version != REFERENCE_RELEASE:
-            object.__setattr__(self, "rocketmq_version", _versions().normalize(self.rocketmq_version, "4.4"))
+        settle_knob_fields(self, KNOBS, "4.4", REFERENCE_RELEASE)
         self._check_consistency()
 
     def _check_consistency(self) -> None:
@@ -200,19 +187,8 @@ class Config:
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], base: "Config | None" = None) -> "Config":
         """Build a config from ``base`` (default: 4.4 defaults) with ``values`` applied; validates keys."""
-        fields = dataclasses.asdict(base) if base is not None else {}
+        fields = knob_fields(values, base, KNOBS, "4.4")
         values = knob_values(values, KNOBS)
-        if VERSION_KEY in values:
-            # the release first (its switches' values), then the knobs given beside it: an explicit one wins
-            values = dict(values)
-            version = _versions().normalize(values.pop(VERSION_KEY), "4.4")
-            fields[VERSION_KEY] = version
-            fields.update(_versions().release_line("4.4").knob_values(version))
-        for key, value in values.items():
-            knob = _KNOB_BY_KEY.get(key)
-            if knob is None:
-                raise ConfigError(f"unknown knob '{key}' (value {value!r}); known knobs: {', '.join(_KNOB_BY_KEY)}")
-            fields[key] = knob.parse(value)
         if "slaves" in values:
             # broker ids the user did not choose follow a smaller slave count (only the master is left)
             slaves = fields["slaves"]

@@ -5,6 +5,8 @@ controller's :mod:`model.controller.config`) declares its knobs with these, and 
 """
 from __future__ import annotations
 
+import dataclasses
+
 import re
 import tomllib
 from dataclasses import dataclass
@@ -87,6 +89,46 @@ class Knob:
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_\-]*")
 #: a whole number as a knob takes it from text: ASCII digits, a minus only before a non-zero number
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,18}|-[1-9][0-9]{0,17}")
+
+
+def _versions() -> Any:
+    """model/versions.py, imported by name: the kernel cache (explore/kernel_cache.py) is keyed on the
+    modules the kernels import, and the release declarations change no kernel."""
+    import importlib
+    return importlib.import_module("model.versions")
+
+
+def settle_knob_fields(config: Any, knobs: Iterable[Knob], mode: str, reference: str) -> None:
+    """A frozen configuration dataclass of ``mode`` as built: each knob's field parsed to its knob's type
+    (``"2"`` from a file is 2) and its release (``VERSION_KEY``) normalised unless it is the ``reference``."""
+    for knob in knobs:
+        value = getattr(config, knob.key)
+        parsed = knob.parse(value)
+        if parsed != value or type(parsed) is not type(value):
+            object.__setattr__(config, knob.key, parsed)
+    if getattr(config, VERSION_KEY) != reference:
+        object.__setattr__(config, VERSION_KEY, _versions().normalize(getattr(config, VERSION_KEY), mode))
+
+
+def knob_fields(values: Mapping[str, Any], base: Any, knobs: Iterable[Knob], mode: str,
+                where: str = "") -> dict[str, Any]:
+    """The fields of a configuration of ``mode``: ``base``'s (a dataclass; None: the defaults), then a
+    release in ``values`` (its switches' values), then the knobs ``values`` gives (an explicit one wins
+    over its release's value); ConfigError for a key that is no knob (``where``: said after the value)."""
+    fields = dataclasses.asdict(base) if base is not None else {}
+    values = knob_values(values, knobs)
+    if VERSION_KEY in values:
+        values = dict(values)
+        version = _versions().normalize(values.pop(VERSION_KEY), mode)
+        fields[VERSION_KEY] = version
+        fields.update(_versions().release_line(mode).knob_values(version))
+    by_key = {k.key: k for k in knobs}
+    for key, value in values.items():
+        knob = by_key.get(key)
+        if knob is None:
+            raise ConfigError(f"unknown knob '{key}' (value {value!r}){where}; known knobs: {', '.join(by_key)}")
+        fields[key] = knob.parse(value)
+    return fields
 
 
 def knob_values(values: Mapping[str, Any], knobs: Iterable[Knob]) -> dict[str, Any]:

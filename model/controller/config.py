@@ -12,16 +12,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..knobs import VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_values
+from ..knobs import VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_fields, settle_knob_fields
 
 MODE = "controller"
-
-
-def _versions() -> Any:
-    """model/versions.py, imported by name (as model/config.py does): the release declarations change no
-    kernel, so the kernel cache is not keyed on them."""
-    import importlib
-    return importlib.import_module("model.versions")
 
 
 KNOBS: tuple[Knob, ...] = (
@@ -135,13 +128,7 @@ class ControllerConfig:
     mode = MODE
 
     def __post_init__(self) -> None:
-        for knob in KNOBS:
-            value = getattr(self, knob.key)
-            parsed = knob.parse(value)
-            if parsed != value or type(parsed) is not type(value):
-                object.__setattr__(self, knob.key, parsed)
-        if self.rocketmq_version != REFERENCE_RELEASE:
-            object.__setattr__(self, VERSION_KEY, _versions().normalize(self.rocketmq_version, MODE))
+        settle_knob_fields(self, KNOBS, MODE, REFERENCE_RELEASE)
         for key in ("in_sync_replicas", "min_in_sync_replicas"):
             if getattr(self, key) > self.brokers:
                 raise ConfigError(f"knob '{key}': value {getattr(self, key)} exceeds brokers={self.brokers}; "
@@ -149,21 +136,7 @@ class ControllerConfig:
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], base: "ControllerConfig | None" = None) -> "ControllerConfig":
-        fields = dataclasses.asdict(base) if base is not None else {}
-        values = knob_values(values, KNOBS)
-        if VERSION_KEY in values:
-            # the release first (its switches' values), then the knobs given beside it: an explicit one wins
-            values = dict(values)
-            version = _versions().normalize(values.pop(VERSION_KEY), MODE)
-            fields[VERSION_KEY] = version
-            fields.update(_versions().release_line(MODE).knob_values(version))
-        for key, value in values.items():
-            knob = _KNOB_BY_KEY.get(key)
-            if knob is None:
-                raise ConfigError(f"unknown knob '{key}' (value {value!r}) in mode {MODE}; "
-                                  f"known knobs: {', '.join(_KNOB_BY_KEY)}")
-            fields[key] = knob.parse(value)
-        return cls(**fields)
+        return cls(**knob_fields(values, base, KNOBS, MODE, f" in mode {MODE}"))
 
     def with_overrides(self, assignments: "list[str] | tuple[str, ...]") -> "ControllerConfig":
         """Apply ``key=value`` strings (the ``--set`` option) on top of this config."""

@@ -23,7 +23,7 @@ from .events import (DISCARD, ENABLED, EV_SLAVE_SERVED_PULL, NOTE_BROKER_SHIFT, 
 from .offsets import QUERY_NOT_FOUND, commit_offset, query_consumer_offset
 from .routes import admin_broker, publish_broker_listed, refresh_route, subscribe_broker
 from .slots import (K_CONSUMERS, K_GROUP_BROKER_ID, K_MAX_CONSUMER_RESTARTS, K_OFFSET_CHECK_IN_SLAVE, K_QUEUES, K_SLAVE_READ,
-                    K_SLAVE_READ_IN_SLAVES, K_WHICH_BROKER, SLAVES_READ_AS_MASTER, SLAVES_READ_TRUE)
+                    K_SLAVE_READ_IN_SLAVES, K_WHICH_BROKER, SLAVES_READ_AS_MASTER)
 from .store import (GET_FOUND, GET_NO_MESSAGE_IN_QUEUE, GET_NOT_THIS_BATCH, GET_OFFSET_OVERFLOW_ONE, get_message,
                     queue_max, up_slot)
 
@@ -48,10 +48,10 @@ def note(outcome, broker):
 def slave_read_enable(b, p):
     """``BrokerConfig#isSlaveReadEnable`` of broker ``b``, as ``PullMessageProcessor#processRequest`` reads
     it on the broker that serves the pull: the master's ``slave_read_enable``; a slave's own value
-    (``slave_read_enable_in_slaves``, the master's when AS_MASTER)."""
+    (``slave_read_enable_in_slaves``, bit ``b`` of its parameter; the master's when AS_MASTER)."""
     if b == 0 or p[K_SLAVE_READ_IN_SLAVES] == SLAVES_READ_AS_MASTER:
         return p[K_SLAVE_READ] != 0
-    return p[K_SLAVE_READ_IN_SLAVES] == SLAVES_READ_TRUE
+    return (p[K_SLAVE_READ_IN_SLAVES] >> b) & 1 == 1
 
 
 @kernel

@@ -9,6 +9,7 @@ names the key, the value given and the allowed values, so the command line can p
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -30,6 +31,10 @@ __all__ = [
 
 _BUDGET = (0, 3)
 
+#: ``slave_read_enable_in_slaves`` per slave, in brokerId order, for two and three slaves that disagree
+PER_SLAVE_READ = tuple("-".join(words) for n in (2, 3) for words in itertools.product(("TRUE", "FALSE"), repeat=n)
+                       if len(set(words)) > 1)
+
 #: the release the 4.4 mode's defaults are (the key that names a release: model/knobs.py VERSION_KEY)
 REFERENCE_RELEASE = "4.4.0"
 
@@ -45,10 +50,11 @@ KNOBS: tuple[Knob, ...] = (
          "The master's: lets it suggest pulling from a slave (PullMessageProcessor#processRequest); also every "
          "slave's unless slave_read_enable_in_slaves says otherwise.", slot="K_SLAVE_READ",
          alias="slaveReadEnable"),
-    Knob("slave_read_enable_in_slaves", "enum", "AS_MASTER", ("AS_MASTER", "FALSE", "TRUE"),
+    Knob("slave_read_enable_in_slaves", "enum", "AS_MASTER", ("AS_MASTER", "FALSE", "TRUE", *PER_SLAVE_READ),
          "slaveReadEnable in the slaves' broker.conf",
-         "The slaves' own value where it differs from the master's (AS_MASTER: slave_read_enable): a slave "
-         "serves a pull either way, and with FALSE suggests the master next "
+         "The slaves' own value where it differs from the master's (AS_MASTER: slave_read_enable; TRUE or "
+         "FALSE: every slave's; TRUE-FALSE...: each slave's in brokerId order, as many words as slaves): a "
+         "slave serves a pull either way, and with false suggests the master next "
          "(PullMessageProcessor#processRequest).", slot="K_SLAVE_READ_IN_SLAVES"),
     Knob("offset_check_in_slave", "bool", False, (), "offsetCheckInSlave",
          "A slave corrects illegal pull offsets as a master does (V6; DefaultMessageStore#getMessage).",
@@ -159,6 +165,13 @@ class Config:
         self._check_consistency()
 
     def _check_consistency(self) -> None:
+        per_slave = self.slave_read_enable_in_slaves.split("-")
+        if len(per_slave) > 1 and len(per_slave) != self.slaves:
+            raise ConfigError(
+                f"knob 'slave_read_enable_in_slaves': value {self.slave_read_enable_in_slaves!r} gives "
+                f"{len(per_slave)} slaves' values, but slaves={self.slaves}; give one word per slave, or TRUE, "
+                "FALSE or AS_MASTER"
+            )
         for key in ("group_broker_id", "which_broker_when_consume_slowly"):
             value = getattr(self, key)
             if value > self.slaves:
@@ -221,10 +234,18 @@ class Config:
 
     @property
     def slaves_read_enable(self) -> bool:
-        """The slaves' own slaveReadEnable: ``slave_read_enable_in_slaves``, or the master's when AS_MASTER."""
-        if self.slave_read_enable_in_slaves == "AS_MASTER":
+        """Whether every slave's own slaveReadEnable is true (:meth:`slave_reads`)."""
+        return all(self.slave_reads(s) for s in range(1, self.slaves + 1)) if self.slaves else \
+            self.slave_reads(1)
+
+    def slave_reads(self, slave: int) -> bool:
+        """Slave ``slave``'s own slaveReadEnable: ``slave_read_enable_in_slaves`` (its word for that slave
+        when it gives one per slave), or the master's when AS_MASTER."""
+        value = self.slave_read_enable_in_slaves
+        if value == "AS_MASTER":
             return self.slave_read_enable
-        return self.slave_read_enable_in_slaves == "TRUE"
+        words = value.split("-")
+        return (words[slave - 1] if len(words) > 1 else words[0]) == "TRUE"
 
     @property
     def queue_capacity(self) -> int:

@@ -44,14 +44,23 @@ del _knob
 _KERNEL_VALUE = {"broker_role": "sync_master", "flush_disk_type": "sync_flush"}
 _ALLOWED = {k.key: k.allowed for k in KNOBS if k.kind == "enum"}
 
-#: ``slave_read_enable_in_slaves`` as the kernel reads it: its index in the knob's allowed values
-SLAVES_READ_AS_MASTER, SLAVES_READ_FALSE, SLAVES_READ_TRUE = (
-    _ALLOWED["slave_read_enable_in_slaves"].index(v) for v in ("AS_MASTER", "FALSE", "TRUE"))
+#: ``slave_read_enable_in_slaves`` as the kernel reads it: 0 for AS_MASTER (the master's value), else
+#: bit 0 set and bit ``s`` set where slave ``s`` reads true (:func:`slaves_read_bits`)
+SLAVES_READ_AS_MASTER = 0
+
+
+def slaves_read_bits(cfg: Config) -> int:
+    """``slave_read_enable_in_slaves`` as the kernel's parameter (see :data:`SLAVES_READ_AS_MASTER`)."""
+    if cfg.slave_read_enable_in_slaves == "AS_MASTER":
+        return SLAVES_READ_AS_MASTER
+    return 1 | sum(1 << s for s in range(1, cfg.slaves + 1) if cfg.slave_reads(s))
 
 
 def knob_value(cfg: Config, key: str) -> int:
     """The integer the kernel reads for knob ``key`` of ``cfg``: a bool as 0/1, ``broker_role`` and
     ``flush_disk_type`` as their flag, another enum as its index in the allowed values."""
+    if key == "slave_read_enable_in_slaves":
+        return slaves_read_bits(cfg)
     value: Any = getattr(cfg, _KERNEL_VALUE.get(key, key))
     if isinstance(value, str):
         return _ALLOWED[key].index(value)

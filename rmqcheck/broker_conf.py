@@ -481,26 +481,28 @@ def _agreed_boolean(brokers: Sequence[Broker], key: str, these: str = "these bro
 
 def _slave_read(master: Broker, slaves: Sequence[Broker], out: BrokerSettings) -> None:
     """``slaveReadEnable``, which ``PullMessageProcessor#processRequest`` reads on the broker serving the
-    pull: the master's is ``slave_read_enable`` (whether it suggests a slave); the slaves' own, where it
-    differs from the master's, is ``slave_read_enable_in_slaves`` (whether a slave suggests itself again or
-    the master). RocketMQ's default is false, so a master with ``slaveReadEnable=true`` beside a slave file
-    without it is the common case. The model holds one value for all the slaves."""
+    pull: the master's is ``slave_read_enable`` (whether it suggests a slave); each slave's own, where one
+    differs from the master's, is ``slave_read_enable_in_slaves`` (whether that slave suggests itself again
+    or the master): TRUE or FALSE when the slaves agree, else one word per slave in brokerId order
+    (``TRUE-FALSE``). RocketMQ's default is false, so a master with ``slaveReadEnable=true`` beside a slave
+    file without it is the common case."""
     m = master.props
     value = _boolean(m, "slaveReadEnable")
     out.set("slave_read_enable", value, "slaveReadEnable", m)
     if not slaves:
         return
-    in_slaves = _agreed_boolean(slaves, "slaveReadEnable", "the slaves (the master's may differ)",
-                                "every slave's file")
-    if in_slaves == value:
+    own = [_boolean(b.props, "slaveReadEnable") for b in slaves]
+    if all(v == value for v in own):
         out.values["slave_read_enable_in_slaves"] = "AS_MASTER"
         out.sources["slave_read_enable_in_slaves"] = "slaveReadEnable alike in every file"
-    else:
-        holder = next((b.props for b in slaves if "slaveReadEnable" in b.props.values), None)
-        out.values["slave_read_enable_in_slaves"] = "TRUE" if in_slaves else "FALSE"
-        out.sources["slave_read_enable_in_slaves"] = (
-            f"slaveReadEnable in {holder.path.name}" if holder is not None
-            else f"no slaveReadEnable in {slaves[0].props.path.name}: RocketMQ's default (false)")
+        return
+    words = ["TRUE" if v else "FALSE" for v in own]
+    out.values["slave_read_enable_in_slaves"] = words[0] if len(set(words)) == 1 else "-".join(words)
+    said = [f"{str(v).lower()} in {b.props.path.name}" if "slaveReadEnable" in b.props.values
+            else f"RocketMQ's default (false): none in {b.props.path.name}" for v, b in zip(own, slaves)]
+    out.sources["slave_read_enable_in_slaves"] = "slaveReadEnable " + "; ".join(said) if len(said) > 1 else (
+        f"slaveReadEnable in {slaves[0].props.path.name}" if "slaveReadEnable" in slaves[0].props.values
+        else f"no slaveReadEnable in {slaves[0].props.path.name}: RocketMQ's default (false)")
 
 
 def _ratio(m: Properties, out: BrokerSettings) -> None:

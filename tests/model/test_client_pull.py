@@ -325,6 +325,22 @@ def test_a_slave_with_slave_read_enable_keeps_the_consumer_where_the_master_has_
     assert_effect(M, s, PULL, q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1), outcome="FOUND from broker 1")
 
 
+#: two slaves whose files disagree: slave 1 with slaveReadEnable=true, slave 2 without (RocketMQ's default)
+MIXED = model(messages=3, slaves=2, slave_read_enable=True, slave_read_enable_in_slaves="TRUE-FALSE",
+              group_broker_id=1, **NO_FAILURES)
+
+
+def test_each_slave_suggests_by_its_own_slave_read_enable():
+    """Per broker, as ``PullMessageProcessor#processRequest`` reads it on the broker that serves: slave 1
+    (true) keeps the consumer on itself, slave 2 (false) serves the pull and sends it back to the master;
+    the model held one value for every slave and refused this file set."""
+    s = state(MIXED, **{"slave2.commitlog": [1, 2], **q0(suggestWhichBrokerId=1)})
+    assert_effect(MIXED, s, PULL, q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1), outcome="FOUND from broker 1")
+    s = state(MIXED, **{"slave2.commitlog": [1, 2], **q0(suggestWhichBrokerId=2)})
+    assert_effect(MIXED, s, PULL, q0(nextOffset=2, inFlight=[1, 2], queueOffsetMax=1, suggestWhichBrokerId=0),
+                  outcome="FOUND from broker 2")
+
+
 CUT = model(messages=3, slave_read_enable=True, group_broker_id=0, which_broker_when_consume_slowly=1,
             consume_slowly_backlog=0, **NO_FAILURES)
 

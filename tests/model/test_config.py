@@ -11,7 +11,7 @@ import os
 import pytest
 
 from model import Config, RocketMQModel
-from model.config import KNOBS, PRESETS, ConfigError, load_toml, preset
+from model.config import KNOBS, PER_SLAVE_READ, PRESETS, ConfigError, load_toml, preset
 
 KNOB = {k.key: k for k in KNOBS}
 
@@ -42,7 +42,7 @@ BOOLS = ("slave_read_enable", "offset_check_in_slave", "monotonic_commit", "sync
          "reverse_offset_sync", "overflow_to_max", "validate_slave_ack", "ha_close_on_ack_beyond_master_max",
          "subscribe_try_next_slave_id")
 ENUMS = {"broker_role": ("ASYNC_MASTER", "SYNC_MASTER"), "flush_disk_type": ("ASYNC_FLUSH", "SYNC_FLUSH"),
-         "slave_read_enable_in_slaves": ("AS_MASTER", "FALSE", "TRUE")}
+         "slave_read_enable_in_slaves": ("AS_MASTER", "FALSE", "TRUE", *PER_SLAVE_READ)}
 
 
 def one_line_error(excinfo: pytest.ExceptionInfo, *parts: str, path=None) -> str:
@@ -123,8 +123,9 @@ def test_bool_knob_accepts_true_false_and_their_text(key):
 @pytest.mark.parametrize("key", sorted(ENUMS))
 def test_enum_knob_accepts_its_values_in_any_case(key):
     for value in ENUMS[key]:
-        assert getattr(Config.from_mapping({key: value}), key) == value
-        assert getattr(Config.from_mapping({key: value.lower()}), key) == value
+        fits = {"slaves": value.count("-") + 1} if "-" in value else {}   # a word per slave
+        assert getattr(Config.from_mapping({key: value, **fits}), key) == value
+        assert getattr(Config.from_mapping({key: value.lower(), **fits}), key) == value
 
 
 # --- every bad value is one ConfigError naming key, value and allowed values -----------------------------
@@ -182,6 +183,18 @@ def test_slave_read_enable_in_slaves_takes_booleans_and_follows_the_master_by_de
     assert (pair.slave_read_enable, pair.slaves_read_enable) == (True, False)
     assert Config.from_mapping({"slave_read_enable_in_slaves": "TRUE"}).slaves_read_enable is True
     assert pair.short() == "RocketMQ 4.4.0, slave_read_enable=true, slave_read_enable_in_slaves=FALSE"
+
+
+def test_slave_read_enable_in_slaves_takes_one_word_per_slave():
+    """Slaves that disagree: one word per slave in brokerId order (``TRUE-FALSE``), as many as slaves."""
+    mixed = Config.from_mapping({"slaves": 2, "slave_read_enable_in_slaves": "true-false"})
+    assert (mixed.slave_read_enable_in_slaves, mixed.slave_reads(1), mixed.slave_reads(2)) == ("TRUE-FALSE", True, False)
+    assert mixed.slaves_read_enable is False
+    with pytest.raises(ConfigError) as e:
+        Config.from_mapping({"slaves": 3, "slave_read_enable_in_slaves": "TRUE-FALSE"})
+    one_line_error(e, "'slave_read_enable_in_slaves'", "2 slaves' values", "slaves=3")
+    with pytest.raises(ConfigError):
+        Config.from_mapping({"slaves": 2, "slave_read_enable_in_slaves": "TRUE-TRUE"})   # alike: TRUE
 
 
 def test_brokerrole_slave_is_not_a_master_role():

@@ -121,7 +121,7 @@ MODES: dict[str, Mode] = {
                        "model.controller.fault_profile:CONTROLLER", "model.controller.kernel:KINDS",
                        # a lost RPC reply is a network failure too; restarts, heals and ControllerUp are fair
                        ("BrokerCrash", "BrokerPowerLoss", "ControllerDown", "ControllerLinkLoss", "HADisconnect",
-                        "AlterSyncStateSetReplyLost"), "model.versions_5:LINE",
+                        "AlterSyncStateSetReplyLost", "ConsumerCrashRestart"), "model.versions_5:LINE",
                        "model.controller.drawings:DRAWINGS", "model.controller.declare:CONTROLLER"),
 }
 

@@ -13,7 +13,7 @@ from model.controller.state import unpack
 from explore.native import scratch
 from explore.packed import EVENTUALLY_MASKS_SIG, STATE_CHECK_SIG, TRANSITION_CHECK_SIG
 
-from . import durability, election, witnesses
+from . import durability, election, offsets, witnesses
 
 
 @nb.njit(STATE_CHECK_SIG, cache=True, nogil=True, _nrt=False)
@@ -32,12 +32,18 @@ def state_check(state, params):
         bits |= 1 << 3
     if not election.epoch_file_agrees_with_log(v, params):  # epoch_file_agrees_with_log
         bits |= 1 << 4
-    if election.new_master_elected(v, params):  # new_master_elected
+    if not offsets.consumed_message_never_lost(v, params):  # consumed_message_never_lost
         bits |= 1 << 5
-    if witnesses.message_acked(v, params):  # message_acked
+    if not offsets.committed_offset_never_regresses(v, params):  # committed_offset_never_regresses
         bits |= 1 << 6
-    if witnesses.message_consumed(v, params):  # message_consumed
+    if not offsets.no_message_skipped(v, params):  # no_message_skipped
         bits |= 1 << 7
+    if election.new_master_elected(v, params):  # new_master_elected
+        bits |= 1 << 8
+    if witnesses.message_acked(v, params):  # message_acked
+        bits |= 1 << 9
+    if witnesses.message_consumed(v, params):  # message_consumed
+        bits |= 1 << 10
     return np.uint64(bits)
 
 
@@ -46,7 +52,7 @@ def transition_check(source, flags, target, params):
     """Sometimes properties witnessed by the events a transition reports."""
     bits = 0
     if flags & EV_ACKED_WITH_SLAVE_AWAY:  # message_acked_while_slave_away
-        bits |= 1 << 8
+        bits |= 1 << 11
     return np.uint64(bits)
 
 
@@ -56,5 +62,7 @@ def eventually_masks(state, params, out):
     those where Q holds."""
     v = scratch(NFIELDS)
     unpack(state, v)
-    out[18] = np.uint64(election.master_eventually_elected(v, params))  # master_eventually_elected: P
-    out[19] = np.uint64(election.master_serving(v, params))  # Q
+    out[24] = np.uint64(election.master_eventually_elected(v, params))  # master_eventually_elected: P
+    out[25] = np.uint64(election.master_serving(v, params))  # Q
+    out[26] = np.uint64(offsets.acked_message_eventually_consumed(v, params))  # acked_message_eventually_consumed: P
+    out[27] = np.uint64(offsets.delivered(v, params))  # Q

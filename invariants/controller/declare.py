@@ -13,7 +13,7 @@ from pathlib import Path
 from ..declare import CheckRegistry
 
 #: the concern modules of :mod:`invariants.controller`, in the order their properties are listed
-CONCERNS = ("durability", "election", "witnesses")
+CONCERNS = ("durability", "election", "offsets", "witnesses")
 
 #: the controller mode's properties
 CONTROLLER = CheckRegistry(

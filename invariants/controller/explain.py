@@ -214,6 +214,11 @@ EXPLAINED = Explainers(
                              master_eventually_elected)},
     Reading,
     {"master_eventually_elected": LASSO_PREFIX})
+# the consumer-offset properties (consumer_offsets = ON): their own module
+from .explain_offsets import CONDITIONS as _OFFSETS  # noqa: E402
+
+EXPLAINED.conditions.update(_OFFSETS)
+EXPLAINED.prefix["acked_message_eventually_consumed"] = LASSO_PREFIX
 
 
 # -- two queues (queues = 2): a message is named by (queueId, queueOffset), not by its position ------------

@@ -91,3 +91,9 @@ def epoch_file_agrees_with_log(view, cfg) -> bool:
 ALWAYS = {f.__name__: f for f in (acked_message_on_every_later_master, queue_offset_names_one_message,
                                   delivered_message_stays_on_master, one_master_per_epoch,
                                   epoch_file_agrees_with_log)}
+
+
+# the consumer-offset properties (consumer_offsets = ON): their own module
+from .readable_offsets import ALWAYS as _OFFSETS  # noqa: E402
+
+ALWAYS.update(_OFFSETS)

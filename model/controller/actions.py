@@ -18,6 +18,7 @@ from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_PERSISTED, P_ISR, P_MASTER_
                      P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES, P_MIN_ISR, P_SAME_MASTER_SHORTCUT,
                      P_QUEUES, P_SCAN_INACTIVE_MASTER, P_SYNC_FLUSH, P_UNCLEAN)
 from .state import next_queue_offset, record_queue, record_queue_offset, set_record_queue
+from .offsets import load_table, note_delivered
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -433,6 +434,7 @@ def pull_message(w, b, params):
         return 0
     if w[F.DELIVERED + o] == 0:
         w[F.DELIVERED + o] = bg(w, b, F.B_LOG_MSG + o)
+    note_delivered(w, bg(w, b, F.B_LOG_MSG + o), params)
     w[F.C_NEXT] = o + 1
     return OK
 
@@ -472,6 +474,7 @@ def lose_process(w, b, params):
         end_wait(w)
     destroy_connections(w, b, params)
     drop_connection(w, b)
+    load_table(w, b, params)   # consumer offsets (consumer_offsets = on): the table dies with the process
     for off in (F.B_UP, F.B_FENCED, F.B_MASTER, F.B_EPOCH, F.B_SSS, F.B_SSS_EPOCH, F.B_SYNCING, F.B_REMOTE,
                 F.B_PENDING):
         bs(w, b, off, 0)
@@ -924,6 +927,7 @@ def pull_queue(w, b, q, next_field, delivered, params):
         return 0
     if w[delivered + o] == 0:
         w[delivered + o] = found
+    note_delivered(w, found, params)
     w[next_field] = o + 1
     return OK
 

@@ -56,6 +56,16 @@ KNOBS: tuple[Knob, ...] = (
          "queue has its own queue offsets, assigned from the master's topicQueueTable and rebuilt from the "
          "consume queue and the commitlog past confirmOffset (ConsumeQueueStore#recoverOffsetTable, "
          "#compensateForHA); 1: a queue offset is the commitlog position."),
+    Knob("consumer_offsets", "enum", "OFF", ("OFF", "ON"), "RemoteBrokerOffsetStore / ConsumerOffsetManager",
+         "on: the consumer commits its offsets to the broker its route names (persistAll; the master, else a slave), "
+         "slaves copy the master's table (SlaveSynchronize#syncConsumerOffset), brokers keep consumerOffset.json, "
+         "and a restarted consumer reads its committed offset (computePullFromWhereWithException); the properties "
+         "committed_offset_never_regresses, no_message_skipped, consumed_message_never_lost and "
+         "acked_message_eventually_consumed apply. off: no offsets are committed and those properties hold with "
+         "nothing to check."),
+    Knob("max_consumer_restarts", "int", 0, (0, 2), "failure budget",
+         "Consumer process restarts (kill -9 and start: the offsets not yet committed are lost, the restarted "
+         "consumer reads its committed offset); needs consumer_offsets=on."),
     # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
     #    that changed it; --rocketmq-version sets them all
     Knob("sss_union_while_synchronizing", "bool", True, (), "RocketMQ 5.1.1 and later (#5663)",
@@ -113,6 +123,8 @@ class ControllerConfig:
     max_ha_disconnects: int = 0
     flush_disk_type: str = "ASYNC_FLUSH"
     queues: int = 1
+    consumer_offsets: str = "OFF"
+    max_consumer_restarts: int = 0
     sss_union_while_synchronizing: bool = True
     confirm_offset_ignores_unacked_connection: bool = True
     confirm_offset_frozen_when_member_disconnected: bool = True
@@ -129,6 +141,9 @@ class ControllerConfig:
 
     def __post_init__(self) -> None:
         settle_knob_fields(self, KNOBS, MODE, REFERENCE_RELEASE)
+        if self.max_consumer_restarts > 0 and self.consumer_offsets != "ON":
+            raise ConfigError(f"knob 'max_consumer_restarts': value {self.max_consumer_restarts} needs "
+                              "consumer_offsets=ON (a restarted consumer reads its committed offset)")
         for key in ("in_sync_replicas", "min_in_sync_replicas"):
             if getattr(self, key) > self.brokers:
                 raise ConfigError(f"knob '{key}': value {getattr(self, key)} exceeds brokers={self.brokers}; "

@@ -45,7 +45,7 @@ ROLES = ("producer", "consumer", "controller", "broker", "elected", "slave", "ma
 
 #: the controller mode's declarations
 CONTROLLER = ActionRegistry(
-    actors=ACTORS, roles=ROLES, sections=SECTIONS, modules=("model.controller.actions",),
+    actors=ACTORS, roles=ROLES, sections=SECTIONS, modules=("model.controller.actions", "model.controller.offsets"),
     mutants="model.controller.mutants", dispatch_path=Path(__file__).with_name("dispatch.py"),
     command="python -m model.controller.declare", native_import="from explore.native import kernel",
     state_args=("w",), arity=2)

@@ -4,7 +4,7 @@
 ``w`` (a copy of the state's fields) and returns its flags. Kinds above 100 are seeded bugs
 (:mod:`model.controller.mutants`): a model built with one has its kind in the replaced action's row.
 """
-from . import actions, mutants
+from . import actions, mutants, offsets
 from explore.native import kernel
 
 
@@ -69,6 +69,14 @@ def apply(kind, x, y, w, p):
         return actions.reput_message(w, x, p)
     if kind == 28:  # PullMessageQueue1
         return actions.pull_message_queue1(w, x, p)
+    if kind == 40:  # PersistAllOffsets
+        return offsets.persist_all_offsets(w, x, p)
+    if kind == 41:  # ConsumerCrashRestart
+        return offsets.consumer_restart(w, x, p)
+    if kind == 42:  # SlaveSyncAll
+        return offsets.slave_sync_all(w, x, y, p)
+    if kind == 43:  # PersistConsumerOffset
+        return offsets.persist_consumer_offset(w, x, p)
     if kind == 101:  # seeded bug elect_outside_sync_state_set: BrokerElect
         return mutants.broker_elect_any_live(w, x, y, p)
     if kind == 102:  # seeded bug elect_outside_sync_state_set: ControllerElect
@@ -95,4 +103,14 @@ def apply(kind, x, y, w, p):
         return mutants.controller_never_elects(w, x, p)
     if kind == 113:  # seeded bug controller_skips_election: ControllerElectNone
         return mutants.controller_never_elects_none(w, p)
+    if kind == 114:  # seeded bug restart_from_queue_start: ConsumerCrashRestart
+        return mutants.restart_at_zero(w, x, p)
+    if kind == 115:  # seeded bug restart_from_queue_max: ConsumerCrashRestart
+        return mutants.restart_at_max(w, x, p)
+    if kind == 116:  # seeded bug truncate_master_at_connect: HAConnect
+        return mutants.ha_connect_truncating_master(w, x, y, p)
+    if kind == 117:  # seeded bug consumer_never_pulls: PullMessage
+        return mutants.pull_nothing(w, x, p)
+    if kind == 117:  # seeded bug consumer_never_pulls: PullMessageQueue1
+        return mutants.pull_nothing(w, x, p)
     return 0

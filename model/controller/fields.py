@@ -89,6 +89,19 @@ for _b in range(MAX_BROKERS):
     _family(f"broker{_b + 1}.commitlog.queueOffset", MAX_MESSAGES, 2)
 C_NEXT1 = _field("consumer.nextOffset1", 2)                    # queue 1's next offset (queue 0: C_NEXT)
 DELIVERED1 = _family("consumer.delivered1", MAX_MESSAGES, 2)   # queue 1's, per queue offset
+# -- with consumer_offsets = on only (issue 48 item 4; all 0 with it off; model/controller/offsets.py): per
+# broker ``b`` and queue ``q`` the group's ConsumerOffsetManager entry, in memory (OFF_MEM + b * MAX_QUEUES + q)
+# and in consumerOffset.json (OFF_JSON + ...), each stored as offset + 1 (0: no entry); what the group ever
+# committed and consumed (history, for the properties); the consumer restarts used
+OFF_MEM = len(_FIELDS)
+for _b in range(MAX_BROKERS):
+    _family(f"broker{_b + 1}.consumerOffset", MAX_QUEUES, 3)
+OFF_JSON = len(_FIELDS)
+for _b in range(MAX_BROKERS):
+    _family(f"broker{_b + 1}.consumerOffsetJson", MAX_QUEUES, 3)
+H_HIGH = _family("history.highestCommitted", MAX_QUEUES, 2)   # the highest offset the group committed, per queue
+H_DELIVERED = _field("history.delivered", MAX_MESSAGES)        # message ids ever delivered, bit m - 1
+USED_CONSUMER = _field("budget.consumerRestarts", 2)
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _ in _FIELDS)
 

@@ -12,6 +12,7 @@ from . import fields as F
 from .config import ControllerConfig
 from .declare import CONTROLLER
 from .kernel import pack, successors, unpack
+from .offsets_view import offset_encode, offset_view
 from .params import build_params
 
 
@@ -122,6 +123,7 @@ class ControllerModel(PackedModel):
             for b in range(self.config.brokers):
                 for i, (q, offset) in enumerate(view[f"broker{b + 1}.queueOffsets"]):
                     v[F.LOG_QUEUE + b * F.MAX_MESSAGES + i], v[F.LOG_QOFF + b * F.MAX_MESSAGES + i] = q, offset
+        offset_encode(view, v, self.config)   # consumer_offsets = on only
         out = np.zeros(F.WORDS, dtype=np.uint64)
         if not pack(v, out):
             raise ValueError("a field of the view does not fit its bit width")
@@ -176,4 +178,5 @@ class ControllerModel(PackedModel):
                 out[f"broker{b + 1}.queueOffsets"] = [
                     (int(v[F.LOG_QUEUE + b * F.MAX_MESSAGES + i]), int(v[F.LOG_QOFF + b * F.MAX_MESSAGES + i]))
                     for i in range(n)]
+        out.update(offset_view(v, self.config))   # consumer_offsets = on only
         return out

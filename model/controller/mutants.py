@@ -15,9 +15,11 @@ from . import fields as F
 from .actions import (ERROR, OK, asks_election, broker_elect, broker_may_elect, controller_may_elect, dispatch_to,
                       elect, elect_none, elected_by_broker, electable, electable_exists, may_put, put_message,
                       register_broker, sync_broker_metadata)
+from .actions import ha_connect
 from .declare import mutant
-from .params import P_BROKERS
-from .state import bg, bs, epoch_append, last_epoch
+from .offsets import consumer_offset_slot, queue_max, route_target
+from .params import P_BROKERS, P_MAX_CONSUMER, P_QUEUES
+from .state import accepts_writes, bg, bs, epoch_append, last_epoch, truncate_log
 
 
 # -- elect_outside_sync_state_set: the controller elects any live broker, the SyncStateSet ignored ----------
@@ -169,4 +171,49 @@ def controller_never_elects(w, c, p):
 @kernel
 def controller_never_elects_none(w, p):
     """``ControllerManager#onBrokerInactive`` triggers nothing: no controller-triggered election."""
+    return 0
+
+
+# -- consumer offsets (consumer_offsets = on; model/controller/offsets.py) --------------------------------
+@mutant("restart_from_queue_start", replaces=("ConsumerCrashRestart",), kind=114)
+@kernel
+def restart_at_zero(w, b, p):
+    """A restarted consumer ignores its committed offset and starts every queue at 0 (as if
+    ``computePullFromWhereWithException`` took ``CONSUME_FROM_FIRST_OFFSET``'s "not found" branch)."""
+    if w[F.USED_CONSUMER] >= p[P_MAX_CONSUMER] or not route_target(w, b, p):
+        return 0
+    for q in range(p[P_QUEUES]):
+        w[consumer_offset_slot(q)] = 0
+    w[F.USED_CONSUMER] += 1
+    return OK
+
+
+@mutant("restart_from_queue_max", replaces=("ConsumerCrashRestart",), kind=115)
+@kernel
+def restart_at_max(w, b, p):
+    """A restarted consumer ignores its committed offset and starts every queue at the master's consume
+    queue max (``MQAdminImpl#maxOffset``, the QUERY_NOT_FOUND branch, taken whatever the broker answers)."""
+    if w[F.USED_CONSUMER] >= p[P_MAX_CONSUMER] or not accepts_writes(w, b):
+        return 0
+    for q in range(p[P_QUEUES]):
+        w[consumer_offset_slot(q)] = queue_max(w, b, q, p)
+    w[F.USED_CONSUMER] += 1
+    return OK
+
+
+@mutant("truncate_master_at_connect", replaces=("HAConnect",), kind=116)
+@kernel
+def ha_connect_truncating_master(w, s, m, p):
+    """``AutoSwitchHAClient#doTruncate`` on the wrong side: a slave's connection truncates the master's
+    commitlog to the slave's max offset (and then the slave's, as the real handshake does)."""
+    f = ha_connect(w, s, m, p)
+    if f == OK:
+        truncate_log(w, m, bg(w, s, F.B_LEN))
+    return f
+
+
+@mutant("consumer_never_pulls", replaces=("PullMessage", "PullMessageQueue1"), kind=117)
+@kernel
+def pull_nothing(w, b, p):
+    """``PullMessageProcessor`` answers every pull PULL_NOT_FOUND: the consumer never gets a message."""
     return 0

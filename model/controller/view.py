@@ -35,4 +35,6 @@ def view_kinds(cfg: Any) -> dict[str, str]:
     if getattr(cfg, "queues", 1) > 1:
         out.update(_QUEUES)
         out.update({f"broker{b}.queueOffsets": PLAIN for b in range(1, cfg.brokers + 1)})
+    from .offsets_view import offset_kinds   # consumer_offsets = on only
+    out.update(offset_kinds(cfg))
     return out

@@ -17,7 +17,8 @@ from model.controller.model import ControllerModel
 #: the public order of the controller properties (docs/controller.md, docs/interface.md)
 PUBLIC_ORDER = ("acked_message_on_every_later_master", "queue_offset_names_one_message",
                 "delivered_message_stays_on_master", "one_master_per_epoch", "epoch_file_agrees_with_log",
-                "new_master_elected", "master_eventually_elected")
+                "consumed_message_never_lost", "committed_offset_never_regresses", "no_message_skipped",
+                "new_master_elected", "master_eventually_elected", "acked_message_eventually_consumed")
 
 
 def test_properties_take_their_bits_from_the_declared_order():
@@ -48,11 +49,12 @@ def test_seeded_bugs_are_kernels_of_their_own_not_branches_in_the_protocol():
     """As in the 4.4 mode: a seeded bug is an alternative kernel (model/controller/mutants.py) put in the
     replaced action's row; the protocol modules neither import nor test for it."""
     root = Path(__file__).resolve().parents[2] / "model" / "controller"
-    for name in ("actions", "state", "kernel", "params"):
+    for name in ("actions", "state", "kernel", "params", "offsets"):
         text = (root / f"{name}.py").read_text()
         assert "mutant" not in text.lower() and "seeded" not in text, name
     names = {d.name for d in CONTROLLER.declarations()}
-    cfg = preset("controller").with_overrides(["max_broker_power_losses=1", "max_controller_outages=1"])
+    cfg = preset("controller").with_overrides(["max_broker_power_losses=1", "max_controller_outages=1",
+                                               "consumer_offsets=on", "max_consumer_restarts=1"])
     plain = ControllerModel(cfg).params
     mutations = sorted({m.mutation for m in CONTROLLER.mutant_declarations()})
     for mutation in mutations:

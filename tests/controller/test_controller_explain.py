@@ -29,6 +29,8 @@ def test_every_always_and_eventually_property_has_an_explanation():
     ("controller", ["max_broker_crashes=0", "max_link_losses=2"], "election_keeps_epoch"),
     ("controller", ["max_broker_crashes=0", "max_link_losses=1"], "epoch_entry_past_max"),
     ("controller", ["queues=2", "messages=3"], None),
+    ("controller", ["consumer_offsets=on", "messages=1", "max_consumer_restarts=1"], None),
+    ("controller", ["consumer_offsets=on", "max_broker_crashes=0", "max_consumer_restarts=1"], "restart_from_queue_max"),
 ])
 def test_the_conditions_agree_with_the_compiled_check_on_every_state_of_the_counterexamples(base, sets, mutation):
     """Each counterexample's states (the last one violates its property, the others lead there), and a few

@@ -46,8 +46,8 @@ def test_faults_on_the_controller_mode_gives_its_kinds_bounds_and_closing_change
                        [(m["breaking_action"], m["combination"], m["length"], m["closed_by"]) for m in p["modes"]],
                        p["holds_with"]) for p in doc["properties"] if p["kind"] == "always"}
     # the eventually property: one verdict per budget vector (no crash, one crash), each holds
-    [live] = [p for p in doc["properties"] if p["kind"] == "eventually"]
-    assert live["name"] == "master_eventually_elected"
+    [live] = [p for p in doc["properties"] if p["name"] == "master_eventually_elected"]
+    assert live["kind"] == "eventually"
     assert [(v["budgets"]["broker_crashes"], v["status"]) for v in live["vectors"]] == [(0, "holds"), (1, "holds")]
     expected = {
         # SEND_OK after the local append: allAck or inSyncReplicas=2 make the put wait for the slave; only

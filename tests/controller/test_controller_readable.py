@@ -16,6 +16,8 @@ CONFIGS = {
                                      "max_ha_disconnects=1", "messages=3"], None),
     "two-writers-one-epoch": ("controller", ["max_broker_crashes=0", "max_link_losses=2"], "election_keeps_epoch"),
     "two-queues": ("controller", ["queues=2", "messages=3", "max_broker_power_losses=1"], None),
+    "consumer-offsets": ("controller", ["consumer_offsets=on", "max_consumer_restarts=2", "queues=2", "messages=3",
+                                        "max_link_losses=1"], None),
 }
 
 
@@ -46,7 +48,9 @@ def test_compiled_checks_agree_with_their_reading(name):
 
 
 @pytest.mark.parametrize("base, sets", [("controller", []), ("controller-allack", []),
-                                       ("controller", ["queues=2", "messages=3"])])
+                                       ("controller", ["queues=2", "messages=3"]),
+                                       ("controller", ["consumer_offsets=on", "messages=1",
+                                                       "max_consumer_restarts=1"])])
 def test_every_state_of_every_counterexample_agrees_with_the_reading(base, sets):
     """Random walks rarely reach the violations; the shortest counterexamples do, by construction."""
     from explore.local import explore

@@ -176,3 +176,21 @@ def test_two_queues_pull_by_queue_offset_in_the_explorer():
         state = {f["name"]: f["value"] for g in d["state"] for f in g["fields"]}
         assert state["broker1.queueOffsets"] == [[0, 0], [1, 0]]
         assert state["consumer.delivered1"] == [2, 0] and state["consumer.nextOffset1"] == 1
+
+
+def test_consumer_offsets_are_stepped_in_the_explorer():
+    """Issue 48 item 4: with consumer_offsets = ON the page shows each broker's offset table, and a commit
+    (PersistAllOffsets) stores the consumer's offset on the master and raises the group's highest."""
+    from model.controller import preset
+    from model.controller.config import ControllerConfig
+    from rmqcheck.explorer.session import Session
+
+    cfg = ControllerConfig.from_mapping({"consumer_offsets": "ON", "max_broker_crashes": 0, "messages": 1},
+                                        base=preset("controller"))
+    with client(of=Session(cfg)) as c:
+        path = ["RegisterBroker(broker=1)", "BrokerElect(broker=1, elected=1)", "SendMessage(broker=1)",
+                "ReputMessage(broker=1)", "PullMessage(broker=1)"]
+        d = c.post("/api/step", json={"path": join_path(path), "action": "PersistAllOffsets(broker=1)"}).json()
+        state = {f["name"]: f["value"] for g in d["state"] for f in g["fields"]}
+        assert state["broker1.consumerOffset[0]"] == 1 and state["broker1.consumerOffsetJson[0]"] is None
+        assert state["history.highestCommitted[0]"] == 1 and state["history.delivered"] == [1]

@@ -217,9 +217,10 @@ class Config:
     # -- views ----------------------------------------------------------------------------------------
     def view_kinds(self) -> dict[str, str]:
         """Every readable field of this configuration's states, with the kind of its values
-        (:func:`model.view.view_kinds`: ``ids``, ``optional`` or ``plain``)."""
-        from .view import view_kinds
-        return view_kinds(self)
+        (:func:`model.view.view_kinds`: ``ids``, ``optional`` or ``plain``). Imported by name: the kernel
+        cache follows the imports of the modules the kernels import, and the view changes no kernel."""
+        import importlib
+        return importlib.import_module("model.view").view_kinds(self)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -119,9 +119,11 @@ MODES: dict[str, Mode] = {
                        "the SyncStateSet", "model.controller.config", "ControllerConfig",
                        "model.controller.model:ControllerModel", "invariants.controller:PROPERTIES",
                        "model.controller.fault_profile:CONTROLLER", "model.controller.kernel:KINDS",
-                       # a lost RPC reply is a network failure too; restarts, heals and ControllerUp are fair
+                       # a lost RPC reply is a network failure too; restarts, heals and ControllerUp are fair;
+                       # a name server's restart and a broker cut off from it (name_servers >= 1) are failures
                        ("BrokerCrash", "BrokerPowerLoss", "ControllerDown", "ControllerLinkLoss", "HADisconnect",
-                        "AlterSyncStateSetReplyLost", "ConsumerCrashRestart"), "model.versions_5:LINE",
+                        "AlterSyncStateSetReplyLost", "ConsumerCrashRestart", "NsCutOff", "NsRestart"),
+                       "model.versions_5:LINE",
                        "model.controller.drawings:DRAWINGS", "model.controller.declare:CONTROLLER"),
 }
 

@@ -19,6 +19,7 @@ from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_PERSISTED, P_ISR, P_MASTER_
                      P_QUEUES, P_SCAN_INACTIVE_MASTER, P_SYNC_FLUSH, P_UNCLEAN)
 from .state import next_queue_offset, record_queue, record_queue_offset, set_record_queue
 from .offsets import load_table, note_delivered
+from .namesrv import routed
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -260,8 +261,11 @@ def controller_up(w, params):
 @kernel(inline=True)
 def may_put(w, b, params):
     """A put reaches ``CommitLog#asyncPutMessage`` on broker ``b`` and is not refused: no put is waiting,
-    a message is left to send, ``b`` accepts writes and ``inSyncReplicasNums >= minInSyncReplicas``."""
+    a message is left to send, ``b`` accepts writes and ``inSyncReplicasNums >= minInSyncReplicas``; with
+    name servers, the producer's route lists ``b`` at brokerId 0 (:func:`model.controller.namesrv.routed`)."""
     if w[F.P_WAIT] == 1 or w[F.P_NEXT] >= params[P_MESSAGES] or not accepts_writes(w, b):
+        return False
+    if not routed(w, F.P_ROUTE, b, params):
         return False
     return in_sync_replicas(w, b, params) >= params[P_MIN_ISR]
 
@@ -272,7 +276,8 @@ def may_put(w, b, params):
 @kernel
 def send_message(w, b, params):
     """``CommitLog#asyncPutMessage`` on broker ``b`` (the producer's route may still name a deposed
-    master: any broker that accepts writes): refused before the append while ``inSyncReplicasNums <
+    master: without name servers any broker that accepts writes, with them the one its route snapshot lists
+    at brokerId 0, :mod:`model.controller.namesrv`): refused before the append while ``inSyncReplicasNums <
     minInSyncReplicas`` (the producer retries: no change); else the message is appended with the broker's
     master epoch; ``#handleHA``: with allAckInSyncStateSet and a union set of more than one member, or
     without allAck and inSyncReplicas >= 2, the put waits (``GroupTransferService``), otherwise SEND_OK at
@@ -418,10 +423,13 @@ def ack_wait_timeout(w, params):
 @kernel
 def pull_message(w, b, params):
     """``PullMessageProcessor`` / ``DefaultMessageStore#getMessage`` on a broker in the master role (a
-    slave rejects pulls with slaveReadEnable=false): the consume queue holds the commitlog prefix
+    slave rejects pulls with slaveReadEnable=false; with name servers, the one the consumer's route lists at
+    brokerId 0): the consume queue holds the commitlog prefix
     :func:`reput_message` dispatched; the message at the consumer's offset is delivered, or an offset past
     the queue's max is corrected to it (``#nextOffsetCorrection``)."""
     if bg(w, b, F.B_UP) == 0 or bg(w, b, F.B_MASTER) == 0 or bg(w, b, F.B_FENCED) == 1:
+        return 0
+    if not routed(w, F.C_ROUTE, b, params):   # with name servers: the consumer's route lists b at brokerId 0
         return 0
     if params[P_QUEUES] > 1:
         return pull_queue(w, b, 0, F.C_NEXT, F.DELIVERED, params)
@@ -940,5 +948,7 @@ def pull_message_queue1(w, b, params):
     """As :func:`pull_message`, for queueId 1 (``PullMessageProcessor`` / ``DefaultMessageStore#getMessage``
     with the one push consumer holding both queues after rebalance): :func:`pull_queue`."""
     if bg(w, b, F.B_UP) == 0 or bg(w, b, F.B_MASTER) == 0 or bg(w, b, F.B_FENCED) == 1:
+        return 0
+    if not routed(w, F.C_ROUTE, b, params):   # with name servers: the consumer's route lists b at brokerId 0
         return 0
     return pull_queue(w, b, 1, F.C_NEXT1, F.DELIVERED1, params)

@@ -66,6 +66,17 @@ KNOBS: tuple[Knob, ...] = (
     Knob("max_consumer_restarts", "int", 0, (0, 2), "failure budget",
          "Consumer process restarts (kill -9 and start: the offsets not yet committed are lost, the restarted "
          "consumer reads its committed offset); needs consumer_offsets=on."),
+    # -- name servers (issue 48 item 1; model/controller/namesrv.py): 0 keeps the abstraction of routing
+    Knob("name_servers", "int", 0, (0, 2), "BrokerConfig.namesrvAddr / ClientConfig.namesrvAddr (its addresses)",
+         "Name servers the brokers register with (RouteInfoManager#registerBroker: brokerId 0 for the master "
+         "role, an older stateVersion rejected while the holder is live) and whose listing the producer and the "
+         "consumer route by (a snapshot refreshed by ProducerRouteRefresh / ConsumerRouteRefresh); 0: no name "
+         "server, a client reaches any broker in the master role."),
+    Knob("max_namesrv_restarts", "int", 0, (0, 2), "failure budget",
+         "Name server restarts (its tables start empty: nothing is persisted); needs name_servers >= 1."),
+    Knob("max_namesrv_cutoffs", "int", 0, (0, 2), "failure budget",
+         "Expiries of a running broker's name-server entry (its registrations did not reach that name server "
+         "for 120 s: RouteInfoManager#scanNotActiveBroker); needs name_servers >= 1."),
     # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
     #    that changed it; --rocketmq-version sets them all
     Knob("sss_union_while_synchronizing", "bool", True, (), "RocketMQ 5.1.1 and later (#5663)",
@@ -125,6 +136,9 @@ class ControllerConfig:
     queues: int = 1
     consumer_offsets: str = "OFF"
     max_consumer_restarts: int = 0
+    name_servers: int = 0
+    max_namesrv_restarts: int = 0
+    max_namesrv_cutoffs: int = 0
     sss_union_while_synchronizing: bool = True
     confirm_offset_ignores_unacked_connection: bool = True
     confirm_offset_frozen_when_member_disconnected: bool = True
@@ -144,6 +158,10 @@ class ControllerConfig:
         if self.max_consumer_restarts > 0 and self.consumer_offsets != "ON":
             raise ConfigError(f"knob 'max_consumer_restarts': value {self.max_consumer_restarts} needs "
                               "consumer_offsets=ON (a restarted consumer reads its committed offset)")
+        for key in ("max_namesrv_restarts", "max_namesrv_cutoffs"):
+            if getattr(self, key) > 0 and self.name_servers == 0:
+                raise ConfigError(f"knob '{key}': value {getattr(self, key)} needs a name server; "
+                                  f"allowed with name_servers=0: 0")
         for key in ("in_sync_replicas", "min_in_sync_replicas"):
             if getattr(self, key) > self.brokers:
                 raise ConfigError(f"knob '{key}': value {getattr(self, key)} exceeds brokers={self.brokers}; "

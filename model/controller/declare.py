@@ -36,16 +36,20 @@ SLAVE = Arg("slave", _brokers, _index, 1)
 #: the broker a slave connects to
 MASTER = Arg("master", _brokers, _index, 1)
 
-#: the parts of the cluster an action belongs to (the explorer shows it beside the action)
-ACTORS = ("producer", "client", "store", "controller", "ha", "failure")
-#: sections of the fixed action order (module docstring)
-SECTIONS = ("outage", "send", "ack", "pull", "broker", "election")
-#: who a drawing names: the producer, the consumer, the controller, or the broker an argument names
-ROLES = ("producer", "consumer", "controller", "broker", "elected", "slave", "master")
+#: the parts of the cluster an action belongs to (the explorer shows it beside the action); ``namesrv``: a name
+#: server's own steps (model/controller/namesrv.py)
+ACTORS = ("producer", "client", "store", "controller", "ha", "failure", "namesrv")
+#: sections of the fixed action order (module docstring); ``namesrv`` last: registrations, expiries and route
+#: refreshes (only with name servers)
+SECTIONS = ("outage", "send", "ack", "pull", "broker", "election", "namesrv")
+#: who a drawing names: the producer, the consumer, the controller, the broker an argument names, or the
+#: name server the ``nameserver`` argument names
+ROLES = ("producer", "consumer", "controller", "broker", "elected", "slave", "master", "nameserver")
 
 #: the controller mode's declarations
 CONTROLLER = ActionRegistry(
-    actors=ACTORS, roles=ROLES, sections=SECTIONS, modules=("model.controller.actions", "model.controller.offsets"),
+    actors=ACTORS, roles=ROLES, sections=SECTIONS, modules=("model.controller.actions", "model.controller.offsets",
+                                                            "model.controller.namesrv"),
     mutants="model.controller.mutants", dispatch_path=Path(__file__).with_name("dispatch.py"),
     command="python -m model.controller.declare", native_import="from explore.native import kernel",
     state_args=("w",), arity=2)

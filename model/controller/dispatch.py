@@ -4,7 +4,7 @@
 ``w`` (a copy of the state's fields) and returns its flags. Kinds above 100 are seeded bugs
 (:mod:`model.controller.mutants`): a model built with one has its kind in the replaced action's row.
 """
-from . import actions, mutants, offsets
+from . import actions, mutants, namesrv, offsets
 from explore.native import kernel
 
 
@@ -77,6 +77,18 @@ def apply(kind, x, y, w, p):
         return offsets.slave_sync_all(w, x, y, p)
     if kind == 43:  # PersistConsumerOffset
         return offsets.persist_consumer_offset(w, x, p)
+    if kind == 60:  # NsRegister
+        return namesrv.ns_register(w, x, y, p)
+    if kind == 61:  # NsExpire
+        return namesrv.ns_expire(w, x, y, p)
+    if kind == 62:  # NsCutOff
+        return namesrv.ns_cut_off(w, x, y, p)
+    if kind == 63:  # NsRestart
+        return namesrv.ns_restart(w, x, p)
+    if kind == 64:  # ProducerRouteRefresh
+        return namesrv.producer_route_refresh(w, x, p)
+    if kind == 65:  # ConsumerRouteRefresh
+        return namesrv.consumer_route_refresh(w, x, p)
     if kind == 101:  # seeded bug elect_outside_sync_state_set: BrokerElect
         return mutants.broker_elect_any_live(w, x, y, p)
     if kind == 102:  # seeded bug elect_outside_sync_state_set: ControllerElect

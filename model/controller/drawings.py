@@ -1,6 +1,7 @@
 """How the controller mode's traces (RocketMQ 5.3.3) are drawn as message sequences (:mod:`reports.sequence`).
 
-Lifelines: the producer, each broker, the controller, the consumer. Registrations, elections, metadata
+Lifelines: the producer, each broker, the controller, the name servers (with ``name_servers`` >= 1), the
+consumer. Registrations, elections, metadata
 polls and SyncStateSet changes are messages between a broker and the controller, HA messages between
 brokers. The actions whose picture reads the step's outcome or the fields it changed are drawn here; every
 other action declares its drawing on its ``@action`` (``drawn=``). The registry names :data:`DRAWINGS`
@@ -21,12 +22,14 @@ DRAWN: dict[str, Drawing] = {}
 def _lifelines(view: dict[str, Any]) -> list[str] | None:
     if not any(k.startswith(f"{CONTROLLER}.") for k in view):
         return None
-    return [PRODUCER, *numbered(view, "broker"), CONTROLLER, CONSUMER]
+    # with name servers (name_servers >= 1, model/controller/namesrv.py) their lifelines after the controller
+    return [PRODUCER, *numbered(view, "broker"), CONTROLLER, *numbered(view, "nameserver"), CONSUMER]
 
 
 def _roles(s: Step) -> dict[str, str]:
     return {PRODUCER: PRODUCER, CONSUMER: CONSUMER, CONTROLLER: CONTROLLER,
-            **{arg: f"broker{s.args[arg]}" for arg in ("broker", "elected", "slave", "master") if arg in s.args}}
+            **{arg: f"broker{s.args[arg]}" for arg in ("broker", "elected", "slave", "master") if arg in s.args},
+            **({"nameserver": f"nameserver{s.args['nameserver']}"} if "nameserver" in s.args else {})}
 
 
 def _declarations() -> Any:
@@ -143,6 +146,27 @@ def _ctl_push(s: Step) -> list[Event]:
     carried = s.after.get(f"{slave}.commitlog", [])[len(s.before.get(f"{slave}.commitlog") or []):]
     confirm = f"confirmOffset {s.after.get(f'{slave}.confirmOffset')}"
     return [Message(_ha_master(s), slave, f"push {ids(carried)}, {confirm}" if carried else f"heartbeat, {confirm}")]
+
+
+# the name servers (name_servers >= 1, model/controller/namesrv.py)
+@draws("NsRegister", into=DRAWN)
+def _ctl_ns_register(s: Step) -> list[Event]:
+    broker, ns = _broker(s), f"nameserver{s.args.get('nameserver', 1)}"
+    master = s.before.get(f"{broker}.role") == "MASTER"
+    ask = f"register brokerId 0, stateVersion {s.before.get(f'{broker}.masterEpoch')}" if master else \
+        f"register brokerId {s.args.get('broker', 1)}"
+    listed = s.after.get(f"{ns}.master") == s.args.get("broker", 1)
+    answer = "listed at 0" if listed else "rejected: a live holder's stateVersion is greater" if master else "ok"
+    return [Message(broker, ns, ask), Message(ns, broker, answer, reply=True)]
+
+
+@draws("ProducerRouteRefresh", "ConsumerRouteRefresh", into=DRAWN)
+def _ctl_route_refresh(s: Step) -> list[Event]:
+    client = PRODUCER if s.kind == "ProducerRouteRefresh" else CONSUMER
+    ns = f"nameserver{s.args.get('nameserver', 1)}"
+    route = s.after.get(f"{client}.route")
+    return [Message(client, ns, "get route"),
+            Message(ns, client, f"brokerId 0: broker{route}" if route else "no brokerId 0", reply=True)]
 
 
 DRAWINGS = Drawings(_lifelines, DRAWN, _roles, _declarations, fallback=PRODUCER)

@@ -102,6 +102,19 @@ for _b in range(MAX_BROKERS):
 H_HIGH = _family("history.highestCommitted", MAX_QUEUES, 2)   # the highest offset the group committed, per queue
 H_DELIVERED = _field("history.delivered", MAX_MESSAGES)        # message ids ever delivered, bit m - 1
 USED_CONSUMER = _field("budget.consumerRestarts", 2)
+# -- with name_servers >= 1 only (issue 48 item 1, model/controller/namesrv.py; all 0 without): per name
+# server n, RouteInfoManager's tables for the one group reduced to the brokerId-0 entry (the broker listed
+# there + 1, 0 = none), the stateVersion of that broker's live registration, and the brokers with a live
+# registration (brokerLiveTable; bit b = controller id b + 1); each client's route snapshot (the broker its
+# route lists at brokerId 0 + 1, 0 = none); the name-server failure budgets used
+MAX_NAMESRV = 2
+NS_MASTER = _family("nameserver.master", MAX_NAMESRV, 2)
+NS_VERSION = _family("nameserver.stateVersion", MAX_NAMESRV, 3)
+NS_LIVE = _family("nameserver.live", MAX_NAMESRV, 3)
+P_ROUTE = _field("producer.route", 2)
+C_ROUTE = _field("consumer.route", 2)
+USED_NS_RESTART = _field("budget.nameserverRestarts", 2)
+USED_NS_CUTOFF = _field("budget.nameserverCutoffs", 2)
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _ in _FIELDS)
 

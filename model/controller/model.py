@@ -124,6 +124,16 @@ class ControllerModel(PackedModel):
                 for i, (q, offset) in enumerate(view[f"broker{b + 1}.queueOffsets"]):
                     v[F.LOG_QUEUE + b * F.MAX_MESSAGES + i], v[F.LOG_QOFF + b * F.MAX_MESSAGES + i] = q, offset
         offset_encode(view, v, self.config)   # consumer_offsets = on only
+        if self.config.name_servers > 0:
+            v[F.P_ROUTE] = view["producer.route"] or 0
+            v[F.C_ROUTE] = view["consumer.route"] or 0
+            for n in range(self.config.name_servers):
+                p = f"nameserver{n + 1}."
+                v[F.NS_MASTER + n] = view[p + "master"] or 0
+                v[F.NS_VERSION + n] = view[p + "stateVersion"]
+                v[F.NS_LIVE + n] = mask(view[p + "live"])
+            v[F.USED_NS_RESTART] = view["budget.nameserverRestarts"]
+            v[F.USED_NS_CUTOFF] = view["budget.nameserverCutoffs"]
         out = np.zeros(F.WORDS, dtype=np.uint64)
         if not pack(v, out):
             raise ValueError("a field of the view does not fit its bit width")
@@ -179,4 +189,15 @@ class ControllerModel(PackedModel):
                     (int(v[F.LOG_QUEUE + b * F.MAX_MESSAGES + i]), int(v[F.LOG_QOFF + b * F.MAX_MESSAGES + i]))
                     for i in range(n)]
         out.update(offset_view(v, self.config))   # consumer_offsets = on only
+        if self.config.name_servers > 0:
+            # the clients' route snapshots and each name server's brokerId-0 entry (model/controller/namesrv.py)
+            out["producer.route"] = int(v[F.P_ROUTE]) or None
+            out["consumer.route"] = int(v[F.C_ROUTE]) or None
+            for n in range(self.config.name_servers):
+                p = f"nameserver{n + 1}."
+                out[p + "master"] = int(v[F.NS_MASTER + n]) or None
+                out[p + "stateVersion"] = int(v[F.NS_VERSION + n])
+                out[p + "live"] = ids(v[F.NS_LIVE + n])
+            out["budget.nameserverRestarts"] = int(v[F.USED_NS_RESTART])
+            out["budget.nameserverCutoffs"] = int(v[F.USED_NS_CUTOFF])
         return out

@@ -23,6 +23,12 @@ _BROKER = (("up", PLAIN), ("fenced", PLAIN), ("role", PLAIN), ("masterEpoch", PL
 _SYNC_FLUSH = (("producer.flushWaiting", PLAIN), ("producer.replicasAcked", PLAIN))
 #: with queues = 2 only: the consumer's queue 1, and per broker each record's (queueId, queueOffset)
 _QUEUES = (("consumer.nextOffset1", PLAIN), ("consumer.delivered1", PLAIN))
+#: with name_servers >= 1 only (model/controller/namesrv.py): each client's route snapshot (the broker it lists
+#: at brokerId 0), per name server its brokerId-0 broker, that registration's stateVersion and its live
+#: brokers, and the name-server failure budgets used
+_ROUTES = (("producer.route", OPTIONAL), ("consumer.route", OPTIONAL))
+_NAMESERVER = (("master", OPTIONAL), ("stateVersion", PLAIN), ("live", IDS))
+_NS_BUDGETS = (("budget.nameserverRestarts", PLAIN), ("budget.nameserverCutoffs", PLAIN))
 
 
 def view_kinds(cfg: Any) -> dict[str, str]:
@@ -37,4 +43,9 @@ def view_kinds(cfg: Any) -> dict[str, str]:
         out.update({f"broker{b}.queueOffsets": PLAIN for b in range(1, cfg.brokers + 1)})
     from .offsets_view import offset_kinds   # consumer_offsets = on only
     out.update(offset_kinds(cfg))
+    if getattr(cfg, "name_servers", 0) > 0:
+        out.update(_ROUTES)
+        for n in range(1, cfg.name_servers + 1):
+            out.update({f"nameserver{n}.{name}": kind for name, kind in _NAMESERVER})
+        out.update(_NS_BUDGETS)
     return out

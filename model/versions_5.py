@@ -117,10 +117,12 @@ SWITCHES = (
         commit="20dc5c96eacaa831b81e9cb038a6e5e33f81ec19",
         before="brokers register with state version 0, so the latest brokerId 0 registration wins.",
         after="brokers register with their master epoch; a live brokerId 0 entry with a larger epoch is kept.",
-        rocketmq="RouteInfoManager#registerBroker, DefaultMessageStore#getStateMachineVersion",
-        why_not="the model has no name server yet: a producer reaches any broker in the master role (a stale "
-                "route is the abstraction, §2.4), so which brokerId-0 registration the name server keeps is no "
-                "state of the model."),
+        rocketmq="RouteInfoManager#registerBroker, ReplicasManager#changeToMaster",
+        knob="namesrv_epoch_fences_master",
+        kernel=("model/controller/namesrv.py register: the stateVersion NsRegister carries (read only with "
+                "name_servers >= 1)"),
+        test=f"{TESTS}::test_namesrv_epoch_fences_master",
+        pinned="release-namesrv-epoch-fences-master"),
     Switch(
         name="controller_scans_inactive_master", issue="#6382", first="5.1.1",
         commit="1e2a301266a41e7b4088f6f956dd850df407a600",

@@ -109,6 +109,10 @@ KNOBS: tuple[Knob, ...] = (
     Knob("confirm_offset_init_only_when_negative", "bool", True, (), "RocketMQ 5.2.0 and later (#7441)",
          "A master computes its stored confirmOffset at a read only while it is negative (never set) "
          "(CommitLog#getConfirmOffset); false (5.0.0-5.1.4): a stored 0 is computed again at every read."),
+    Knob("namesrv_epoch_fences_master", "bool", True, (), "RocketMQ 5.1.1 and later (#6316)",
+         "A broker registers with the name servers with its master epoch as DataVersion.stateVersion, so a live "
+         "brokerId 0 entry with a greater epoch is kept (RouteInfoManager#registerBroker); false (5.0.0-5.1.0): "
+         "stateVersion 0, the last brokerId 0 registration wins. Read only with name_servers >= 1."),
 )
 
 #: the release the controller mode's defaults are (the key that names a release: model/knobs.py VERSION_KEY)
@@ -148,6 +152,7 @@ class ControllerConfig:
     controller_scans_inactive_master: bool = True
     confirm_offset_max_when_not_allack: bool = True
     confirm_offset_init_only_when_negative: bool = True
+    namesrv_epoch_fences_master: bool = True
     #: the RocketMQ release checked (model/versions_5.py): not a knob, it sets the version switches' values
     rocketmq_version: str = REFERENCE_RELEASE
 

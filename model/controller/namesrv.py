@@ -32,7 +32,7 @@ from ..declare import Arg, Note
 from explore.native import kernel
 from . import fields as F
 from .declare import BROKER, action
-from .params import P_MAX_NS_CUTOFF, P_MAX_NS_RESTART, P_NAMESRV
+from .params import P_MAX_NS_CUTOFF, P_MAX_NS_RESTART, P_NAMESRV, P_NAMESRV_EPOCH
 from .state import bg, bit
 
 OK = 1
@@ -66,14 +66,19 @@ def rejects(holder_live, holder_version, version):
 
 
 @kernel
-def register(w, b, n):
+def register(w, b, n, params):
     """Broker ``b``'s registration reaches name server ``n`` (``RouteInfoManager#registerBroker``), with the
     brokerId of its role (``BrokerConfig.brokerId``: ``MixAll.MASTER_ID`` after ``changeToMaster``, its
     controller id after ``changeToSlave``) and its topic-config ``DataVersion.stateVersion``, its master
     epoch. In order: the same address under another id is removed (``removeIf``, L273: a master that
     registers as a slave leaves brokerId 0); a brokerId-0 registration against another, live holder with a
     greater stateVersion is rejected and the newcomer removed from ``brokerLiveTable`` (:func:`rejects`);
-    otherwise the newcomer takes the id and its live entry (L300, L366)."""
+    otherwise the newcomer takes the id and its live entry (L300, L366).
+
+    Version switch ``namesrv_epoch_fences_master`` (5.1.1, 20dc5c96, #6316) off: up to 5.1.0
+    ``ReplicasManager#changeToMaster`` / ``#changeToSlave`` do not call ``nextVersion(newMasterEpoch)``, so
+    every registration carries stateVersion 0 and the rule never rejects: the last brokerId-0 registration
+    wins."""
     live = w[F.NS_LIVE + n]
     holder = w[F.NS_MASTER + n] - 1
     if bg(w, b, F.B_MASTER) == 0:
@@ -82,7 +87,7 @@ def register(w, b, n):
             w[F.NS_VERSION + n] = 0
         w[F.NS_LIVE + n] = live | bit(b)
         return
-    version = bg(w, b, F.B_EPOCH)
+    version = bg(w, b, F.B_EPOCH) if params[P_NAMESRV_EPOCH] == 1 else 0
     if holder >= 0 and holder != b and rejects((live & bit(holder)) != 0, w[F.NS_VERSION + n], version):
         w[F.NS_LIVE + n] = live & ~bit(b)
         return
@@ -113,7 +118,7 @@ def ns_register(w, b, n, params):
     nothing is no step."""
     if bg(w, b, F.B_UP) == 0 or bg(w, b, F.B_FENCED) == 1:
         return 0
-    register(w, b, n)
+    register(w, b, n, params)
     return OK
 
 

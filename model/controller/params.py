@@ -8,16 +8,16 @@ import numpy as np
 P_BROKERS, P_MESSAGES, P_ALL_ACK, P_MIN_ISR, P_UNCLEAN, P_MAX_CRASH, P_MAX_POWER, P_MAX_OUTAGE, \
     P_MAX_LINK, P_MAX_HA, P_ISR, P_SYNC_FLUSH, P_QUEUES, P_SSS_UNION, P_CONFIRM_IGNORES_UNACKED, P_CONFIRM_FROZEN, P_CONFIRM_PERSISTED, \
     P_MASTER_TAKES_CONTROLLER_SSS, P_SAME_MASTER_SHORTCUT, P_SCAN_INACTIVE_MASTER, P_CONFIRM_MAX_NOT_ALLACK, \
-    P_CONFIRM_INIT_NEGATIVE, P_CONSUMER_OFFSETS, P_MAX_CONSUMER, P_NAMESRV, P_MAX_NS_RESTART, P_MAX_NS_CUTOFF, \
-    P_ACTIONS = range(28)
+    P_CONFIRM_INIT_NEGATIVE, P_NAMESRV_EPOCH, P_CONSUMER_OFFSETS, P_MAX_CONSUMER, P_NAMESRV, P_MAX_NS_RESTART, \
+    P_MAX_NS_CUTOFF, P_ACTIONS = range(29)
 ACTION_STRIDE = 3   # kind, x, y
 
-#: the version switches' knobs, in their slots' order (P_SSS_UNION ... P_CONFIRM_INIT_NEGATIVE)
+#: the version switches' knobs, in their slots' order (P_SSS_UNION ... P_NAMESRV_EPOCH)
 SWITCH_KNOBS = ("sss_union_while_synchronizing", "confirm_offset_ignores_unacked_connection",
                 "confirm_offset_frozen_when_member_disconnected", "confirm_offset_persisted_and_bounds_recovery",
                 "change_to_master_uses_controller_sss", "same_master_role_change_shortcut",
                 "controller_scans_inactive_master", "confirm_offset_max_when_not_allack",
-                "confirm_offset_init_only_when_negative")
+                "confirm_offset_init_only_when_negative", "namesrv_epoch_fences_master")
 
 
 def build_params(cfg, codes: list[tuple[int, ...]]) -> np.ndarray:

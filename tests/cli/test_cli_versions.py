@@ -142,7 +142,7 @@ def test_versions_of_the_controller_mode_lists_its_switches(monkeypatch):
     assert all(f"│ {v} " in r.stdout for v in line.versions()) and "not modelled yet" not in r.stdout
     assert all(s.commit[:10] in r.stdout for s in line.switches)
     assert "checked as 5.0.0" in r.stdout and "knob sss_union_while_synchronizing" in r.stdout
-    assert "the model has no name server yet" in r.stdout
+    assert "the model has no configured brokerRole" in r.stdout
     assert_bad_input(invoke("versions", "--mode", "5.x"), "unknown mode '5.x'")
 
 

@@ -103,6 +103,32 @@ def test_same_master_role_change_shortcut():
     assert before[0] == (17480, 59702, 29) and after[0] == (17512, 59656, 28)
 
 
+def test_namesrv_epoch_fences_master():
+    """5.1.0 (#6316): brokers register with stateVersion 0, so a deposed master's registration after the new
+    master's takes brokerId 0 back on the name server (the last registrant wins); 5.1.1 rejects it (the new
+    master's epoch is greater). More states up to 5.1.0, no verdict moves at these bounds: the deposed
+    master's SEND_OK needs only its registration before the new master's, which both rules allow."""
+    before, after = both_ways("namesrv_epoch_fences_master")
+    assert before[0] == (154284, 686566, 37) and after[0] == (124492, 536648, 34)
+    assert before[1][LOSS] == after[1][LOSS] == ("violated", 13)
+
+
+def test_namesrv_epoch_fences_master_on_a_hand_built_state():
+    """The rule itself: holder broker 1 live at epoch 3, newcomer broker 2 (live, as a slave before) a master
+    at epoch 2. 5.3.3 (holder registered with stateVersion 3, newcomer with 2) keeps broker 1 and drops broker
+    2's live entry; 5.1.0 (both registrations carry stateVersion 0) lists broker 2."""
+    from model.controller import ControllerConfig
+    from model.controller.model import ControllerModel, NsRegister
+    from test_controller_actions import build, running
+    brokers = {**running(1, master=1, masterEpoch=3, ctlAlive=1), **running(2, master=1, masterEpoch=2, ctlAlive=1)}
+    for fences, held, listed in ((True, 3, (1, 3, [1])), (False, 0, (2, 0, [1, 2]))):
+        m = ControllerModel(ControllerConfig(name_servers=1, messages=1, namesrv_epoch_fences_master=fences))
+        s = build(controller_up=1, nameserver_master_0=1, nameserver_stateVersion_0=held, nameserver_live_0=0b11,
+                  **brokers)
+        after = m.view(m.next_state(s, NsRegister(broker=2, nameserver=1)))
+        assert (after["nameserver1.master"], after["nameserver1.stateVersion"], after["nameserver1.live"]) == listed
+
+
 def test_controller_scans_inactive_master():
     """5.1.0 (#6382): the controller elects only in the step that finds its master inactive, so it elects
     one step sooner (the shortest election and loss are one step shorter) and never later."""

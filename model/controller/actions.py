@@ -20,6 +20,7 @@ from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_PERSISTED, P_ISR, P_MASTER_
 from .state import next_queue_offset, record_queue, record_queue_offset, set_record_queue
 from .offsets import load_table, note_delivered
 from .namesrv import routed
+from .params import P_NAMESRV
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -86,8 +87,9 @@ def change_to_master(w, b, epoch, params):
 def change_to_slave(w, b, epoch, params):
     """``ReplicasManager#changeToSlave``: the slave role, the new epoch, unfenced; then
     ``AutoSwitchHAService#changeToSlave`` (skipped when the new epoch is below the epoch file's last):
-    connections destroyed, the HA client reopened with no master address (it connects once the name
-    server names a master, :func:`ha_connect`)."""
+    connections destroyed, the HA client reopened with no master address (``updateHaMasterAddress(null)``;
+    it connects once a name server's registration reply names a master, :func:`ha_connect`; the model has no
+    ``changeToSlaveWhenMasterNotChange``, which keeps the address)."""
     bs(w, b, F.B_MASTER, 0)
     bs(w, b, F.B_EPOCH, epoch)
     bs(w, b, F.B_FENCED, 0)
@@ -95,6 +97,7 @@ def change_to_slave(w, b, epoch, params):
     if epoch >= last_epoch(w, b):
         destroy_connections(w, b, params)
         drop_connection(w, b)
+        w[F.HA_ADDR + b] = 0   # haClient.updateHaMasterAddress(null): only a name server's reply sets it again
 
 
 @kernel
@@ -483,6 +486,7 @@ def lose_process(w, b, params):
     destroy_connections(w, b, params)
     drop_connection(w, b)
     load_table(w, b, params)   # consumer offsets (consumer_offsets = on): the table dies with the process
+    w[F.HA_ADDR + b] = 0   # a new process's HA client has no master address (name servers only)
     for off in (F.B_UP, F.B_FENCED, F.B_MASTER, F.B_EPOCH, F.B_SSS, F.B_SSS_EPOCH, F.B_SYNCING, F.B_REMOTE,
                 F.B_PENDING):
         bs(w, b, off, 0)
@@ -796,13 +800,16 @@ def check_sync_state_set(w, m, params):
 @kernel
 def ha_connect(w, s, m, params):
     """``AutoSwitchHAClient#connectMaster`` + the handshake + ``#doTruncate``: slave ``s`` connects to the
-    broker the name server names as master (any broker in the master role: the name server may still hold
-    a deposed one, §2.4); with an empty epoch file it reports 0; else ``findConsistentPoint`` (-1: the
+    broker the name server names as master (without name servers any broker in the master role: the name
+    server may still hold a deposed one, §2.4; with them the address its registration reply named,
+    ``BrokerController#handleRegisterBrokerResult``, :mod:`model.controller.namesrv`); with an empty epoch file it reports 0; else ``findConsistentPoint`` (-1: the
     connection closes, nothing changes), ``truncateFiles`` and ``truncateSuffixByOffset`` at that point.
     (A consistent point beyond the slave's own max, §9.6, is capped at it: not modelled.)"""
     if s == m or bg(w, s, F.B_UP) == 0 or bg(w, s, F.B_FENCED) == 1 or bg(w, s, F.B_MASTER) == 1:
         return 0
     if bg(w, s, F.B_EPOCH) == 0 or bg(w, s, F.B_CONN) != 0 or not accepts_writes(w, m):
+        return 0
+    if params[P_NAMESRV] > 0 and w[F.HA_ADDR + s] != m + 1:   # with name servers: the replied HA address
         return 0
     if bg(w, s, F.B_EF_N) > 0:
         t = consistent_point(w, s, m)

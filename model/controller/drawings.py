@@ -156,7 +156,9 @@ def _ctl_ns_register(s: Step) -> list[Event]:
     ask = f"register brokerId 0, stateVersion {s.before.get(f'{broker}.masterEpoch')}" if master else \
         f"register brokerId {s.args.get('broker', 1)}"
     listed = s.after.get(f"{ns}.master") == s.args.get("broker", 1)
-    answer = "listed at 0" if listed else "rejected: a live holder's stateVersion is greater" if master else "ok"
+    ha = s.after.get(f"{broker}.haMasterAddress")
+    answer = "listed at 0" if listed else "rejected: a live holder's stateVersion is greater" if master else \
+        f"ok, master broker{ha}" if ha else "ok, no master"
     return [Message(broker, ns, ask), Message(ns, broker, answer, reply=True)]
 
 

@@ -115,6 +115,12 @@ P_ROUTE = _field("producer.route", 2)
 C_ROUTE = _field("consumer.route", 2)
 USED_NS_RESTART = _field("budget.nameserverRestarts", 2)
 USED_NS_CUTOFF = _field("budget.nameserverCutoffs", 2)
+# the HA address a slave's HA client connects to (AutoSwitchHAClient.masterHaAddress), + 1, 0 = none: set from
+# a name server's registration reply (BrokerController#handleRegisterBrokerResult), cleared by changeToSlave
+# and a process restart; per broker b at HA_ADDR + b
+HA_ADDR = len(_FIELDS)
+for _b in range(MAX_BROKERS):
+    _field(f"broker{_b + 1}.haMasterAddress", 2)
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _ in _FIELDS)
 

@@ -134,6 +134,8 @@ class ControllerModel(PackedModel):
                 v[F.NS_LIVE + n] = mask(view[p + "live"])
             v[F.USED_NS_RESTART] = view["budget.nameserverRestarts"]
             v[F.USED_NS_CUTOFF] = view["budget.nameserverCutoffs"]
+            for b in range(self.config.brokers):
+                v[F.HA_ADDR + b] = view[f"broker{b + 1}.haMasterAddress"] or 0
         out = np.zeros(F.WORDS, dtype=np.uint64)
         if not pack(v, out):
             raise ValueError("a field of the view does not fit its bit width")
@@ -200,4 +202,6 @@ class ControllerModel(PackedModel):
                 out[p + "live"] = ids(v[F.NS_LIVE + n])
             out["budget.nameserverRestarts"] = int(v[F.USED_NS_RESTART])
             out["budget.nameserverCutoffs"] = int(v[F.USED_NS_CUTOFF])
+            for b in range(self.config.brokers):   # the HA address a name server's reply gave (None: none)
+                out[f"broker{b + 1}.haMasterAddress"] = int(v[F.HA_ADDR + b]) or None
         return out

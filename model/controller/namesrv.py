@@ -23,8 +23,10 @@ route is its brokerId-0 entry alone, and a pull that would go to a slave's entry
 5 s scan, 120 s expiry, 30 s client poll) are nondeterministic enabling conditions; an expiry is one step
 (``#scanNotActiveBroker`` / ``#onChannelDestroy`` then ``#unRegisterBroker``); each client refresh may read
 either name server (``NettyRemotingClient`` keeps one and moves to the next when it fails: a superset);
-the registration reply's ``masterAddr`` / ``haServerAddr`` (the slave's HA address and
-``SlaveSynchronize``) are not read: ``HAConnect`` still goes to any broker in the master role.
+``BrokerController#handleRegisterBrokerResult`` takes the first non-null reply of its registration to
+every name server: here each name server's reply is applied as it comes; the reply's ``masterAddr`` for
+``SlaveSynchronize`` is not kept (no consumer offsets here). A slave's HA client connects to the address
+the last reply named (``broker.haMasterAddress``, :func:`model.controller.actions.ha_connect`).
 """
 from __future__ import annotations
 
@@ -73,7 +75,10 @@ def register(w, b, n, params):
     epoch. In order: the same address under another id is removed (``removeIf``, L273: a master that
     registers as a slave leaves brokerId 0); a brokerId-0 registration against another, live holder with a
     greater stateVersion is rejected and the newcomer removed from ``brokerLiveTable`` (:func:`rejects`);
-    otherwise the newcomer takes the id and its live entry (L300, L366).
+    otherwise the newcomer takes the id and its live entry (L300, L366). The reply to a registration with
+    another brokerId names the brokerId-0 broker when it is live (``masterAddr``, ``haServerAddr``, L386-396);
+    ``BrokerController#handleRegisterBrokerResult`` then points the HA client there
+    (``updateHaMasterAddress``: a reply naming none leaves the address as it was).
 
     Version switch ``namesrv_epoch_fences_master`` (5.1.1, 20dc5c96, #6316) off: up to 5.1.0
     ``ReplicasManager#changeToMaster`` / ``#changeToSlave`` do not call ``nextVersion(newMasterEpoch)``, so
@@ -85,7 +90,10 @@ def register(w, b, n, params):
         if holder == b:
             w[F.NS_MASTER + n] = 0
             w[F.NS_VERSION + n] = 0
+            holder = -1
         w[F.NS_LIVE + n] = live | bit(b)
+        if holder >= 0 and live & bit(holder):   # the reply names the brokerId-0 broker (L386-396)
+            w[F.HA_ADDR + b] = holder + 1
         return
     version = bg(w, b, F.B_EPOCH) if params[P_NAMESRV_EPOCH] == 1 else 0
     if holder >= 0 and holder != b and rejects((live & bit(holder)) != 0, w[F.NS_VERSION + n], version):

@@ -48,4 +48,5 @@ def view_kinds(cfg: Any) -> dict[str, str]:
         for n in range(1, cfg.name_servers + 1):
             out.update({f"nameserver{n}.{name}": kind for name, kind in _NAMESERVER})
         out.update(_NS_BUDGETS)
+        out.update({f"broker{b}.haMasterAddress": OPTIONAL for b in range(1, cfg.brokers + 1)})
     return out

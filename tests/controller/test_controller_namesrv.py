@@ -112,6 +112,24 @@ def test_a_demoted_master_registering_as_a_slave_leaves_brokerid_0():
     assert nameserver(m, after) == (None, 0, [1])
 
 
+def test_a_slave_takes_its_ha_address_from_the_reply():
+    """``RouteInfoManager#registerBroker`` answers a registration with another brokerId with the live brokerId-0
+    broker (``masterAddr``, ``haServerAddr``, L386-396); ``BrokerController#handleRegisterBrokerResult``
+    points the HA client there (``updateHaMasterAddress``), and ``AutoSwitchHAClient#connectMaster`` connects
+    to that address only. A reply naming none leaves the address; ``changeToSlave`` clears it."""
+    from model.controller.model import HAConnect
+    m = ControllerModel(NS1)
+    slave = running(2, masterEpoch=1, ctlAlive=1, epochEntries=1, epochFile_epoch_0=1)
+    s = build(controller_up=1, nameserver_master_0=1, nameserver_stateVersion_0=1, nameserver_live_0=0b01,
+              **master(1, 1, epochEntries=1, epochFile_epoch_0=1), **slave)
+    assert m.next_state(s, HAConnect(slave=2, master=1)) is None   # no address yet
+    after = m.next_state(s, NsRegister(broker=2, nameserver=1))
+    assert m.view(after)["broker2.haMasterAddress"] == 1 and nameserver(m, after) == (1, 1, [1, 2])
+    assert m.view(m.next_state(after, HAConnect(slave=2, master=1)))["broker2.haMaster"] == 1
+    none = build(controller_up=1, broker2_haMasterAddress=1, **slave)   # the name server lists no master
+    assert m.view(m.next_state(none, NsRegister(broker=2, nameserver=1)))["broker2.haMasterAddress"] == 1
+
+
 def test_an_isolated_or_dead_broker_does_not_register():
     """``BrokerController#start`` and the 30 s task skip the registration while isolated
     (``ReplicasManager#setFenced``); a broker that is down sends nothing. A registration that changes
@@ -230,10 +248,11 @@ def test_no_verdict_moves_through_the_name_server_at_these_bounds():
 
 
 def test_shortest_send_ok_from_a_deposed_master_still_listed():
-    """ctl-namesrv-1-link-loss: broker 2, master, loses its controller link and registers with the name
-    server; the producer's route lists it; the controller elects broker 1; the producer's put goes to
-    broker 2, still listed at brokerId 0, which answers SEND_OK; broker 1 takes the role without the
-    message (13 steps; 11 without a name server, where the put may reach any master-role broker)."""
+    """ctl-namesrv-1-link-loss: broker 2, master, registers with the name server; broker 1 registers as a
+    slave, the reply names broker 2, and it connects there; broker 2 loses its controller link; the producer's
+    route lists broker 2; the controller elects broker 1; the producer's put goes to broker 2, still listed at
+    brokerId 0, which answers SEND_OK; broker 1 takes the role without the message (14 steps; 11 without a
+    name server, where the put and the HA connection may reach any master-role broker)."""
     from explore import explore
     from invariants.controller import PROPERTIES
     from tests.tooling.pinned import load
@@ -243,11 +262,12 @@ def test_shortest_send_ok_from_a_deposed_master_still_listed():
     trace = r.property("acked_message_on_every_later_master").trace
     labels = [str(a) for a in trace.actions]
     assert labels == [
-        "RegisterBroker(broker=2)", "BrokerElect(broker=2, elected=2)", "RegisterBroker(broker=1)",
-        "HAConnect(slave=1, master=2)", "SlaveReportOffset(slave=1)", "AlterSyncStateSetReplyLost(broker=2)",
-        "ControllerLinkLoss(broker=2)", "ControllerDeclareDead(broker=2)", "NsRegister(broker=2, nameserver=1)",
-        "ProducerRouteRefresh(nameserver=1)", "ControllerElect(elected=1)", "SendMessage(broker=2)",
-        "SyncBrokerMetadata(broker=1)"]
+        "RegisterBroker(broker=2)", "BrokerElect(broker=2, elected=2)", "NsRegister(broker=2, nameserver=1)",
+        "RegisterBroker(broker=1)", "NsRegister(broker=1, nameserver=1)", "HAConnect(slave=1, master=2)",
+        "SlaveReportOffset(slave=1)", "AlterSyncStateSetReplyLost(broker=2)", "ControllerLinkLoss(broker=2)",
+        "ControllerDeclareDead(broker=2)", "ProducerRouteRefresh(nameserver=1)", "ControllerElect(elected=1)",
+        "SendMessage(broker=2)", "SyncBrokerMetadata(broker=1)"]
+    assert trace.steps[labels.index("NsRegister(broker=1, nameserver=1)") + 1].view["broker1.haMasterAddress"] == 2
     send = trace.steps[labels.index("SendMessage(broker=2)") + 1].view
     assert send["producer.route"] == 2 and send["nameserver1.master"] == 2 and send["producer.sendOk"] == [1]
     assert send["controller.masterBrokerId"] == 1 and send["broker2.role"] == "MASTER"
@@ -266,10 +286,11 @@ def test_the_deposed_master_trace_draws_the_name_server():
     labels = {(e.sender, e.receiver, e.label) for row in d.rows for e in row.events if isinstance(e, Message)}
     assert ("broker2", "nameserver1", "register brokerId 0, stateVersion 1") in labels
     assert ("nameserver1", "broker2", "listed at 0") in labels
+    assert ("nameserver1", "broker1", "ok, master broker2") in labels
     assert ("nameserver1", "producer", "brokerId 0: broker2") in labels
 
 
-@pytest.mark.parametrize("threads", [2])
+@pytest.mark.parametrize("threads", [2, 3])
 def test_threads_give_the_same_result(threads):
     """The pinned counts and every verdict (one thread's, tests/controller/test_controller_pinned.py) on more."""
     from tests.tooling.pinned import explored, load

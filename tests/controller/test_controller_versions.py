@@ -109,8 +109,8 @@ def test_namesrv_epoch_fences_master():
     master's epoch is greater). More states up to 5.1.0, no verdict moves at these bounds: the deposed
     master's SEND_OK needs only its registration before the new master's, which both rules allow."""
     before, after = both_ways("namesrv_epoch_fences_master")
-    assert before[0] == (154284, 686566, 37) and after[0] == (124492, 536648, 34)
-    assert before[1][LOSS] == after[1][LOSS] == ("violated", 13)
+    assert before[0] == (75312, 290932, 39) and after[0] == (72544, 281452, 36)
+    assert before[1][LOSS] == after[1][LOSS] == ("violated", 14)
 
 
 def test_namesrv_epoch_fences_master_on_a_hand_built_state():

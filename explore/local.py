@@ -24,6 +24,7 @@ from .build import check_result, level_stats
 from .coverage import new_tally
 from .graph import cannot_reach_goal
 from .memory import MemoryWatch, available_memory_bytes
+from .compact_rounds import CompactRounds
 from .rounds import SLICE_STATES, LevelRounds
 from .team import ThreadTeam
 from invariants.base import PropertySet
@@ -105,8 +106,11 @@ class LocalExplorer:
             if address_space_limit() is not None:   # the states' rows and the links in memory are mapped
                 per_state += 8 * self.words + 6
         if self.threads > 1:   # the rounds' buffers and the threads come first
-            cost = LevelRounds.team_bytes(self.threads, self.nact, self.words, self.graph, self.slice_states,
-                                          self.labels)
+            if self.compact:
+                cost = CompactRounds.team_bytes(self.threads, self.nact, self.words, self.slice_states)
+            else:
+                cost = LevelRounds.team_bytes(self.threads, self.nact, self.words, self.graph, self.slice_states,
+                                              self.labels)
             if cost > budget // 4:   # memory too tight for threads to pay: one thread, the same results
                 self.threads = self.owners = 1
             else:
@@ -174,10 +178,7 @@ class LocalExplorer:
                                  f"need{'s' if len(which) == 1 else ''} every stored state and edge (exact store)")
             return
         self.compact = True
-        if self.threads > 1:
-            self.visited_note = (f"runs on one thread: the compact visited set files states on one thread "
-                                 f"(--threads {self.threads} asked)")
-            self.threads = self.owners = 1
+        self.owners = 1   # one table (of fingerprints), whatever the thread count
 
     def _set_masks(self) -> None:
         t = self.tracker
@@ -211,7 +212,8 @@ class LocalExplorer:
         self._set_masks()
         if self.threads > 1:
             self.team = ThreadTeam(self.threads)
-            self.rounds = LevelRounds(self, self.team, self.slice_states)
+            rounds = CompactRounds if self.compact else LevelRounds
+            self.rounds = rounds(self, self.team, self.slice_states)
         self.t0 = time.perf_counter()
         self.level_starts = [0]
         self.level_seconds: list[float] = []

@@ -289,7 +289,9 @@ class LevelRounds:
         arrays = ex.store.level_arrays()
         moved = [np.empty_like(a[lo:hi]) for a in arrays]
         level_lo, filed, growths = self.filed
-        if level_lo == lo and filed == n and growths == ex.store.table_growths:   # every slot known: no lookups
+        if ex.compact:   # the fingerprint table holds no index: nothing to relink
+            pass
+        elif level_lo == lo and filed == n and growths == ex.store.table_growths:   # every slot known: no lookups
             slots = self.level_slots
             self.team.run(lambda t: P.relink_slots(ex.store.table, ex.words, slots, new_pos, part[t], part[t + 1]))
         else:

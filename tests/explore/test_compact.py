@@ -31,17 +31,25 @@ def signature(r):
             "terminal": trace_of(r.terminal_trace)}
 
 
-def run(model, props, visited, threads=1):
-    return LocalExplorer(model, props, threads=threads, visited=visited).run()
+def run(model, props, visited, threads=1, **kw):
+    return LocalExplorer(model, props, threads=threads, visited=visited, **kw).run()
 
 
+#: two threads with every level of more than one state in rounds of small slices (explore/compact_rounds.py):
+#: the pinned configurations' levels are too small for the default thresholds
+ROUNDS = dict(threads=2, slice_states=16, parallel_from=2)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("entry", SMALL, ids=lambda e: e.name)
-def test_compact_answers_as_exact_on_the_pinned_configurations(entry):
-    # the safety properties (always and sometimes): what the compact set serves
+def test_compact_answers_as_exact_on_the_pinned_configurations(entry, threads):
+    # the safety properties (always and sometimes): what the compact set serves; against the exact store on
+    # one thread, the compact set on one thread and on two (every level in rounds)
     props = get_mode(entry.mode_name).properties
     safety = props().without([GRAPH, EVENTUALLY])
+    kw = ROUNDS if threads == 2 else {}
     exact = run(model_of(entry), safety, "exact")
-    compact = run(model_of(entry), safety, "compact")
+    compact = run(model_of(entry), safety, "compact", **kw)
     assert compact.stats.visited == "compact" and not compact.stats.visited_note
     assert exact.stats.visited == "exact"
     assert signature(compact) == signature(exact)
@@ -50,7 +58,7 @@ def test_compact_answers_as_exact_on_the_pinned_configurations(entry):
     if compact.stats.stop_reason is None:   # explored whole: the pinned size
         assert (compact.stats.distinct_states, compact.stats.transitions, compact.stats.depth) == entry.counts
     # explored whole with no property: the pinned counts, whatever the properties would have stopped
-    whole = run(model_of(entry), props().only([]), "compact")
+    whole = run(model_of(entry), props().only([]), "compact", **kw)
     assert (whole.stats.distinct_states, whole.stats.transitions, whole.stats.depth) == entry.counts
     words = model_of(entry).words
     assert compact.stats.exact == (words == 1)
@@ -105,14 +113,34 @@ def test_a_run_needing_the_edges_keeps_the_exact_store_and_says_so():
     assert {p.name: p.status for p in r.properties} == entry.verdicts
 
 
-def test_compact_runs_on_one_thread_and_says_so_with_the_answer_of_two():
+@pytest.mark.parametrize("props", ["safety", "none"])
+def test_compact_on_two_threads_answers_as_one_thread_and_as_exact(props):
     from model import RocketMQModel, preset
-    safety = invariants.PROPERTIES.without([GRAPH, EVENTUALLY])
-    model = RocketMQModel(preset("default"))   # levels of up to 47,091 states: threaded rounds on two threads
-    two = run(model, safety, "exact", threads=2)
-    compact = run(model, safety, "compact", threads=2)
-    assert compact.stats.visited == "compact" and "one thread" in compact.stats.visited_note
-    assert signature(compact) == signature(two)
+    chosen = invariants.PROPERTIES.without([GRAPH, EVENTUALLY]) if props == "safety" else invariants.PROPERTIES.only([])
+    model = RocketMQModel(preset("default"))   # levels of up to 47,091 states: rounds on two threads
+    exact = run(model, chosen, "exact")
+    one = run(model, chosen, "compact")
+    for kw in (dict(threads=2), dict(threads=2, slice_states=256, parallel_from=64)):
+        ex = LocalExplorer(model, chosen, visited="compact", **kw)
+        two = ex.run()
+        assert ex.threads == 2 and ex.rounds is not None
+        assert two.stats.visited == "compact" and not two.stats.visited_note
+        assert signature(two) == signature(one) == signature(exact)
+    if props == "none":
+        assert one.stats.distinct_states == 657921
+
+
+def test_compact_rounds_stop_at_the_state_limit_as_one_thread_does():
+    from explore.run_control import Limits
+    from model import RocketMQModel, preset
+    model = RocketMQModel(preset("default"))
+    props = invariants.PROPERTIES.only([])
+    for limit in (1000, 40000):
+        runs = [LocalExplorer(model, props, Limits(max_states=limit), visited=v, **kw).run()
+                for v, kw in (("exact", {}), ("compact", {}), ("compact", dict(threads=2, slice_states=64,
+                                                                                  parallel_from=16)))]
+        assert runs[0].outcome == "incomplete" and "state limit" in runs[0].incomplete_reason
+        assert signature(runs[1]) == signature(runs[0]) == signature(runs[2])
 
 
 def test_collision_probability_is_the_birthday_bound():

@@ -51,9 +51,10 @@ def test_successors_are_generated_by_the_one_expansion_step_only():
     callers = {f"{path.relative_to(ROOT)}:{fn}" for path in ENGINE for fn in calls_to(path, "generate")}
     assert callers == {"explore/step.py:expand_state", "explore/step.py:generate_one"}
     users = {f"{path.relative_to(ROOT)}:{fn}" for path in ENGINE for fn in calls_to(path, "expand_state")}
-    # the exact store's (one thread and threads), the compact set's (explore/compact.py) and Spark's batches
+    # the exact store's (one thread and threads), the compact set's (explore/compact.py; its threads' rounds,
+    # explore/compact_rounds.py) and Spark's batches
     assert users == {"explore/kernel.py:expand_stored", "explore/compact.py:expand_compact",
-                     "spark_explore/batch.py:expand_batch"}
+                     "explore/compact_rounds.py:_buffer_slice", "spark_explore/batch.py:expand_batch"}
     stored = {f"{path.relative_to(ROOT)}:{fn}" for path in ENGINE for fn in calls_to(path, "expand_stored")}
     assert stored == {"explore/kernel.py:expand", "explore/threaded.py:_expand_slice"}
 

@@ -43,10 +43,17 @@ from .counters import SLICES_T
 from .funcaddr import ADDRESSES
 from .kernel import check_new, state_hash
 from .prefetch import prefetch
-from .rounds import PAD, SLICE_STATES, SLICES_PER_THREAD, THREAD_ADDRESS_SPACE, LevelRounds
-from .step import (I64_1D, ROWS_T, ST_CHUNK, ST_ERROR, ST_LEVEL_DONE, ST_LIMIT, U64_2D, Generator, Rows,
+from .rounds import PAD, SLICES_PER_THREAD, THREAD_ADDRESS_SPACE, LevelRounds
+from .step import (I64_1D, ROWS_T, ST_CHUNK, ST_ERROR, ST_LEVEL_DONE, ST_LIMIT, ST_NEED_ROOM, U64_2D, Generator, Rows,
                    expand_state, first_terminal, rows_equal)
 
+S_FULL = 4         # a slice's ``status``: its buffer filled up before its states were all expanded
+#: a slice's buffer room, per state of the slice (at least one state's successors): most successors are
+#: found in the table and dropped, so a slice seldom fills it; one that does ends the round early
+BUFFER_PER_STATE = 4
+#: states per slice: the compact rounds' buffers hold a few successors a state, not ``nact``, so slices are
+#: larger than the exact store's (fewer rounds, fewer waits for the slowest thread)
+COMPACT_SLICE_STATES = 16384
 ROUND_LOAD = 0.9   # the table's load after a round, at worst (it grows beyond explore.kernel.MAX_LOAD)
 AHEAD = 8          # step 2 fetches the table line of the successor this many places ahead
 
@@ -114,11 +121,14 @@ def _buffer_slice(gen, seen, masks, rnd, rows, s, c):
     step = Generator(gen.succ, gen.tcheck, gen.params, masks.trans_watch, rnd.wit_src[s], rnd.wit_act[s])
     tally = rnd.tallies[s, :rnd.tally_size]
     leaves = rnd.leaves != 0
+    nact = len(rows.oflags)
     for src in range(rnd.bounds[s], rnd.bounds[s + 1]):
         c.pos = src
         if leaves and noexp[src] != 0:
             c.nleaf += 1
             continue
+        if c.edges + nact > rnd.capacity:   # the buffer may not hold this state's successors: stop before it
+            return ST_NEED_ROOM
         status = expand_state(step, states, src, rows, c, tally, buffered_home, insert_buffered, first_terminal,
                               place)
         if status != ST_CHUNK:
@@ -143,7 +153,7 @@ def buffer_slices(functions, params, seen, masks, round_t, slices, rows, counter
         c = slices[s]
         c.status = P.S_STARTED
         status = _buffer_slice(gen, seen, masks[0], rnd, rows, s, c)
-        c.status = P.S_ERROR if status == ST_ERROR else P.S_DONE
+        c.status = P.S_ERROR if status == ST_ERROR else S_FULL if status == ST_NEED_ROOM else P.S_DONE
 
 
 #: the visited set as step 2 writes it: (states, parent, via, table, fingerprint-0 mark)
@@ -225,14 +235,14 @@ class CompactRounds(LevelRounds):
     :class:`explore.rounds.LevelRounds`' level loop, counter folding and sample sort (with no table to
     relink: the compact table holds no index), its own rounds and buffers."""
 
-    def __init__(self, explorer: Any, team: Any, slice_states: int = SLICE_STATES) -> None:
+    def __init__(self, explorer: Any, team: Any, slice_states: int = COMPACT_SLICE_STATES) -> None:
         self.ex = explorer
         self.team = team
         self.T = team.threads
         self.S = SLICES_PER_THREAD * self.T
         self.slice = slice_states
         nact = max(explorer.nact, 1)
-        self.C = slice_states * nact   # a slice's buffered successors, at most
+        self.C = max(slice_states * min(BUFFER_PER_STATE, nact), nact)   # a slice's buffered successors
         n = self.S * self.C
         self.buf_rows = np.empty((n, explorer.words), dtype=np.uint64)
         self.buf_link = np.empty(n, dtype=np.int64)
@@ -252,14 +262,34 @@ class CompactRounds(LevelRounds):
         self.functions = P.function_addresses(explorer.model.successors, explorer.props.transition_check,
                                               explorer.props.state_check)
         self.filed: tuple[int, int, int] = (-1, 0, -1)   # (LevelRounds' slots of the level: none kept here)
+        self.short_rounds = 0   # rounds a full buffer ended early
 
     @staticmethod
-    def team_bytes(threads: int, nact: int, words: int, slice_states: int = SLICE_STATES) -> int:
+    def team_bytes(threads: int, nact: int, words: int, slice_states: int = COMPACT_SLICE_STATES) -> int:
         """What :class:`CompactRounds` allocates (the buffers are address space: touched as far as rounds
         fill them), and what each worker thread reserves, for the explorer's memory budget."""
         per_successor = 8 * words + 24
-        return (SLICES_PER_THREAD * threads * slice_states * max(nact, 1) * per_successor
-                + threads * THREAD_ADDRESS_SPACE)
+        room = max(slice_states * min(BUFFER_PER_STATE, max(nact, 1)), nact)
+        return SLICES_PER_THREAD * threads * room * per_successor + threads * THREAD_ADDRESS_SPACE
+
+    def expand(self, level: int, lo: int, hi: int) -> int:
+        """Expand the level ``[lo, hi)`` round by round (a round may end early: a slice's buffer full);
+        returns a kernel status. Between rounds the explorer reports progress and checks its limits."""
+        ex = self.ex
+        pos = lo
+        while pos < hi:
+            n = self._room(min(hi - pos, self.S * self.slice))
+            if n == 0:
+                return K.ST_NEED_ROOM
+            bounds = [pos + n * t // self.S for t in range(self.S + 1)]
+            status, pos = self._round(bounds)
+            if status != K.ST_LEVEL_DONE:
+                return status
+            ex.store.io["pos"] = pos
+            ex.report(level, lo, hi)
+            if pos < hi and ex.limit_inside_level():
+                return K.ST_CHUNK
+        return K.ST_LEVEL_DONE
 
     def _room(self, want: int) -> int:
         """How many states the next round may expand, up to ``want``: each files at most ``nact`` states,
@@ -279,7 +309,8 @@ class CompactRounds(LevelRounds):
             ex.make_room()   # fails, saying why: the state limit or the memory budget
         return n
 
-    def _round(self, bounds: list[int]) -> int:
+    def _round(self, bounds: list[int]) -> tuple[int, int]:
+        """One round over the slices ``bounds``: its status and where the level's next round starts."""
         ex, store = self.ex, self.ex.store
         self.slices[:] = 0
         round_ = tuple(CRound(np.array(bounds, dtype=np.int64), self.C, self.wit_src, self.wit_act, self.tallies,
@@ -299,8 +330,19 @@ class CompactRounds(LevelRounds):
             if len(started):
                 store.io["pos"] = self.slices[started[0]]["pos"]
             raise
-        errors = np.flatnonzero(self.slices["status"] == P.S_ERROR)
-        last = int(errors[0]) if len(errors) else self.S - 1   # one thread stops at the first error
+        stopped = np.flatnonzero((self.slices["status"] == P.S_ERROR) | (self.slices["status"] == S_FULL))
+        # one thread stops at the first error; a full buffer ends the round where its slice stopped, the
+        # slices after it forgotten (the next round expands them again)
+        last = int(stopped[0]) if len(stopped) else self.S - 1
+        error = len(stopped) > 0 and self.slices[last]["status"] == P.S_ERROR
+        end = bounds[-1]
+        if len(stopped) and not error:
+            end = int(self.slices[last]["pos"])
+            self.short_rounds += 1
+            self.slices[last + 1:] = 0
+            self.tally[last + 1:] = 0
+            self.wit_src[last + 1:] = -1
+            self.wit_act[last + 1:] = -1
         count = store.count
         status = file_buffered((store.states, store.parent, store.via, store.table, store.fill), store.counters,
                                round_, self.slices, last)
@@ -313,14 +355,14 @@ class CompactRounds(LevelRounds):
                                     np.ascontiguousarray(self.wit_thread[:, :64]).ravel())
             self.wit_thread[:] = -1
         if status != K.ST_LEVEL_DONE:
-            return status
-        if len(errors):
+            return status, end
+        if error:
             c = self.slices[last]
             io = store.io
             io["err_state"], io["err_action"], io["err_flags"] = c["err_state"], c["err_action"], c["err_flags"]
-            return K.ST_ERROR
+            return K.ST_ERROR, end
         self._fold_counters()
-        return K.ST_LEVEL_DONE
+        return K.ST_LEVEL_DONE, end
 
     def _end_level(self, hi: int) -> None:
         """Nothing is left to do at a level's end: each round merged its state witnesses."""

@@ -24,7 +24,7 @@ from .build import check_result, level_stats
 from .coverage import new_tally
 from .graph import cannot_reach_goal
 from .memory import MemoryWatch, available_memory_bytes
-from .compact_rounds import CompactRounds
+from .compact_rounds import COMPACT_SLICE_STATES, CompactRounds
 from .rounds import SLICE_STATES, LevelRounds
 from .team import ThreadTeam
 from invariants.base import PropertySet
@@ -91,6 +91,7 @@ class LocalExplorer:
         self.threads = threads
         self.owners = threads        # one table region per thread
         self.slice_states = slice_states or SLICE_STATES
+        self.slice_asked = slice_states
         # smaller levels run on the one-thread kernel (same results; a round's fixed cost is not worth it)
         self.parallel_from = parallel_from if parallel_from is not None else 8 * self.slice_states
         self.team: ThreadTeam | None = None
@@ -179,6 +180,8 @@ class LocalExplorer:
             return
         self.compact = True
         self.owners = 1   # one table (of fingerprints), whatever the thread count
+        if self.slice_asked is None:   # larger slices than the exact store's (levels start rounds as large)
+            self.slice_states = COMPACT_SLICE_STATES
 
     def _set_masks(self) -> None:
         t = self.tracker

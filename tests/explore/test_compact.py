@@ -130,6 +130,19 @@ def test_compact_on_two_threads_answers_as_one_thread_and_as_exact(props):
         assert one.stats.distinct_states == 657921
 
 
+def test_compact_rounds_ended_early_by_a_full_buffer_answer_as_one_thread(monkeypatch):
+    import explore.compact_rounds as CR
+    from model import RocketMQModel, preset
+    model = RocketMQModel(preset("default"))
+    props = invariants.PROPERTIES.without([GRAPH, EVENTUALLY])
+    one = run(model, props, "compact")
+    monkeypatch.setattr(CR, "BUFFER_PER_STATE", 1)   # a buffer of one successor a state fills up often
+    ex = LocalExplorer(model, props, visited="compact", threads=2, slice_states=64, parallel_from=16)
+    two = ex.run()
+    assert ex.rounds.short_rounds > 0
+    assert signature(two) == signature(one)
+
+
 def test_compact_rounds_stop_at_the_state_limit_as_one_thread_does():
     from explore.run_control import Limits
     from model import RocketMQModel, preset

@@ -21,6 +21,8 @@ from .state import next_queue_offset, record_queue, record_queue_offset, set_rec
 from .offsets import load_table, note_delivered
 from .namesrv import routed
 from .params import P_NAMESRV
+from .disk import drop_stale, overwrite_stale, recover_reading_stale, truncate_dirty_files
+from .params import P_STALE_TAIL
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -303,6 +305,7 @@ def put_message(w, b, n, params):
     bs(w, b, F.B_LOG_MSG + n, m + 1)
     bs(w, b, F.B_LOG_EP + n, bg(w, b, F.B_EPOCH))
     bs(w, b, F.B_LEN, n + 1)
+    overwrite_stale(w, b)   # stale_tail: the append replaced the first stale record (model/controller/disk.py)
     replicas = (params[P_ALL_ACK] == 1 and popcount(union_set(w, b, params)) > 1) or \
         (params[P_ALL_ACK] == 0 and params[P_ISR] > 1)
     if replicas:
@@ -519,6 +522,7 @@ def broker_power_loss(w, b, params):
         return 0
     w[F.USED_POWER] += 1
     lose_process(w, b, params)
+    drop_stale(w, b)   # stale_tail: the stale records go with the page cache (model/controller/disk.py)
     truncate_log(w, b, bg(w, b, F.B_FLUSHED))
     return OK
 
@@ -542,6 +546,9 @@ def broker_restart(w, b, params):
         return 0
     bs(w, b, F.B_UP, 1)
     bs(w, b, F.B_FENCED, 1)
+    if params[P_STALE_TAIL] == 1:   # the stale records read back; normal or abnormal recovery (disk.py)
+        recover_reading_stale(w, b, params)
+        return OK
     if params[P_CONFIRM_PERSISTED] == 0:
         bs(w, b, F.B_CONFIRM, 0)
         bs(w, b, F.B_REPUT, bg(w, b, F.B_LEN))
@@ -817,7 +824,7 @@ def ha_connect(w, s, m, params):
             return 0
         if t > bg(w, s, F.B_LEN):
             t = bg(w, s, F.B_LEN)
-        truncate_log(w, s, t)
+        truncate_dirty_files(w, s, t, params)
         epoch_truncate_by_offset(w, s, t)
     bs(w, s, F.B_CONN, m + 1)
     bs(w, s, F.B_ACK, 0)
@@ -875,6 +882,7 @@ def push_data(w, s, params):
     bs(w, s, F.B_LOG_EP + o, bg(w, m, F.B_LOG_EP + o))
     set_record_queue(w, s, o, record_queue(w, m, o, params), record_queue_offset(w, m, o, params))
     bs(w, s, F.B_LEN, o + 1)
+    overwrite_stale(w, s)   # stale_tail: the append replaced the first stale record (model/controller/disk.py)
     c = confirm_offset(w, m, params)
     bs(w, s, F.B_CONFIRM, c if c < o + 1 else o + 1)
     return OK
@@ -959,3 +967,28 @@ def pull_message_queue1(w, b, params):
     if not routed(w, F.C_ROUTE, b, params):   # with name servers: the consumer's route lists b at brokerId 0
         return 0
     return pull_queue(w, b, 1, F.C_NEXT1, F.DELIVERED1, params)
+
+
+# -- the disk under a truncation (stale_tail = on; issue 48 item 6, model/controller/disk.py) ---------------
+@action("BrokerShutdown", kind=40, actor="failure", section="broker", place=(BROKER, 30),
+        when=lambda cfg: cfg.stale_tail == "ON" and cfg.max_broker_crashes > 0,
+        rocketmq="DefaultMessageStore#shutdown",
+        phrase="a broker shuts down cleanly (its restart recovers normally)",
+        drawn=Note("broker", "clean shutdown"))
+@kernel
+def broker_shutdown(w, b, params):
+    """``BrokerController#shutdown`` -> ``DefaultMessageStore#shutdown`` (with ``stale_tail`` on; it spends
+    one of the ``max_broker_crashes`` process stops): ``ReputMessageService#shutdown`` lets dispatch reach
+    ``CommitLog#getConfirmOffset`` (it waits up to 5 s), ``CommitLog#shutdown``'s flush service flushes
+    everything written, and the abort file is deleted (``dispatchBehindBytes() == 0``), so the next
+    restart runs ``CommitLog#recoverNormally`` (:func:`model.controller.disk.recover_reading_stale`). The
+    process's roles, sets and connections go as in a crash (:func:`lose_process`)."""
+    if bg(w, b, F.B_UP) == 0 or w[F.USED_CRASH] >= params[P_MAX_CRASH]:
+        return 0
+    w[F.USED_CRASH] += 1
+    end = confirm_offset(w, b, params)
+    dispatch_to(w, b, end if end < bg(w, b, F.B_LEN) else bg(w, b, F.B_LEN))
+    bs(w, b, F.B_FLUSHED, bg(w, b, F.B_LEN))
+    lose_process(w, b, params)
+    w[F.CLEAN + b] = 1
+    return OK

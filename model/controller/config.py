@@ -77,6 +77,12 @@ KNOBS: tuple[Knob, ...] = (
     Knob("max_namesrv_cutoffs", "int", 0, (0, 2), "failure budget",
          "Expiries of a running broker's name-server entry (its registrations did not reach that name server "
          "for 120 s: RouteInfoManager#scanNotActiveBroker); needs name_servers >= 1."),
+    # -- the disk under a truncation (issue 48 item 6; model/controller/disk.py)
+    Knob("stale_tail", "enum", "OFF", ("OFF", "ON"), "MappedFileQueue#truncateDirtyFiles (model scope)",
+         "on: a truncation only moves the write position, so the records past it stay in the commitlog file "
+         "until appends overwrite them, and a restart's recovery (CommitLog#recoverNormally / "
+         "#recoverAbnormally) reads them back; a crash's budget may then also be spent on a clean shutdown "
+         "(BrokerShutdown, normal recovery at the restart). off: a truncation removes the records."),
     # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
     #    that changed it; --rocketmq-version sets them all
     Knob("sss_union_while_synchronizing", "bool", True, (), "RocketMQ 5.1.1 and later (#5663)",
@@ -143,6 +149,7 @@ class ControllerConfig:
     name_servers: int = 0
     max_namesrv_restarts: int = 0
     max_namesrv_cutoffs: int = 0
+    stale_tail: str = "OFF"
     sss_union_while_synchronizing: bool = True
     confirm_offset_ignores_unacked_connection: bool = True
     confirm_offset_frozen_when_member_disconnected: bool = True

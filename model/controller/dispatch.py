@@ -71,6 +71,8 @@ def apply(kind, x, y, w, p):
         return actions.pull_message_queue1(w, x, p)
     if kind == 40:  # PersistAllOffsets
         return offsets.persist_all_offsets(w, x, p)
+    if kind == 40:  # BrokerShutdown
+        return actions.broker_shutdown(w, x, p)
     if kind == 41:  # ConsumerCrashRestart
         return offsets.consumer_restart(w, x, p)
     if kind == 42:  # SlaveSyncAll

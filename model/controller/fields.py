@@ -121,6 +121,20 @@ USED_NS_CUTOFF = _field("budget.nameserverCutoffs", 2)
 HA_ADDR = len(_FIELDS)
 for _b in range(MAX_BROKERS):
     _field(f"broker{_b + 1}.haMasterAddress", 2)
+# -- with stale_tail = on only (issue 48 item 6, model/controller/disk.py; all 0 otherwise): per broker ``b``
+# at STALE_END + b the end of the stale records past its write position (positions [maxOffset, staleEnd) of
+# its commitlog arrays keep what a truncation left there; 0: none), at CLEAN + b whether its last stop was
+# a clean shutdown (DefaultMessageStore#shutdown deleted the abort file: normal recovery at the restart), at
+# STALE_CQ + b the end of the consume queue's stale entries
+STALE_END = len(_FIELDS)
+for _b in range(MAX_BROKERS):
+    _field(f"broker{_b + 1}.staleEnd", 2)
+CLEAN = len(_FIELDS)
+for _b in range(MAX_BROKERS):
+    _field(f"broker{_b + 1}.cleanShutdown", 1)
+STALE_CQ = len(_FIELDS)   # the consume queue's stale entries' end (ConsumeQueue#truncateDirtyLogicFiles too
+for _b in range(MAX_BROKERS):   # moves positions only): what the consume queue had dispatched before the truncation
+    _field(f"broker{_b + 1}.staleDispatched", 2)
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _ in _FIELDS)
 

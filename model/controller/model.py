@@ -136,6 +136,16 @@ class ControllerModel(PackedModel):
             v[F.USED_NS_CUTOFF] = view["budget.nameserverCutoffs"]
             for b in range(self.config.brokers):
                 v[F.HA_ADDR + b] = view[f"broker{b + 1}.haMasterAddress"] or 0
+        if self.config.stale_tail == "ON":   # model/controller/disk.py: the stale records from maxOffset on
+            for b in range(self.config.brokers):
+                p, base = f"broker{b + 1}.", F.BROKER_BASE + b * F.STRIDE
+                n = int(v[base + F.B_LEN])
+                stale = [(int(m), int(e)) for m, _, e in (x.partition("@e") for x in view[p + "staleTail"])]
+                for i, (m, e) in enumerate(stale):
+                    v[base + F.B_LOG_MSG + n + i], v[base + F.B_LOG_EP + n + i] = m, e
+                v[F.STALE_END + b] = n + len(stale) if stale else 0
+                v[F.STALE_CQ + b] = view[p + "staleDispatched"]
+                v[F.CLEAN + b] = int(view[p + "cleanShutdown"])
         out = np.zeros(F.WORDS, dtype=np.uint64)
         if not pack(v, out):
             raise ValueError("a field of the view does not fit its bit width")
@@ -187,6 +197,7 @@ class ControllerModel(PackedModel):
             out["consumer.delivered1"] = [int(v[F.DELIVERED1 + i]) for i in range(self.config.messages)]
             for b in range(self.config.brokers):
                 n = int(v[F.BROKER_BASE + b * F.STRIDE + F.B_LEN])
+                n = max(n, int(v[F.STALE_END + b]))   # with stale_tail: the stale records' too
                 out[f"broker{b + 1}.queueOffsets"] = [
                     (int(v[F.LOG_QUEUE + b * F.MAX_MESSAGES + i]), int(v[F.LOG_QOFF + b * F.MAX_MESSAGES + i]))
                     for i in range(n)]
@@ -204,4 +215,12 @@ class ControllerModel(PackedModel):
             out["budget.nameserverCutoffs"] = int(v[F.USED_NS_CUTOFF])
             for b in range(self.config.brokers):   # the HA address a name server's reply gave (None: none)
                 out[f"broker{b + 1}.haMasterAddress"] = int(v[F.HA_ADDR + b]) or None
+        if self.config.stale_tail == "ON":   # model/controller/disk.py
+            for b in range(self.config.brokers):
+                g = lambda off: int(v[F.BROKER_BASE + b * F.STRIDE + off])  # noqa: E731
+                p = f"broker{b + 1}."
+                out[p + "staleTail"] = [f"{g(F.B_LOG_MSG + i)}@e{g(F.B_LOG_EP + i)}"
+                                        for i in range(g(F.B_LEN), int(v[F.STALE_END + b]))]
+                out[p + "staleDispatched"] = int(v[F.STALE_CQ + b])
+                out[p + "cleanShutdown"] = bool(v[F.CLEAN + b])
         return out

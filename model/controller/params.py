@@ -9,7 +9,7 @@ P_BROKERS, P_MESSAGES, P_ALL_ACK, P_MIN_ISR, P_UNCLEAN, P_MAX_CRASH, P_MAX_POWER
     P_MAX_LINK, P_MAX_HA, P_ISR, P_SYNC_FLUSH, P_QUEUES, P_SSS_UNION, P_CONFIRM_IGNORES_UNACKED, P_CONFIRM_FROZEN, P_CONFIRM_PERSISTED, \
     P_MASTER_TAKES_CONTROLLER_SSS, P_SAME_MASTER_SHORTCUT, P_SCAN_INACTIVE_MASTER, P_CONFIRM_MAX_NOT_ALLACK, \
     P_CONFIRM_INIT_NEGATIVE, P_NAMESRV_EPOCH, P_CONSUMER_OFFSETS, P_MAX_CONSUMER, P_NAMESRV, P_MAX_NS_RESTART, \
-    P_MAX_NS_CUTOFF, P_ACTIONS = range(29)
+    P_MAX_NS_CUTOFF, P_STALE_TAIL, P_ACTIONS = range(30)
 ACTION_STRIDE = 3   # kind, x, y
 
 #: the version switches' knobs, in their slots' order (P_SSS_UNION ... P_NAMESRV_EPOCH)
@@ -28,6 +28,7 @@ def build_params(cfg, codes: list[tuple[int, ...]]) -> np.ndarray:
             *(int(getattr(cfg, k)) for k in SWITCH_KNOBS),
             int(cfg.consumer_offsets == "ON"), cfg.max_consumer_restarts,
             cfg.name_servers, cfg.max_namesrv_restarts, cfg.max_namesrv_cutoffs,   # name servers (namesrv.py)
+            int(cfg.stale_tail == "ON"),   # the disk under a truncation (disk.py)
             len(codes)]
     body = [x for code in codes for x in code]
     return np.array(head + body, dtype=np.int64)

@@ -291,6 +291,14 @@ def truncate_log(w, b, offset):
         bs(w, b, F.B_LOG_MSG + i, 0)
         bs(w, b, F.B_LOG_EP + i, 0)
         set_record_queue(w, b, i, 0, 0)
+    lower_positions(w, b, offset)
+
+
+@kernel(inline=True)
+def lower_positions(w, b, offset):
+    """What ``DefaultMessageStore#truncateDirtyFiles`` moves, the records' bytes aside: the write position
+    (max offset) to ``offset``; the consume queue's end, the flushed position and confirmOffset lowered to it
+    when above."""
     bs(w, b, F.B_LEN, offset)
     if bg(w, b, F.B_REPUT) > offset:   # consume queues truncated too; reput restarts at min(old, offset)
         bs(w, b, F.B_REPUT, offset)

@@ -29,6 +29,10 @@ _QUEUES = (("consumer.nextOffset1", PLAIN), ("consumer.delivered1", PLAIN))
 _ROUTES = (("producer.route", OPTIONAL), ("consumer.route", OPTIONAL))
 _NAMESERVER = (("master", OPTIONAL), ("stateVersion", PLAIN), ("live", IDS))
 _NS_BUDGETS = (("budget.nameserverRestarts", PLAIN), ("budget.nameserverCutoffs", PLAIN))
+#: with stale_tail = on only, per broker (model/controller/disk.py): the stale records past the write position
+#: ("message@eEpoch", by position from maxOffset on), the consume queue's stale entries' end, and whether the
+#: last stop was a clean shutdown
+_STALE = (("staleTail", PLAIN), ("staleDispatched", PLAIN), ("cleanShutdown", PLAIN))
 
 
 def view_kinds(cfg: Any) -> dict[str, str]:
@@ -49,4 +53,7 @@ def view_kinds(cfg: Any) -> dict[str, str]:
             out.update({f"nameserver{n}.{name}": kind for name, kind in _NAMESERVER})
         out.update(_NS_BUDGETS)
         out.update({f"broker{b}.haMasterAddress": OPTIONAL for b in range(1, cfg.brokers + 1)})
+    if getattr(cfg, "stale_tail", "OFF") == "ON":
+        for b in range(1, cfg.brokers + 1):
+            out.update({f"broker{b}.{name}": kind for name, kind in _STALE})
     return out

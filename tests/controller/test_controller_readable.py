@@ -18,6 +18,7 @@ CONFIGS = {
     "two-queues": ("controller", ["queues=2", "messages=3", "max_broker_power_losses=1"], None),
     "consumer-offsets": ("controller", ["consumer_offsets=on", "max_consumer_restarts=2", "queues=2", "messages=3",
                                         "max_link_losses=1"], None),
+    "stale-tail": ("controller", ["stale_tail=on", "max_broker_crashes=2", "max_broker_power_losses=1"], None),
 }
 
 

@@ -109,13 +109,15 @@ def test_every_declared_controller_action_is_enabled_in_a_small_configuration():
     # PullMessageQueue1 exists only with a second queue (queues=2), and needs a second message to pull
     two_queues = preset("controller").with_overrides(["queues=2", "messages=2"])
     # the consumer-offset actions exist only with consumer_offsets=ON, the name servers' with name_servers >= 1
-    # (their failures with their budgets)
+    # (their failures with their budgets), BrokerShutdown only with stale_tail=on
     offsets = preset("controller").with_overrides(["consumer_offsets=on", "messages=1", "max_consumer_restarts=1"])
     name_servers = preset("controller").with_overrides(
         ["messages=1", "name_servers=1", "max_namesrv_restarts=1", "max_namesrv_cutoffs=1"])
+    stale = preset("controller").with_overrides(["stale_tail=on", "messages=1"])
     assert {d.name for d in _registry("controller").declarations()} - \
         _enabled_kinds(ControllerModel(every), 30000) - _enabled_kinds(ControllerModel(two_queues), 30000) - \
-        _enabled_kinds(ControllerModel(offsets), 30000) - _enabled_kinds(ControllerModel(name_servers), 30000) == set()
+        _enabled_kinds(ControllerModel(offsets), 30000) - _enabled_kinds(ControllerModel(name_servers), 30000) - \
+        _enabled_kinds(ControllerModel(stale), 3000) == set()
 
 
 def test_seeded_bugs_are_kernels_of_their_own_not_branches_in_the_protocol():

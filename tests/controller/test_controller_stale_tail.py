@@ -149,3 +149,121 @@ def test_an_append_overwrites_the_first_stale_record_only():
                         epochFile_epoch_0=1))
     s = m1.next_state(s, SendMessage(broker=1))
     assert m1.view(s)["broker1.commitlog"] == ["1@e1"] and m1.view(s)["broker1.staleTail"] == []
+
+
+@pytest.mark.parametrize("threads", [2])
+def test_threads_give_the_same_result(threads):
+    """The pinned counts and every verdict (one thread's, tests/controller/test_controller_pinned.py) on more."""
+    from tests.tooling.pinned import explored, load
+
+    entry = load(mode="controller")["ctl-stale-tail"]
+    assert explored(entry, threads=threads) == entry
+
+
+# -- the violations the stale tail adds (docs/controller.md, "The disk under a truncation") -----------------
+#: controller-allack, 3 messages, 3 process stops: broker 1 (master, epoch 1) has m1 on both brokers and m2
+#: on itself only (its put waiting for broker 2's ack) when it crashes; broker 2 is elected (epoch 2);
+#: broker 1 restarts, registers as a slave and its handshake truncates it to 1 (m2 left on disk)
+PREFIX = ("RegisterBroker(broker=1)", "BrokerElect(broker=1, elected=1)", "RegisterBroker(broker=2)",
+          "HAConnect(slave=2, master=1)", "SlaveReportOffset(slave=2)", "AlterSyncStateSet(broker=1)",
+          "SendMessage(broker=1)", "PushData(slave=2)", "SlaveReportOffset(slave=2)", "AckWaitDone()",
+          "SendMessage(broker=1)", "BrokerCrash(broker=1)", "ControllerDeclareDead(broker=1)",
+          "BrokerRestart(broker=1)", "ControllerElect(elected=2)", "RegisterBroker(broker=1)",
+          "SyncBrokerMetadata(broker=2)", "HAConnect(slave=1, master=2)")
+BOUNDS = ["max_broker_crashes=3", "messages=3"]
+#: the shortest continuation of PREFIX after which the property is violated with stale_tail=on and not
+#: with off taking the same steps (:func:`first_added_violations`)
+ADDED = {
+    "epoch_file_agrees_with_log": ("SlaveReportOffset(slave=1)", "PushHeartbeat(slave=1)", "BrokerCrash(broker=1)",
+                                   "BrokerRestart(broker=1)"),
+    "queue_offset_names_one_message": (
+        "SlaveReportOffset(slave=1)", "SendMessage(broker=2)", "BrokerCrash(broker=1)", "BrokerRestart(broker=1)",
+        "ReputMessage(broker=2)", "PullMessage(broker=2)", "PullMessage(broker=2)", "AlterSyncStateSet(broker=2)",
+        "BrokerCrash(broker=2)", "ControllerDeclareDead(broker=2)", "BrokerElect(broker=1, elected=1)",
+        "ReputMessage(broker=1)"),
+    "acked_message_on_every_later_master": (
+        "SlaveReportOffset(slave=1)", "PushHeartbeat(slave=1)", "SendMessage(broker=2)", "BrokerCrash(broker=1)",
+        "BrokerRestart(broker=1)", "RegisterBroker(broker=1)", "HAConnect(slave=1, master=2)",
+        "SlaveReportOffset(slave=1)", "AckWaitDone()", "AlterSyncStateSet(broker=2)", "BrokerCrash(broker=2)",
+        "ControllerDeclareDead(broker=2)", "ControllerElect(elected=1)", "SyncBrokerMetadata(broker=1)"),
+    "delivered_message_stays_on_master": (
+        "SlaveReportOffset(slave=1)", "PushHeartbeat(slave=1)", "SendMessage(broker=2)", "BrokerCrash(broker=1)",
+        "BrokerRestart(broker=1)", "RegisterBroker(broker=1)", "HAConnect(slave=1, master=2)",
+        "SlaveReportOffset(slave=1)", "AlterSyncStateSet(broker=2)", "ReputMessage(broker=2)",
+        "PullMessage(broker=2)", "PullMessage(broker=2)", "BrokerCrash(broker=2)",
+        "ControllerDeclareDead(broker=2)", "ControllerElect(elected=1)", "SyncBrokerMetadata(broker=1)"),
+}
+
+
+def models(base="controller-allack", bounds=BOUNDS):
+    from model.controller import preset
+    return tuple(ControllerModel(preset(base).with_overrides(bounds + [f"stale_tail={v}"])) for v in ("on", "off"))
+
+
+def violated(model, state, name):
+    import numpy as np
+
+    from invariants.controller import PROPERTIES
+    mask = next(p.mask for p in PROPERTIES if p.name == name)
+    return bool(int(PROPERTIES.state_check(np.asarray(state, dtype=np.uint64), model.params)) & mask)
+
+
+def replay(model, labels, state=None, skip=False):
+    """The state ``labels`` lead to from ``state`` (default: the initial one); every step must be enabled,
+    unless ``skip`` (the off model's shadow: a step it cannot take leaves its state as it was)."""
+    state = state if state is not None else model.initial()[0]
+    for label in labels:
+        nxt = model.next_state(state, model.parse_action(label))
+        assert nxt is not None or skip, label
+        state = nxt if nxt is not None else state
+    return state
+
+
+def first_added_violations(on, off, root, names):
+    """Breadth first over (on state, off state) pairs from ``root``: per property, the shortest step list
+    after which ``on`` violates it and ``off``, having taken the same steps, does not. ``off`` takes each
+    step of ``on`` it can and stays where it cannot; a clean shutdown is not searched (``off`` has none), so
+    the two states differ only by what the stale records changed."""
+    from collections import deque
+    acts = on.actions()
+    index = {str(a): i for i, a in enumerate(off.actions())}
+    same = [index.get(str(a), -1) for a in acts]
+    parent, queue, found = {root: None}, deque([root]), {}
+    while queue and len(found) < len(names):
+        pair = queue.popleft()
+        s, o = pair
+        for name in names:
+            if name not in found and violated(on, s, name) and not violated(off, o, name):
+                path, p = [], pair
+                while parent[p] is not None:
+                    p, label = parent[p]
+                    path.append(label)
+                found[name] = tuple(reversed(path))
+        out, flags = on.expand(s)
+        oout, oflags = off.expand(o)
+        for a, j in enumerate(same):
+            if j < 0 or not flags[a] & 1 or flags[a] & 2:
+                continue
+            ok = oflags[j] & 1 and not oflags[j] & 2
+            nxt = (tuple(int(x) for x in out[a]), tuple(int(x) for x in oout[j]) if ok else o)
+            if nxt not in parent:
+                parent[nxt] = (pair, str(acts[a]))
+                queue.append(nxt)
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(ADDED))
+def test_the_violation_appears_with_stale_tail_on_and_not_with_off(name):
+    """The same steps on both models: with ``on`` the property is violated at the end; ``off``, taking each
+    step it can (its state lacks the stale records), ends where it holds."""
+    on, off = models()
+    s, o = replay(on, PREFIX), replay(off, PREFIX)
+    s, o = replay(on, ADDED[name], s), replay(off, ADDED[name], o, skip=True)
+    assert violated(on, s, name) and not violated(off, o, name)
+
+
+def test_the_added_violations_are_the_shortest_after_the_prefix():
+    """The product search from PREFIX (about 72,000 pairs) finds exactly the continuations of ADDED."""
+    on, off = models()
+    root = (replay(on, PREFIX), replay(off, PREFIX))
+    assert first_added_violations(on, off, root, sorted(ADDED)) == ADDED

@@ -122,8 +122,8 @@ MODES: dict[str, Mode] = {
                        # a lost RPC reply is a network failure too; restarts, heals and ControllerUp are fair;
                        # a name server's restart and a broker cut off from it (name_servers >= 1) are failures
                        ("BrokerCrash", "BrokerPowerLoss", "ControllerDown", "ControllerLinkLoss", "HADisconnect",
-                        "AlterSyncStateSetReplyLost", "ConsumerCrashRestart", "NsCutOff", "NsRestart"),
-                       "model.versions_5:LINE",
+                        "AlterSyncStateSetReplyLost", "ConsumerCrashRestart", "NsCutOff", "NsRestart",
+                        "BrokerShutdown"), "model.versions_5:LINE",
                        "model.controller.drawings:DRAWINGS", "model.controller.declare:CONTROLLER"),
 }
 

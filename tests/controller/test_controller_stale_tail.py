@@ -267,3 +267,16 @@ def test_the_added_violations_are_the_shortest_after_the_prefix():
     on, off = models()
     root = (replay(on, PREFIX), replay(off, PREFIX))
     assert first_added_violations(on, off, root, sorted(ADDED)) == ADDED
+
+
+def test_a_clean_shutdown_is_a_failure_never_fair():
+    """``BrokerShutdown`` is among the mode's failures (model/modes.py): a fair run need not shut a broker
+    down, and ``master_eventually_elected`` holds on the small stale-tail space (as with crashes alone)."""
+    from explore.fairness import fair_actions
+    from invariants.base import Fairness
+    from tests.tooling.pinned import load
+
+    actions = ControllerModel(ControllerConfig(**ON)).actions()
+    fair = dict(zip(map(str, actions), fair_actions(actions, Fairness())))
+    assert fair["BrokerShutdown(broker=1)"] == 0 and fair["BrokerRestart(broker=1)"] == 1
+    assert load(mode="controller")["ctl-stale-tail"].verdicts["master_eventually_elected"] == "holds"

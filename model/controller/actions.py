@@ -17,6 +17,7 @@ from .declare import BROKER, ELECTED, MASTER, SLAVE, action
 from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_PERSISTED, P_ISR, P_MASTER_TAKES_CONTROLLER_SSS, P_MAX_CRASH,
                      P_MAX_HA, P_MAX_LINK, P_MAX_OUTAGE, P_MAX_POWER, P_MESSAGES, P_MIN_ISR, P_SAME_MASTER_SHORTCUT,
                      P_QUEUES, P_SCAN_INACTIVE_MASTER, P_SYNC_FLUSH, P_UNCLEAN)
+from .params import P_PRIORITY, P_RANKED
 from .state import next_queue_offset, record_queue, record_queue_offset, set_record_queue
 from .offsets import load_table, note_delivered
 from .namesrv import routed
@@ -114,20 +115,21 @@ def follow_controller(w, b, params):
 
 
 @kernel
-def elect(w, new_master, epoch):
+def elect(w, new_master, epoch, params):
     """``ReplicasInfoManager#handleElectMaster``: master := the elected broker, masterEpoch := ``epoch``
     (the controller's + 1), SyncStateSet := {master}, syncStateSetEpoch + 1."""
     w[F.CTL_MASTER] = new_master + 1
     w[F.CTL_EPOCH] = epoch
     w[F.CTL_SSS] = bit(new_master)
     w[F.CTL_SSS_EPOCH] = w[F.CTL_SSS_EPOCH] + 1
+    forget_unread_entries(w, params)
 
 
 @kernel
-def electable(w, c, params):
-    """``DefaultElectPolicy#tryElect`` over the SyncStateSet, then (``enableElectUncleanMaster``) over all
-    registered brokers: only brokers alive in the controller's heartbeat table. The ranking by reported
-    (epoch, maxOffset, priority) is abstracted to a choice among them (a superset of the real choices)."""
+def candidate(w, c, params):
+    """``DefaultElectPolicy#elect``'s candidates: ``#tryElect`` over the SyncStateSet, then
+    (``enableElectUncleanMaster``) over all registered brokers, each filtered by ``validPredicate``: alive
+    in the controller's heartbeat table (``DefaultBrokerHeartbeatManager#isBrokerActive``)."""
     if bg(w, c, F.B_ALIVE) == 0:
         return False
     if w[F.CTL_SSS] & bit(c):
@@ -138,6 +140,108 @@ def electable(w, c, params):
         if w[F.CTL_SSS] & bit(s) and bg(w, s, F.B_ALIVE) == 1:
             return False
     return True
+
+
+# -- the election's ranking (issue 48 item 6) -------------------------------------------------------------
+@kernel(inline=True)
+def ranks_before(w, c, d, params):
+    """``DefaultElectPolicy``'s comparator: ``c`` before ``d`` when its heartbeat-table entry reports a higher
+    epoch, or the same epoch and a higher max offset, or both equal and a lower ``brokerElectionPriority``.
+    Elements comparing equal are one in the ``TreeSet``: the first inserted stays, and brokers are inserted
+    in the ``HashSet<Long>`` order of their ids (ascending for small ids), so the lower id wins a full tie
+    (the caller keeps the lower id). The ``(int)`` cast of a max-offset difference of 2^31 bytes or more
+    cannot occur at model scale."""
+    ec, ed = w[F.HB_EPOCH + c], w[F.HB_EPOCH + d]
+    if ec != ed:
+        return ec > ed
+    oc, od = w[F.HB_MAX + c], w[F.HB_MAX + d]
+    if oc != od:
+        return oc > od
+    return params[P_PRIORITY + c] < params[P_PRIORITY + d]
+
+
+@kernel
+def ranked_winner(w, params):
+    """``DefaultElectPolicy#tryElect``'s ``TreeSet<BrokerLiveInfo>(comparator).first()`` over the
+    candidates (:func:`candidate`): the broker :func:`ranks_before` every other one, the lowest id on a full
+    tie; -1 when there is none."""
+    best = -1
+    for c in range(params[P_BROKERS]):
+        if candidate(w, c, params) and (best < 0 or ranks_before(w, c, best, params)):
+            best = c
+    return best
+
+
+@kernel
+def electable(w, c, params):
+    """``c`` is the broker an election elects (``DefaultElectPolicy#elect``): a candidate and, with
+    ``election_ranking = ranked`` (5.3.3), the ranking's winner (:func:`ranked_winner`); with ``free`` any
+    candidate (a superset of the real choices)."""
+    if not candidate(w, c, params):
+        return False
+    return params[P_RANKED] == 0 or ranked_winner(w, params) == c
+
+
+@kernel
+def heartbeat_report(w, b, params):
+    """``DefaultBrokerHeartbeatManager#onBrokerHeartbeat`` for broker ``b``'s heartbeat
+    (``ReplicasManager#sendHeartbeatToController``: epoch = the epoch file's last epoch,
+    ``AutoSwitchHAService#getLastEpoch``; maxOffset = ``getMaxPhyOffset``): no entry -> a new one with those
+    values; an entry -> updated only for a higher epoch, or the same epoch and a higher max offset (the
+    priority, a constant of the broker's configuration here, is overwritten every time). Returns True when
+    the table changed. With ``election_ranking = free`` only the entry's existence is kept."""
+    created = bg(w, b, F.B_ALIVE) == 0
+    bs(w, b, F.B_ALIVE, 1)
+    if params[P_RANKED] == 0 or not entry_read(w, b, params):   # never read: see forget_unread_entries
+        return created
+    e, o = last_epoch(w, b), bg(w, b, F.B_LEN)
+    pe, po = w[F.HB_EPOCH + b], w[F.HB_MAX + b]
+    if created or e > pe or (e == pe and o > po):
+        changed = created or e != pe or o != po
+        w[F.HB_EPOCH + b] = e
+        w[F.HB_MAX + b] = o
+        return changed
+    return False
+
+
+@kernel(inline=True)
+def entry_read(w, b, params):
+    """Whether a later election may read broker ``b``'s entry values (:func:`forget_unread_entries`): not
+    while ``b`` is the controller's master; with 2 brokers, not while the controller names any master, nor,
+    while it names none, for a broker outside the SyncStateSet (without ``enableElectUncleanMaster``)."""
+    if params[P_BROKERS] > 2:
+        return w[F.CTL_MASTER] != b + 1
+    if w[F.CTL_MASTER] == 0:
+        return params[P_UNCLEAN] == 1 or (w[F.CTL_SSS] & bit(b)) != 0
+    return False
+
+
+@kernel(inline=True)
+def forget_unread_entries(w, params):
+    """The model's reduction of the heartbeat table (no RocketMQ counterpart; the verdicts and the elections
+    are those of the full table): entry values no later election reads are kept at 0 (:func:`entry_read`).
+    The ranking reads values only among two or more candidates. An election runs only while the master is
+    not alive (MASTER_STILL_EXIST otherwise, ``ReplicasInfoManager#electMaster``), i.e. after its entry was
+    removed, and the master changes only by an election: the master's values are never read (a master cut
+    off and back keeps its role, its new entry's values unread too). With 2 brokers a named master leaves one
+    candidate at most, so no values are read while it is named. ``ElectMasterEvent(false)`` (no master)
+    needs every candidate not alive, entries removed; while there is no master the SyncStateSet cannot
+    change (``#alterSyncStateSet`` needs the master), so with 2 brokers a broker outside it is no candidate
+    until an election names a master, after which none is read again (with ``enableElectUncleanMaster`` no
+    broker was alive). With 3 brokers every non-master's values are kept."""
+    for b in range(params[P_BROKERS]):
+        if not entry_read(w, b, params):
+            w[F.HB_EPOCH + b] = 0
+            w[F.HB_MAX + b] = 0
+
+
+@kernel(inline=True)
+def heartbeat_remove(w, b):
+    """The broker's entry leaves the heartbeat table (``DefaultBrokerHeartbeatManager#scanNotActiveBroker``,
+    ``#onBrokerChannelClose``): its reported values go with it."""
+    bs(w, b, F.B_ALIVE, 0)
+    w[F.HB_EPOCH + b] = 0
+    w[F.HB_MAX + b] = 0
 
 
 @kernel(inline=True)
@@ -182,25 +286,26 @@ def controller_election_due(w, params):
         return controller_may_elect(w)
     if not master_found_inactive(w):
         return False
-    bs(w, w[F.CTL_MASTER] - 1, F.B_ALIVE, 0)
+    heartbeat_remove(w, w[F.CTL_MASTER] - 1)
     return True
 
 
 @kernel(inline=True)
 def electable_exists(w, params):
-    """Some broker is electable (:func:`electable`)."""
+    """Some broker is a candidate (:func:`candidate`), so an election elects one (:func:`electable`)."""
     for c in range(params[P_BROKERS]):
-        if electable(w, c, params):
+        if candidate(w, c, params):
             return True
     return False
 
 
 @kernel(inline=True)
-def elect_none(w, epoch):
+def elect_none(w, epoch, params):
     """``ElectMasterEvent(false)``: no master, masterEpoch := ``epoch`` (the controller's + 1), the
     SyncStateSet kept."""
     w[F.CTL_MASTER] = 0
     w[F.CTL_EPOCH] = epoch
+    forget_unread_entries(w, params)
 
 
 @kernel(inline=True)
@@ -226,7 +331,7 @@ def broker_may_elect(w, b, c, c_electable):
 def elected_by_broker(w, b, c, epoch, params):
     """The election of ``c`` at master epoch ``epoch``, answered to broker ``b``, which takes the role of
     the reply."""
-    elect(w, c, epoch)
+    elect(w, c, epoch, params)
     if not follow_controller(w, b, params):
         return ERROR
     return OK
@@ -593,7 +698,7 @@ def register_broker(w, b, params):
     if bg(w, b, F.B_FENCED) == 0 or not reaches_controller(w, b):
         return 0
     known = master_still_alive(w)
-    bs(w, b, F.B_ALIVE, 1)
+    heartbeat_report(w, b, params)
     if known:
         if not follow_controller(w, b, params):
             return ERROR
@@ -623,7 +728,7 @@ def controller_elect(w, c, params):
     electable -> ``c`` is the new master (it learns so by :func:`sync_broker_metadata`)."""
     if not controller_election_due(w, params) or not electable(w, c, params):
         return 0
-    elect(w, c, w[F.CTL_EPOCH] + 1)
+    elect(w, c, w[F.CTL_EPOCH] + 1, params)
     return OK
 
 
@@ -637,7 +742,7 @@ def controller_elect_none(w, params):
     -> no master, masterEpoch + 1, the SyncStateSet kept."""
     if not controller_election_due(w, params) or electable_exists(w, params):
         return 0
-    elect_none(w, w[F.CTL_EPOCH] + 1)
+    elect_none(w, w[F.CTL_EPOCH] + 1, params)
     return OK
 
 
@@ -658,20 +763,24 @@ def controller_declare_dead(w, b, params):
         return 0
     if bg(w, b, F.B_UP) == 1 and bg(w, b, F.B_LINK_DOWN) == 0:
         return 0
-    bs(w, b, F.B_ALIVE, 0)
+    heartbeat_remove(w, b)
     return OK
 
 
 @action("BrokerHeartbeat", kind=15, actor="controller", section="broker", place=(BROKER, 8),
         rocketmq="ReplicasManager#sendHeartbeatToController",
-        phrase="a running broker heartbeats the controller again", drawn=Arrow("broker", "controller", "heartbeat"))
+        phrase="a running broker heartbeats the controller: alive again, or a newer epoch or max offset in its entry",
+        drawn=Arrow("broker", "controller", "heartbeat"))
 @kernel
 def broker_heartbeat(w, b, params):
-    """``ReplicasManager#sendHeartbeatToController`` (skipped while isolated): ``b`` is alive again in the
-    controller's table."""
-    if bg(w, b, F.B_FENCED) == 1 or bg(w, b, F.B_ALIVE) == 1 or not reaches_controller(w, b):
+    """``ReplicasManager#sendHeartbeatToController`` (skipped while isolated), every
+    ``brokerHeartbeatInterval`` (1 s): ``b`` is alive again in the controller's table, or its entry takes the
+    reported (epoch, maxOffset) where :func:`heartbeat_report` updates it; enabled only when the table
+    changes."""
+    if bg(w, b, F.B_FENCED) == 1 or not reaches_controller(w, b):
         return 0
-    bs(w, b, F.B_ALIVE, 1)
+    if not heartbeat_report(w, b, params):
+        return 0
     return OK
 
 

@@ -83,6 +83,12 @@ KNOBS: tuple[Knob, ...] = (
          "until appends overwrite them, and a restart's recovery (CommitLog#recoverNormally / "
          "#recoverAbnormally) reads them back; a crash's budget may then also be spent on a clean shutdown "
          "(BrokerShutdown, normal recovery at the restart). off: a truncation removes the records."),
+    # -- the election's ranking (issue 48 item 6)
+    Knob("election_ranking", "enum", "RANKED", ("RANKED", "FREE"), "DefaultElectPolicy#elect",
+         "RANKED: an election picks, among the live candidates, the broker whose last heartbeat reported the "
+         "highest epoch, then the highest max offset, then the lowest brokerElectionPriority, then the lowest "
+         "id (the controller's heartbeat table, DefaultBrokerHeartbeatManager#onBrokerHeartbeat); FREE: any "
+         "live candidate (a superset of the real choices)."),
     # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
     #    that changed it; --rocketmq-version sets them all
     Knob("sss_union_while_synchronizing", "bool", True, (), "RocketMQ 5.1.1 and later (#5663)",
@@ -150,6 +156,7 @@ class ControllerConfig:
     max_namesrv_restarts: int = 0
     max_namesrv_cutoffs: int = 0
     stale_tail: str = "OFF"
+    election_ranking: str = "RANKED"
     sss_union_while_synchronizing: bool = True
     confirm_offset_ignores_unacked_connection: bool = True
     confirm_offset_frozen_when_member_disconnected: bool = True

@@ -135,6 +135,11 @@ for _b in range(MAX_BROKERS):
 STALE_CQ = len(_FIELDS)   # the consume queue's stale entries' end (ConsumeQueue#truncateDirtyLogicFiles too
 for _b in range(MAX_BROKERS):   # moves positions only): what the consume queue had dispatched before the truncation
     _field(f"broker{_b + 1}.staleDispatched", 2)
+# -- the controller's heartbeat table (issue 48 item 6, election_ranking = ranked; all 0 with free): per
+# broker the (epoch, maxOffset) of its BrokerLiveInfo (DefaultBrokerHeartbeatManager#onBrokerHeartbeat), read
+# by DefaultElectPolicy's ranking; the entry exists while broker.ctlAlive is 1 (0, 0 otherwise)
+HB_EPOCH = _family("controller.live.epoch", MAX_BROKERS, 3)
+HB_MAX = _family("controller.live.maxOffset", MAX_BROKERS, 2)
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _ in _FIELDS)
 

@@ -146,6 +146,10 @@ class ControllerModel(PackedModel):
                 v[F.STALE_END + b] = n + len(stale) if stale else 0
                 v[F.STALE_CQ + b] = view[p + "staleDispatched"]
                 v[F.CLEAN + b] = int(view[p + "cleanShutdown"])
+        if self.config.election_ranking == "RANKED":
+            for b in range(self.config.brokers):
+                v[F.HB_EPOCH + b] = view[f"broker{b + 1}.controllerLiveEpoch"]
+                v[F.HB_MAX + b] = view[f"broker{b + 1}.controllerLiveMaxOffset"]
         out = np.zeros(F.WORDS, dtype=np.uint64)
         if not pack(v, out):
             raise ValueError("a field of the view does not fit its bit width")
@@ -187,6 +191,10 @@ class ControllerModel(PackedModel):
                 p + "slaveAckOffset": g(F.B_ACK) - 1, p + "controllerAlive": bool(g(F.B_ALIVE)),
                 p + "controllerLinkDown": bool(g(F.B_LINK_DOWN)),
             })
+            if self.config.election_ranking == "RANKED":
+                # the controller's heartbeat-table entry of this broker: its reported (epoch, maxOffset)
+                out.update({p + "controllerLiveEpoch": int(v[F.HB_EPOCH + b]),
+                            p + "controllerLiveMaxOffset": int(v[F.HB_MAX + b])})
         if self.config.flush_disk_type == "SYNC_FLUSH":
             # a waiting put's flush future not yet complete / its replica future complete PUT_OK
             out.update({"producer.flushWaiting": bool(v[F.P_FLUSH_WAIT]),

@@ -47,7 +47,7 @@ def controller_elect_any_live(w, c, p):
     """``DefaultElectPolicy`` ignores the SyncStateSet: the controller elects any live broker."""
     if not controller_may_elect(w) or bg(w, c, F.B_ALIVE) == 0:
         return 0
-    elect(w, c, w[F.CTL_EPOCH] + 1)
+    elect(w, c, w[F.CTL_EPOCH] + 1, p)
     return OK
 
 
@@ -57,7 +57,7 @@ def controller_elect_none_unless_any_live(w, p):
     """``DefaultElectPolicy`` ignores the SyncStateSet: no candidate only when no broker is alive."""
     if not controller_may_elect(w) or alive_anywhere(w, p):
         return 0
-    elect_none(w, w[F.CTL_EPOCH] + 1)
+    elect_none(w, w[F.CTL_EPOCH] + 1, p)
     return OK
 
 
@@ -77,7 +77,7 @@ def controller_elect_keeping_epoch(w, c, p):
     """``ReplicasInfoManager#electMaster`` keeps the master epoch on the controller's election."""
     if not controller_may_elect(w) or not electable(w, c, p):
         return 0
-    elect(w, c, w[F.CTL_EPOCH])
+    elect(w, c, w[F.CTL_EPOCH], p)
     return OK
 
 
@@ -87,7 +87,7 @@ def controller_elect_none_keeping_epoch(w, p):
     """``ReplicasInfoManager#electMaster`` keeps the master epoch when it finds no candidate."""
     if not controller_may_elect(w) or electable_exists(w, p):
         return 0
-    elect_none(w, w[F.CTL_EPOCH])
+    elect_none(w, w[F.CTL_EPOCH], p)
     return OK
 
 

@@ -9,7 +9,7 @@ P_BROKERS, P_MESSAGES, P_ALL_ACK, P_MIN_ISR, P_UNCLEAN, P_MAX_CRASH, P_MAX_POWER
     P_MAX_LINK, P_MAX_HA, P_ISR, P_SYNC_FLUSH, P_QUEUES, P_SSS_UNION, P_CONFIRM_IGNORES_UNACKED, P_CONFIRM_FROZEN, P_CONFIRM_PERSISTED, \
     P_MASTER_TAKES_CONTROLLER_SSS, P_SAME_MASTER_SHORTCUT, P_SCAN_INACTIVE_MASTER, P_CONFIRM_MAX_NOT_ALLACK, \
     P_CONFIRM_INIT_NEGATIVE, P_NAMESRV_EPOCH, P_CONSUMER_OFFSETS, P_MAX_CONSUMER, P_NAMESRV, P_MAX_NS_RESTART, \
-    P_MAX_NS_CUTOFF, P_STALE_TAIL, P_ACTIONS = range(30)
+    P_MAX_NS_CUTOFF, P_STALE_TAIL, P_RANKED, P_PRIORITY, P_ACTIONS = (*range(31), 33)   # P_PRIORITY: 3 slots
 ACTION_STRIDE = 3   # kind, x, y
 
 #: the version switches' knobs, in their slots' order (P_SSS_UNION ... P_NAMESRV_EPOCH)
@@ -18,6 +18,19 @@ SWITCH_KNOBS = ("sss_union_while_synchronizing", "confirm_offset_ignores_unacked
                 "change_to_master_uses_controller_sss", "same_master_role_change_shortcut",
                 "controller_scans_inactive_master", "confirm_offset_max_when_not_allack",
                 "confirm_offset_init_only_when_negative", "namesrv_epoch_fences_master")
+
+
+#: ``BrokerConfig.brokerElectionPriority``'s default (``Integer.MAX_VALUE``): every broker equal
+DEFAULT_ELECTION_PRIORITY = 2**31 - 1
+
+
+def election_params(cfg) -> list[int]:
+    """The election ranking's slots (issue 48 item 6): P_RANKED (``election_ranking = ranked``), then
+    P_PRIORITY .. P_PRIORITY + MAX_BROKERS - 1, each broker's ``brokerElectionPriority`` (lower ranks first)."""
+    ranked = int(getattr(cfg, "election_ranking", "RANKED") == "RANKED")
+    priorities = list(getattr(cfg, "broker_election_priority", ()) or ())
+    priorities += [DEFAULT_ELECTION_PRIORITY] * (3 - len(priorities))
+    return [ranked, *priorities[:3]]
 
 
 def build_params(cfg, codes: list[tuple[int, ...]]) -> np.ndarray:
@@ -29,6 +42,6 @@ def build_params(cfg, codes: list[tuple[int, ...]]) -> np.ndarray:
             int(cfg.consumer_offsets == "ON"), cfg.max_consumer_restarts,
             cfg.name_servers, cfg.max_namesrv_restarts, cfg.max_namesrv_cutoffs,   # name servers (namesrv.py)
             int(cfg.stale_tail == "ON"),   # the disk under a truncation (disk.py)
-            len(codes)]
+            *election_params(cfg), len(codes)]
     body = [x for code in codes for x in code]
     return np.array(head + body, dtype=np.int64)

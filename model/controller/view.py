@@ -33,13 +33,17 @@ _NS_BUDGETS = (("budget.nameserverRestarts", PLAIN), ("budget.nameserverCutoffs"
 #: ("message@eEpoch", by position from maxOffset on), the consume queue's stale entries' end, and whether the
 #: last stop was a clean shutdown
 _STALE = (("staleTail", PLAIN), ("staleDispatched", PLAIN), ("cleanShutdown", PLAIN))
+#: with election_ranking = ranked only: per broker its heartbeat-table entry's reported (epoch, maxOffset),
+#: 0 and 0 while it has none (DefaultBrokerHeartbeatManager's BrokerLiveInfo)
+_RANKED = (("controllerLiveEpoch", PLAIN), ("controllerLiveMaxOffset", PLAIN))
 
 
 def view_kinds(cfg: Any) -> dict[str, str]:
     """Every readable field of ``cfg``'s states, in the view's order, with the kind of its values."""
     out = dict(_GLOBAL)
+    ranked = getattr(cfg, "election_ranking", "RANKED") == "RANKED"
     for b in range(1, cfg.brokers + 1):
-        out.update({f"broker{b}.{name}": kind for name, kind in _BROKER})
+        out.update({f"broker{b}.{name}": kind for name, kind in _BROKER + (_RANKED if ranked else ())})
     if getattr(cfg, "flush_disk_type", "ASYNC_FLUSH") == "SYNC_FLUSH":
         out.update(_SYNC_FLUSH)
     if getattr(cfg, "queues", 1) > 1:

@@ -91,7 +91,7 @@ def test_change_to_master_uses_controller_sss():
     with the controller's set {1,2}, but takes {self} locally: its next put is SEND_OK with no slave ack, and
     a second crash elects broker 1 without it (14 steps). 5.3.3 takes the controller's set and keeps it."""
     before, after = both_ways("change_to_master_uses_controller_sss")
-    assert before[0] == (200324, 684786, 40) and after[0] == (207758, 718340, 40)
+    assert before[0] == (200211, 684539, 40) and after[0] == (207645, 718093, 40)
     assert before[1][LOSS] == ("violated", 14) and after[1][LOSS] == ("holds", None)
 
 
@@ -100,7 +100,7 @@ def test_same_master_role_change_shortcut():
     candidate, runs the full changeToMaster (its slave's connection destroyed) instead of only recording the
     epoch; counts move, no verdict at these bounds."""
     before, after = both_ways("same_master_role_change_shortcut")
-    assert before[0] == (17480, 59702, 29) and after[0] == (17512, 59656, 28)
+    assert before[0] == (17594, 60264, 29) and after[0] == (17626, 60218, 28)
 
 
 def test_namesrv_epoch_fences_master():

@@ -24,6 +24,7 @@ from .namesrv import routed
 from .params import P_NAMESRV
 from .disk import drop_stale, overwrite_stale, recover_reading_stale, truncate_dirty_files
 from .params import P_STALE_TAIL
+from .state import transfer_entry
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -948,12 +949,17 @@ def slave_report(w, s, params):
     """``AutoSwitchHAClient#reportSlaveMaxOffset`` (when grown, or the 5 s heartbeat report) read by the
     master's ``HAServerReader``: ``slaveAckOffset`` := the report; ``maybeExpandInSyncStateSet`` (report >=
     confirmOffset and >= the start of the master's last epoch: propose local + {s}); then
-    ``updateConfirmOffsetWhenSlaveAck`` for a member of the local set."""
+    ``updateConfirmOffsetWhenSlaveAck`` for a member of the local set. The first report also sets up the
+    connection's transfer epoch (``AutoSwitchHAConnection.WriteSocketService#run``, TRANSFER: as soon as
+    ``slaveRequestOffset`` is known, ``findEpochEntryByOffset`` then ``changeTransferEpochToNext``; the
+    write thread's next loop, taken as the same step)."""
     m = bg(w, s, F.B_CONN) - 1
     if m < 0 or not connected_to(w, s, m) or bg(w, s, F.B_ACK) == bg(w, s, F.B_LEN) + 1:
         return 0
     report = bg(w, s, F.B_LEN)
     bs(w, s, F.B_ACK, report + 1)
+    if w[F.HA_TX_EPOCH + s] == 0:   # the write thread's next loop sets the transfer epoch up (reading §6.4)
+        transfer_entry(w, s, m, report, 0)
     if bg(w, m, F.B_MASTER) == 0:
         return OK
     local = bg(w, m, F.B_SSS)
@@ -973,8 +979,9 @@ def slave_report(w, s, params):
 def push_data(w, s, params):
     """``AutoSwitchHAConnection.WriteSocketService#transferToSlave`` then the slave's
     ``HAClientReader#processReadResult``: one message from the slave's max (after its first report); the
-    header's epoch entry (``findEpochEntryByOffset``) appended to the slave's epoch file before the data
-    (``appendEntry``: ignored unless greater), then
+    header's epoch entry, that of the connection's own transfer epoch (:func:`transfer_entry`, reading
+    §6.4), appended to the slave's epoch file before the data (``appendEntry``: ignored unless greater; the
+    client's ``currentReceivedEpoch`` check only skips what it would ignore), then
     ``confirmOffset := min(header's, own max)``."""
     m = bg(w, s, F.B_CONN) - 1
     if m < 0 or not connected_to(w, s, m) or bg(w, s, F.B_ACK) == 0:
@@ -982,7 +989,7 @@ def push_data(w, s, params):
     o = bg(w, s, F.B_LEN)
     if o >= bg(w, m, F.B_LEN):
         return 0
-    i = epoch_entry_at(w, m, o)
+    i = transfer_entry(w, s, m, o, 1)   # the connection's own transfer epoch (reading §6.4)
     if i < 0:
         return 0
     if not epoch_append(w, s, bg(w, m, F.B_EF_EP + i), bg(w, m, F.B_EF_START + i)):
@@ -1003,14 +1010,15 @@ def push_data(w, s, params):
 @kernel
 def push_heartbeat(w, s, params):
     """``WriteSocketService#sendHeartbeatIfNeeded``: a header-only frame when nothing is left to send; the
-    slave records its epoch entry and takes ``min(confirmOffset, own max)``."""
+    slave records its epoch entry (the connection's transfer epoch's, :func:`transfer_entry`) and takes
+    ``min(confirmOffset, own max)``."""
     m = bg(w, s, F.B_CONN) - 1
     if m < 0 or not connected_to(w, s, m) or bg(w, s, F.B_ACK) == 0:
         return 0
     o = bg(w, s, F.B_LEN)
     if o != bg(w, m, F.B_LEN):
         return 0
-    i = epoch_entry_at(w, m, o)
+    i = transfer_entry(w, s, m, o, 0)   # the connection's own transfer epoch (reading §6.4)
     if i >= 0:
         if not epoch_append(w, s, bg(w, m, F.B_EF_EP + i), bg(w, m, F.B_EF_START + i)):
             return ERROR

@@ -140,6 +140,12 @@ for _b in range(MAX_BROKERS):   # moves positions only): what the consume queue 
 # by DefaultElectPolicy's ranking; the entry exists while broker.ctlAlive is 1 (0, 0 otherwise)
 HB_EPOCH = _family("controller.live.epoch", MAX_BROKERS, 3)
 HB_MAX = _family("controller.live.maxOffset", MAX_BROKERS, 2)
+# -- the HA connection's own transfer epoch (issue 48 item 6, reading §6.4): per slave, the master's
+# AutoSwitchHAConnection serving it: currentTransferEpoch (0 = not set up: before the first transfer) and
+# currentTransferEpochEndOffset (TX_UNBOUNDED for -1, "Long.max": the epoch was the last when taken)
+TX_UNBOUNDED = 7
+HA_TX_EPOCH = _family("ha.transferEpoch", MAX_BROKERS, 3)
+HA_TX_END = _family("ha.transferEpochEnd", MAX_BROKERS, 3)
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _ in _FIELDS)
 

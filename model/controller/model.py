@@ -150,6 +150,10 @@ class ControllerModel(PackedModel):
             for b in range(self.config.brokers):
                 v[F.HB_EPOCH + b] = view[f"broker{b + 1}.controllerLiveEpoch"]
                 v[F.HB_MAX + b] = view[f"broker{b + 1}.controllerLiveMaxOffset"]
+        for b in range(self.config.brokers):
+            end = view[f"broker{b + 1}.haTransferEpochEnd"]
+            v[F.HA_TX_EPOCH + b] = view[f"broker{b + 1}.haTransferEpoch"] or 0
+            v[F.HA_TX_END + b] = 0 if end is None else (F.TX_UNBOUNDED if end == -1 else end)
         out = np.zeros(F.WORDS, dtype=np.uint64)
         if not pack(v, out):
             raise ValueError("a field of the view does not fit its bit width")
@@ -195,6 +199,10 @@ class ControllerModel(PackedModel):
                 # the controller's heartbeat-table entry of this broker: its reported (epoch, maxOffset)
                 out.update({p + "controllerLiveEpoch": int(v[F.HB_EPOCH + b]),
                             p + "controllerLiveMaxOffset": int(v[F.HB_MAX + b])})
+            # the HA connection serving this broker as a slave: its transfer epoch and end (-1: unbounded)
+            tx, end = int(v[F.HA_TX_EPOCH + b]), int(v[F.HA_TX_END + b])
+            out.update({p + "haTransferEpoch": tx or None,
+                        p + "haTransferEpochEnd": (-1 if end == F.TX_UNBOUNDED else end) if tx else None})
         if self.config.flush_disk_type == "SYNC_FLUSH":
             # a waiting put's flush future not yet complete / its replica future complete PUT_OK
             out.update({"producer.flushWaiting": bool(v[F.P_FLUSH_WAIT]),

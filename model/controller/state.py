@@ -182,6 +182,7 @@ def drop_connection(w, s):
     m = bg(w, s, F.B_CONN) - 1
     bs(w, s, F.B_CONN, 0)
     bs(w, s, F.B_ACK, 0)
+    reset_transfer_epoch(w, s)
     if m < 0:
         return
     if bg(w, m, F.B_UP) == 1 and bg(w, m, F.B_MASTER) == 1 and bg(w, m, F.B_SSS) & bit(s):
@@ -195,6 +196,63 @@ def destroy_connections(w, m, params):
         if s != m and bg(w, s, F.B_CONN) == m + 1:
             bs(w, s, F.B_CONN, 0)
             bs(w, s, F.B_ACK, 0)
+            reset_transfer_epoch(w, s)
+
+
+# -- the HA connection's own transfer epoch (issue 48 item 6, reading §6.4) ------------------------------
+@kernel(inline=True)
+def reset_transfer_epoch(w, s):
+    """The connection serving slave ``s`` is gone: a new one starts with no transfer epoch."""
+    w[F.HA_TX_EPOCH + s] = 0
+    w[F.HA_TX_END + s] = 0
+
+
+@kernel(inline=True)
+def epoch_index(w, b, epoch):
+    """``EpochFileCache#getEntry(epoch)``: the index of broker ``b``'s entry with that epoch, or -1."""
+    for i in range(bg(w, b, F.B_EF_N)):
+        if bg(w, b, F.B_EF_EP + i) == epoch:
+            return i
+    return -1
+
+
+@kernel(inline=True)
+def change_transfer_epoch_to_next(w, s, m, i):
+    """``AutoSwitchHAConnection#changeTransferEpochToNext`` with master ``m``'s entry ``i``: the connection's
+    epoch := its epoch, end := its end offset (the next entry's start), -1 (unbounded) when it is the
+    master's last epoch at this moment."""
+    w[F.HA_TX_EPOCH + s] = bg(w, m, F.B_EF_EP + i)
+    if i + 1 >= bg(w, m, F.B_EF_N):
+        w[F.HA_TX_END + s] = F.TX_UNBOUNDED
+    else:
+        w[F.HA_TX_END + s] = bg(w, m, F.B_EF_START + i + 1)
+
+
+@kernel
+def transfer_entry(w, s, m, o, body):
+    """The epoch entry the header of master ``m``'s next frame to slave ``s`` at offset ``o`` names
+    (``AutoSwitchHAConnection.WriteSocketService``): at the first transfer the connection's epoch is set up
+    from ``findEpochEntryByOffset(o)`` (``#run``, TRANSFER); a frame with a body (``body``) past the
+    epoch's end moves it to ``EpochFileCache#nextEntry`` (``#transferToSlave``; none: nothing sent); the
+    header carries ``getEntry(currentTransferEpoch)`` (``#buildTransferHeaderBuffer``). An unbounded
+    epoch is never left: after a same-master re-election (``changeToMasterWhenLastRoleIsMaster`` appends
+    (E', max), connections kept) data past the new entry's start still goes out under the old epoch.
+    Returns the entry's index in ``m``'s epoch file, or -1."""
+    if w[F.HA_TX_EPOCH + s] == 0:
+        i = epoch_entry_at(w, m, o)
+        if i < 0:
+            return -1
+        change_transfer_epoch_to_next(w, s, m, i)
+    while body == 1 and w[F.HA_TX_END + s] != F.TX_UNBOUNDED and o + 1 > w[F.HA_TX_END + s]:
+        j = -1
+        for k in range(bg(w, m, F.B_EF_N)):   # nextEntry: the first entry with a greater epoch
+            if bg(w, m, F.B_EF_EP + k) > w[F.HA_TX_EPOCH + s]:
+                j = k
+                break
+        if j < 0:
+            return -1
+        change_transfer_epoch_to_next(w, s, m, j)   # (a header-only frame per entry passed: one step here)
+    return epoch_index(w, m, w[F.HA_TX_EPOCH + s])
 
 
 # -- EpochFileCache ---------------------------------------------------------------------------------------

@@ -36,6 +36,9 @@ _STALE = (("staleTail", PLAIN), ("staleDispatched", PLAIN), ("cleanShutdown", PL
 #: with election_ranking = ranked only: per broker its heartbeat-table entry's reported (epoch, maxOffset),
 #: 0 and 0 while it has none (DefaultBrokerHeartbeatManager's BrokerLiveInfo)
 _RANKED = (("controllerLiveEpoch", PLAIN), ("controllerLiveMaxOffset", PLAIN))
+#: per broker as a slave: its master's HA connection's currentTransferEpoch and its end offset (-1:
+#: unbounded), None before the first transfer (reading §6.4)
+_TRANSFER = (("haTransferEpoch", OPTIONAL), ("haTransferEpochEnd", OPTIONAL))
 
 
 def view_kinds(cfg: Any) -> dict[str, str]:
@@ -43,7 +46,7 @@ def view_kinds(cfg: Any) -> dict[str, str]:
     out = dict(_GLOBAL)
     ranked = getattr(cfg, "election_ranking", "RANKED") == "RANKED"
     for b in range(1, cfg.brokers + 1):
-        out.update({f"broker{b}.{name}": kind for name, kind in _BROKER + (_RANKED if ranked else ())})
+        out.update({f"broker{b}.{name}": kind for name, kind in _BROKER + (_RANKED if ranked else ()) + _TRANSFER})
     if getattr(cfg, "flush_disk_type", "ASYNC_FLUSH") == "SYNC_FLUSH":
         out.update(_SYNC_FLUSH)
     if getattr(cfg, "queues", 1) > 1:

@@ -60,7 +60,7 @@ def test_sss_union_while_synchronizing():
     ack wait reads the master's local set {2}: SEND_OK with no slave ack, and the controller then elects
     broker 1, a member of the set it holds, without the message. 5.3.3 waits on local + proposed."""
     before, after = both_ways("sss_union_while_synchronizing")
-    assert before[0] == (21486, 70336, 28) and after[0] == (26544, 90566, 29)
+    assert before[0] == (21614, 70604, 28) and after[0] == (26756, 91040, 29)
     assert before[1][LOSS] == ("violated", 11) and after[1][LOSS] == ("holds", None)
 
 
@@ -68,7 +68,7 @@ def test_confirm_offset_ignores_unacked_connection():
     """5.1.0 (#6728): a fresh connection's ack (-1, or 0 for an empty log) holds confirmOffset at 0, so the
     dispatch waits and more states are reachable; no verdict moves at these bounds."""
     before, after = both_ways("confirm_offset_ignores_unacked_connection")
-    assert before[0] == (31810, 109354, 31) and after[0] == (26544, 90566, 29)
+    assert before[0] == (32082, 110018, 31) and after[0] == (26756, 91040, 29)
     assert {p: v for p, (v, _) in before[1].items()} == {p: v for p, (v, _) in after[1].items()}
 
 
@@ -76,14 +76,14 @@ def test_confirm_offset_frozen_when_member_disconnected():
     """5.1.0 (#6662): a member without a connection is skipped, so confirmOffset moves past it (fewer
     states); no verdict moves at these bounds."""
     before, after = both_ways("confirm_offset_frozen_when_member_disconnected")
-    assert before[0] == (25540, 86802, 29) and after[0] == (26544, 90566, 29)
+    assert before[0] == (25752, 87276, 29) and after[0] == (26756, 91040, 29)
 
 
 def test_confirm_offset_persisted_and_bounds_recovery():
     """5.1.0 (#6609): a restarted broker's consume queue ends where its commitlog does and its confirmOffset
     starts again from nothing (fewer states: the dispatch after a restart is settled at once)."""
     before, after = both_ways("confirm_offset_persisted_and_bounds_recovery")
-    assert before[0] == (9456, 29066, 28) and after[0] == (12106, 38212, 31)
+    assert before[0] == (9512, 29178, 28) and after[0] == (12274, 38632, 31)
 
 
 def test_change_to_master_uses_controller_sss():
@@ -91,7 +91,7 @@ def test_change_to_master_uses_controller_sss():
     with the controller's set {1,2}, but takes {self} locally: its next put is SEND_OK with no slave ack, and
     a second crash elects broker 1 without it (14 steps). 5.3.3 takes the controller's set and keeps it."""
     before, after = both_ways("change_to_master_uses_controller_sss")
-    assert before[0] == (200211, 684539, 40) and after[0] == (207645, 718093, 40)
+    assert before[0] == (202397, 689675, 40) and after[0] == (209855, 722353, 40)
     assert before[1][LOSS] == ("violated", 14) and after[1][LOSS] == ("holds", None)
 
 
@@ -100,7 +100,7 @@ def test_same_master_role_change_shortcut():
     candidate, runs the full changeToMaster (its slave's connection destroyed) instead of only recording the
     epoch; counts move, no verdict at these bounds."""
     before, after = both_ways("same_master_role_change_shortcut")
-    assert before[0] == (17594, 60264, 29) and after[0] == (17626, 60218, 28)
+    assert before[0] == (17618, 60184, 29) and after[0] == (17464, 59234, 28)
 
 
 def test_namesrv_epoch_fences_master():
@@ -133,7 +133,7 @@ def test_controller_scans_inactive_master():
     """5.1.0 (#6382): the controller elects only in the step that finds its master inactive, so it elects
     one step sooner (the shortest election and loss are one step shorter) and never later."""
     before, after = both_ways("controller_scans_inactive_master")
-    assert before[0] == (26114, 89592, 28) and after[0] == (26544, 90566, 29)
+    assert before[0] == (26326, 90066, 28) and after[0] == (26756, 91040, 29)
     assert before[1]["new_master_elected"] == ("reached", 7) and after[1]["new_master_elected"] == ("reached", 8)
 
 
@@ -141,7 +141,7 @@ def test_confirm_offset_max_when_not_allack():
     """5.1.4 and older (#7657): with allAck off a master's confirmOffset is still the smallest ack of a larger
     set, so what is dispatched waits for the slave; SEND_OK does not (the loss stays, 11 steps)."""
     before, after = both_ways("confirm_offset_max_when_not_allack")
-    assert before[0] == (12198, 36800, 28) and after[0] == (12106, 38212, 31)
+    assert before[0] == (12306, 37030, 28) and after[0] == (12274, 38632, 31)
     assert before[1][LOSS] == after[1][LOSS] == ("violated", 11)
 
 
@@ -149,7 +149,7 @@ def test_confirm_offset_init_only_when_negative():
     """5.1.4 and older (#7441): a master's stored confirmOffset of 0 is computed again at every read: once a
     set member reported, the next read moves it (fewer states)."""
     before, after = both_ways("confirm_offset_init_only_when_negative")
-    assert before[0] == (22206, 75968, 29) and after[0] == (26544, 90566, 29)
+    assert before[0] == (22374, 76276, 29) and after[0] == (26756, 91040, 29)
 
 
 # --- the releases -----------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ def test_controller_preset_with_one_message_agrees_with_the_local_engine():
     local = explore(model, PROPERTIES)
     spark = explore_on_spark(model, PROPERTIES, master=MASTER, partitions=2, driver_threshold=850)
     assert "cluster" in spark.stats.level_engines
-    assert (spark.stats.distinct_states, spark.stats.transitions, spark.stats.depth) == (12106, 38212, 31)
+    assert (spark.stats.distinct_states, spark.stats.transitions, spark.stats.depth) == (12274, 38632, 31)
     assert_same_exploration(local, spark)
 
 

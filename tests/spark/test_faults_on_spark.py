@@ -23,7 +23,7 @@ from cli_driver import assert_bad_input, invoke  # noqa: E402
 DEFAULT_SMALL = ("--set", "messages=1", "--max-configs", "4")
 #: read-from-slave, 1 message: the closing search reaches sets of two changes
 READ_FROM_SLAVE = ("--preset", "read-from-slave", "--set", "messages=1", "--max-configs", "14")
-#: the controller mode, 1 message (12,106 states): its own failure kinds, witnesses and closing changes
+#: the controller mode, 1 message (12,274 states): its own failure kinds, witnesses and closing changes
 CONTROLLER_SMALL = ("--preset", "controller", "--set", "messages=1", "--max-configs", "6")
 #: no slave, 1 message (331 states, depth 12, levels peaking at 53 states): 8 modes of three properties
 NO_SLAVE = ("--set", "messages=1", "--set", "slaves=0", "--max-configs", "2")

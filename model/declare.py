@@ -211,6 +211,9 @@ class ActionRegistry:
 
         def register(fn: Any) -> Any:
             py = getattr(fn, "py_func", fn)
+            clash = next((d for d in self.decls if d.kind == kind and d.name != name), None)
+            if clash is not None:   # the generated dispatch would run the other action's kernel for this one
+                raise ValueError(f"action {name}: kind {kind} is already {clash.name}'s")
             self.decls.append(ActionDecl(name, kind, actor, tuple(place), when, rocketmq, py.__module__,
                                          py.__name__, inspect.cleandoc(py.__doc__ or ""), phrase, drawing,
                                          self.sections.index(section or actor), only, self.state_args))

@@ -1087,7 +1087,7 @@ def pull_message_queue1(w, b, params):
 
 
 # -- the disk under a truncation (stale_tail = on; issue 48 item 6, model/controller/disk.py) ---------------
-@action("BrokerShutdown", kind=40, actor="failure", section="broker", place=(BROKER, 30),
+@action("BrokerShutdown", kind=50, actor="failure", section="broker", place=(BROKER, 30),
         when=lambda cfg: cfg.stale_tail == "ON" and cfg.max_broker_crashes > 0,
         rocketmq="DefaultMessageStore#shutdown",
         phrase="a broker shuts down cleanly (its restart recovers normally)",

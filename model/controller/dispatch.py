@@ -71,14 +71,14 @@ def apply(kind, x, y, w, p):
         return actions.pull_message_queue1(w, x, p)
     if kind == 40:  # PersistAllOffsets
         return offsets.persist_all_offsets(w, x, p)
-    if kind == 40:  # BrokerShutdown
-        return actions.broker_shutdown(w, x, p)
     if kind == 41:  # ConsumerCrashRestart
         return offsets.consumer_restart(w, x, p)
     if kind == 42:  # SlaveSyncAll
         return offsets.slave_sync_all(w, x, y, p)
     if kind == 43:  # PersistConsumerOffset
         return offsets.persist_consumer_offset(w, x, p)
+    if kind == 50:  # BrokerShutdown
+        return actions.broker_shutdown(w, x, p)
     if kind == 60:  # NsRegister
         return namesrv.ns_register(w, x, y, p)
     if kind == 61:  # NsExpire

@@ -165,3 +165,12 @@ def test_regenerating_compiles_nothing(tmp_path):
         assert out.stdout.strip().endswith(written)
     cached = [p.name for p in tmp_path.rglob("*") if p.is_file() and p.suffix in (".nbi", ".nbc")]
     assert cached == []
+
+
+def test_two_actions_of_one_kind_are_refused_at_declaration():
+    """The generated dispatch runs the first action of a kind: a second action declared with a kind already
+    taken (BrokerShutdown took PersistAllOffsets' 40 in a merge) would run the other's kernel."""
+    from model.controller.declare import CONTROLLER
+    taken = CONTROLLER.declarations()[0]
+    with pytest.raises(ValueError, match=f"kind {taken.kind} is already {taken.name}'s"):
+        CONTROLLER.action("Toy", kind=taken.kind, actor=taken.actor, rocketmq="X#y", phrase="p")(lambda w: 0)

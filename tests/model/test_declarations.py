@@ -173,4 +173,5 @@ def test_two_actions_of_one_kind_are_refused_at_declaration():
     from model.controller.declare import CONTROLLER
     taken = CONTROLLER.declarations()[0]
     with pytest.raises(ValueError, match=f"kind {taken.kind} is already {taken.name}'s"):
-        CONTROLLER.action("Toy", kind=taken.kind, actor=taken.actor, rocketmq="X#y", phrase="p")(lambda w: 0)
+        CONTROLLER.action("Toy", kind=taken.kind, actor=taken.actor, section=CONTROLLER.sections[0], rocketmq="X#y",
+                          phrase="p")(lambda w: 0)

@@ -24,7 +24,8 @@ from .build import check_result, level_stats
 from .coverage import new_tally
 from .graph import cannot_reach_goal
 from .memory import MemoryWatch, available_memory_bytes
-from .compact_rounds import COMPACT_SLICE_STATES, CompactRounds
+from .compact_level import CompactRounds
+from .compact_rounds import COMPACT_SLICE_STATES
 from .rounds import SLICE_STATES, LevelRounds
 from .team import ThreadTeam
 from invariants.base import PropertySet

@@ -8,11 +8,9 @@ from typing import Any
 import numpy as np
 
 from . import compact_rounds as CR
-from . import counters
 from . import kernel as K
 from . import threaded as P
 from .rounds import PAD, SLICES_PER_THREAD, THREAD_ADDRESS_SPACE, LevelRounds
-from .step import Rows
 
 
 class CompactRounds(LevelRounds):
@@ -33,17 +31,7 @@ class CompactRounds(LevelRounds):
         self.buf_link = np.empty(n, dtype=np.int64)
         self.buf_fps = np.empty(n, dtype=np.uint64)
         self.buf_slots = np.empty(n, dtype=np.int64)
-        self.slices = counters.new(counters.SLICE, self.S)
-        self.wit_src = np.full((self.S, 64), -1, dtype=np.int64)
-        self.wit_act = np.full((self.S, 64), -1, dtype=np.int64)
-        from .coverage import new_tally
-        size = len(new_tally(explorer.nact))
-        self.tallies = np.zeros((self.S, size + PAD), dtype=np.int64)
-        self.tally = self.tallies[:, :size]
-        self.rows = [Rows(np.zeros((nact + PAD, explorer.words), dtype=np.uint64)[:nact],
-                          np.zeros(nact + PAD, dtype=np.int64)[:nact], np.zeros(nact + PAD, dtype=np.int64)[:nact],
-                          np.zeros(nact + PAD, dtype=np.uint64)[:nact]) for _ in range(self.T)]
-        self.wit_thread = np.full((self.T, 64 + PAD), -1, dtype=np.int64)
+        self.scratch(nact)
         self.functions = P.function_addresses(explorer.model.successors, explorer.props.transition_check,
                                               explorer.props.state_check)
         self.filed: tuple[int, int, int] = (-1, 0, -1)   # (LevelRounds' slots of the level: none kept here)

@@ -60,22 +60,27 @@ class LevelRounds:
         self.filed: tuple[int, int, int] = (-1, 0, -1)
         self.edges_t = np.empty(n if explorer.graph else 1, dtype=np.int64)
         self.edge_act_t = np.empty(n if explorer.labels else 1, dtype=np.int16)   # each edge's action
+        self.scratch(nact)
+        self.fills = np.zeros((self.T, explorer.owners + PAD), dtype=np.int64)   # states filed per table region
+        self.shared = np.zeros(PAD, dtype=np.int64)   # the state count, taken from by every thread
+        self.functions = P.function_addresses(explorer.model.successors, explorer.props.transition_check,
+                                              explorer.props.state_check)
+
+    def scratch(self, nact: int) -> None:
+        """A round's per-slice counters, witnesses and coverage tallies, and each thread's scratch rows and
+        state witnesses (the compact rounds' are the same)."""
         # each slice's hot counters on cache lines of their own (a shared line costs more than the work)
         self.slices = counters.new(counters.SLICE, self.S)
         self.wit_src = np.full((self.S, 64), -1, dtype=np.int64)
         self.wit_act = np.full((self.S, 64), -1, dtype=np.int64)
-        size = len(new_tally(explorer.nact))
+        size = len(new_tally(self.ex.nact))
         self.tallies = np.zeros((self.S, size + PAD), dtype=np.int64)
         self.tally = self.tallies[:, :size]
-        # each thread's own: scratch rows, state witnesses of the level, states filed per table region
-        self.rows = [P.Rows(np.zeros((nact + PAD, explorer.words), dtype=np.uint64)[:nact],
+        # each thread's own: scratch rows and state witnesses of the level
+        self.rows = [P.Rows(np.zeros((nact + PAD, self.ex.words), dtype=np.uint64)[:nact],
                             np.zeros(nact + PAD, dtype=np.int64)[:nact], np.zeros(nact + PAD, dtype=np.int64)[:nact],
                             np.zeros(nact + PAD, dtype=np.uint64)[:nact]) for _ in range(self.T)]
         self.wit_thread = np.full((self.T, 64 + PAD), -1, dtype=np.int64)
-        self.fills = np.zeros((self.T, explorer.owners + PAD), dtype=np.int64)
-        self.shared = np.zeros(PAD, dtype=np.int64)   # the state count, taken from by every thread
-        self.functions = P.function_addresses(explorer.model.successors, explorer.props.transition_check,
-                                              explorer.props.state_check)
 
     @staticmethod
     def team_bytes(threads: int, nact: int, words: int, graph: bool, slice_states: int = SLICE_STATES,

@@ -1,6 +1,8 @@
 """The controller mode on the Spark engine: the same counts, verdicts and shortest traces as locally."""
 from __future__ import annotations
 
+import pytest
+
 from explore import explore
 from invariants.controller import PROPERTIES
 from model.controller import preset
@@ -44,4 +46,30 @@ def test_two_queues_agree_with_the_local_engine():
     spark = explore_on_spark(model, PROPERTIES, master=MASTER, partitions=2, driver_threshold=6000)
     assert "cluster" in spark.stats.level_engines
     assert (spark.stats.distinct_states, spark.stats.transitions, spark.stats.depth) == entry.counts
+    assert_same_exploration(local, spark)
+
+
+def _newer_mechanism(name: str):
+    """A small configuration of each of the cluster's newer mechanisms: name servers with their failures
+    (the pinned ctl-namesrv-failures), consumer offsets with a consumer restart, and the disk under a
+    truncation (stale_tail) with one broker crash; one message each."""
+    from tests.tooling.pinned import load
+
+    if name == "name-servers":
+        return load(mode="controller")["ctl-namesrv-failures"].config()
+    base = preset("controller")
+    if name == "consumer-offsets":
+        return base.with_overrides(["messages=1", "consumer_offsets=ON", "max_broker_crashes=0",
+                                    "max_consumer_restarts=1"])
+    return base.with_overrides(["messages=1", "stale_tail=ON", "max_broker_crashes=1"])
+
+
+@pytest.mark.parametrize("name, threshold", [("name-servers", 2500), ("consumer-offsets", 600), ("stale-tail", 600)])
+def test_newer_mechanisms_agree_with_the_local_engine(name, threshold):
+    """Name servers, consumer offsets and the stale tail on the cluster: the widest levels go to it, and the
+    counts, verdicts and shortest traces are the local engine's (the threshold keeps each to a few levels there)."""
+    model = ControllerModel(_newer_mechanism(name))
+    local = explore(model, PROPERTIES)
+    spark = explore_on_spark(model, PROPERTIES, master=MASTER, partitions=2, driver_threshold=threshold)
+    assert "cluster" in spark.stats.level_engines
     assert_same_exploration(local, spark)

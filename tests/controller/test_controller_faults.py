@@ -11,6 +11,7 @@ import tomlkit
 
 from cli_driver import assert_bad_input, invoke
 
+from invariants.base import SOMETIMES
 from invariants.controller import PROPERTIES
 from model.controller import preset
 from model.controller.model import ControllerModel
@@ -199,7 +200,6 @@ def test_the_controller_lattice_matches_check_per_budget_vector():
     from explore import explore
     from explore.faults import analyse, dominates
     from invariants.base import ALWAYS
-    from invariants.controller import PROPERTIES
     cfg = preset("controller").with_overrides(["messages=1", "max_ha_disconnects=1"])
     always = PROPERTIES.select([p.name for p in PROPERTIES if p.kind == ALWAYS])
     a = analyse(ControllerModel(cfg), always)
@@ -243,3 +243,22 @@ def test_a_send_ok_while_the_slave_is_away_is_what_min_in_sync_replicas_gives_up
     kept = ("message_acked", "message_consumed", "message_acked_while_slave_away")
     assert change_costs(base, {"min_in_sync_replicas": 2}, kept, kept[:2]) == \
         ["no SEND_OK while the slave is away (sends are refused then)"]
+
+
+@pytest.mark.parametrize("knobs", [("name_servers=1", "max_broker_crashes=0", "max_link_losses=1"),
+                                   ("stale_tail=ON", "max_broker_crashes=1")], ids=["name-servers", "stale-tail"])
+def test_faults_on_the_newer_mechanisms_gives_checks_verdicts(knobs):
+    """faults on a configuration with a name server, or with the stale tail: each property's status is what
+    ``check`` gives on the same configuration (the sweep's full budgets are that configuration)."""
+    sets = [a for k in knobs for a in ("--set", k)]
+    f = invoke("faults", *SMALL, *sets, "--grow", "none", "--jobs", "1", "--threads", "1", "--json", "-",
+               "--traces", "none")
+    c = invoke("check", *SMALL, *sets, "--threads", "1", "--json", "-", "--quiet")
+    assert f.exit_code in (0, 1) and c.exit_code in (0, 1), f.stderr + c.stderr
+    faults, check = json.loads(f.stdout), json.loads(c.stdout)
+    assert all(faults["config"][k.split("=")[0]] == check["config"][k.split("=")[0]] for k in knobs)
+    statuses = {p["name"]: p["status"] for p in check["properties"]}
+    assert {p["name"]: p["status"] for p in faults["properties"]} == \
+        {n: s for n, s in statuses.items() if n in {p["name"] for p in faults["properties"]}}
+    sometimes = {p.name for p in PROPERTIES if p.kind == SOMETIMES}   # reachability: not faults' to sweep
+    assert set(statuses) - sometimes == {p["name"] for p in faults["properties"]}

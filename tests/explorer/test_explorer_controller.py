@@ -194,3 +194,45 @@ def test_consumer_offsets_are_stepped_in_the_explorer():
         state = {f["name"]: f["value"] for g in d["state"] for f in g["fields"]}
         assert state["broker1.consumerOffset[0]"] == 1 and state["broker1.consumerOffsetJson[0]"] is None
         assert state["history.highestCommitted[0]"] == 1 and state["history.delivered"] == [1]
+
+
+def _walk(c, prefixes):
+    """Step from the initial state taking, for each prefix, the first enabled action whose label starts
+    with it; returns the last step's fields by name and the labels taken."""
+    path, d = [], c.get("/api/path", params={"path": ""}).json()
+    for prefix in prefixes:
+        label = next(a["label"] for a in d["enabled"] if a["label"].startswith(prefix))
+        d = c.post("/api/step", json={"path": join_path(path), "action": label}).json()
+        path.append(label)
+    return {f["name"]: f["value"] for g in d["state"] for f in g["fields"]}, path
+
+
+def test_name_servers_are_stepped_in_the_explorer():
+    """With name_servers = 1 the page shows the name server's table: a master's registration lists it at
+    brokerId 0, and the producer's route refresh copies that into its snapshot."""
+    from model.controller import preset
+    from model.controller.config import ControllerConfig
+    from rmqcheck.explorer.session import Session
+
+    cfg = ControllerConfig.from_mapping({"name_servers": 1, "max_broker_crashes": 0, "messages": 1},
+                                        base=preset("controller"))
+    with client(of=Session(cfg)) as c:
+        before, _ = _walk(c, ["RegisterBroker(broker=1)", "BrokerElect(broker=1"])
+        assert before["nameserver1.master"] is None and before["producer.route"] is None
+        after, path = _walk(c, ["RegisterBroker(broker=1)", "BrokerElect(broker=1", "NsRegister(broker=1",
+                                "ProducerRouteRefresh("])
+        assert after["nameserver1.master"] == 1 and after["producer.route"] == 1, path
+
+
+def test_the_stale_tail_is_stepped_in_the_explorer():
+    """With stale_tail = ON a clean shutdown is an action of the page, and it leaves the broker down with
+    its last stop recorded as clean (normal recovery at the restart)."""
+    from model.controller import preset
+    from model.controller.config import ControllerConfig
+    from rmqcheck.explorer.session import Session
+
+    cfg = ControllerConfig.from_mapping({"stale_tail": "ON", "max_broker_crashes": 1, "messages": 1},
+                                        base=preset("controller"))
+    with client(of=Session(cfg)) as c:
+        state, path = _walk(c, ["RegisterBroker(broker=1)", "BrokerElect(broker=1", "BrokerShutdown(broker=1"])
+        assert state["broker1.up"] is False and state["broker1.cleanShutdown"] is True, path

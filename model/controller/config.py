@@ -219,12 +219,28 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "controller-allack": "controller with allAckInSyncStateSet=true, as RocketMQ's sample controller "
                          "configurations set it",
     "controller-unclean": "controller with enableElectUncleanMaster=true",
+    # one per mechanism of the cluster around the group, each at bounds that explore in seconds
+    "controller-namesrv": "controller with one name server (brokers register, clients route by what it "
+                          "lists), 1 message",
+    "controller-offsets": "controller with consumer offsets (commits to the master, SlaveSynchronize copies, "
+                          "consumerOffset.json) and one consumer restart, 1 message",
+    "controller-queues": "controller with two queues (queue offsets apart from commitlog positions)",
+    "controller-sync-flush": "controller-allack with flushDiskType=SYNC_FLUSH and one power loss instead of "
+                             "the crash, 1 message",
+    "controller-stale-tail": "controller with the records past a truncation left on disk (read back at the "
+                             "restart), two broker crashes, 1 message",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
     "controller": {},
     "controller-allack": {"all_ack_in_sync_state_set": True},
     "controller-unclean": {"enable_elect_unclean_master": True},
+    "controller-namesrv": {"name_servers": 1, "messages": 1},
+    "controller-offsets": {"consumer_offsets": "ON", "max_consumer_restarts": 1, "messages": 1},
+    "controller-queues": {"queues": 2},
+    "controller-sync-flush": {"all_ack_in_sync_state_set": True, "flush_disk_type": "SYNC_FLUSH",
+                              "max_broker_crashes": 0, "max_broker_power_losses": 1, "messages": 1},
+    "controller-stale-tail": {"stale_tail": "ON", "max_broker_crashes": 2, "messages": 1},
 }
 
 

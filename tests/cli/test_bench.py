@@ -70,7 +70,9 @@ def test_bad_thread_list_is_bad_input():
 def test_plan_compares_one_and_two_spark_workers():
     specs = plan(quick=False, spark=True, workers=(1, 2))
     assert [s["name"] for s in specs] == ["twophase-8", "bench", "bench-check", "bench-live", "controller",
-                                          "controller-allack", "controller-unclean", "spark-bench", "spark-bench"]
+                                          "controller-allack", "controller-unclean", "controller-namesrv",
+                                          "controller-offsets", "controller-queues", "controller-sync-flush",
+                                          "controller-stale-tail", "spark-bench", "spark-bench"]
     assert [s.get("workers") for s in specs[-2:]] == [1, 2]
 
 

@@ -26,7 +26,7 @@ class Knob:
     """One configuration key: its type, allowed values, default and the RocketMQ name it stands for."""
 
     key: str
-    kind: str  # "enum", "bool" or "int"
+    kind: str  # "enum", "bool", "int" or "ints" (one whole number, or one per broker joined by '-')
     default: Any
     allowed: tuple  # enum values, or (low, high) for ints; () for bools
     rocketmq: str
@@ -46,6 +46,8 @@ class Knob:
         if self.kind == "enum":
             return ", ".join(self.allowed)
         low, high = self.allowed
+        if self.kind == "ints":
+            return f"{low}..{high}, one for every broker or one per broker joined by '-' (1-2-2)"
         return f"{low}..{high}"
 
     def parse(self, value: Any) -> Any:
@@ -68,6 +70,8 @@ class Knob:
             raise self._bad(value)
         if isinstance(value, bool):
             raise self._bad(value)
+        if self.kind == "ints":
+            return self._parse_words(value)
         if isinstance(value, str):
             if not _WHOLE_NUMBER.fullmatch(value):
                 raise self._bad(value, " (a whole number in ASCII digits)")
@@ -79,6 +83,24 @@ class Knob:
             raise self._bad(value)
         return value
 
+    def _parse_words(self, value: Any) -> str:
+        """An ``ints`` knob's value as its canonical text: a whole number (TOML) or text of whole numbers in
+        ASCII digits joined by '-' (no sign: '-' separates them), each within the range, leading zeros
+        dropped (``"01-2"`` -> ``"1-2"``). How many words the configuration takes is its own check."""
+        words = [value] if isinstance(value, int) else value.split("-") if isinstance(value, str) else None
+        if words is None:
+            raise self._bad(value)
+        low, high = self.allowed
+        numbers = []
+        for word in words:
+            if isinstance(word, str) and not _DIGITS.fullmatch(word):
+                raise self._bad(value, " (whole numbers in ASCII digits)")
+            number = int(word)
+            if not low <= number <= high:
+                raise self._bad(value)
+            numbers.append(number)
+        return "-".join(str(n) for n in numbers)
+
     def _bad(self, value: Any, why: str = "") -> ConfigError:
         return ConfigError(
             f"knob '{self.key}': value {value!r} is not allowed{why}; allowed: {self.allowed_text()}"
@@ -89,6 +111,8 @@ class Knob:
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_\-]*")
 #: a whole number as a knob takes it from text: ASCII digits, a minus only before a non-zero number
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,18}|-[1-9][0-9]{0,17}")
+#: one word of an ``ints`` knob: ASCII digits only (a '-' separates words)
+_DIGITS = re.compile(r"[0-9]{1,18}")
 
 
 def _versions() -> Any:

@@ -13,8 +13,13 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..knobs import VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_fields, settle_knob_fields
+from .params import DEFAULT_ELECTION_PRIORITY
 
 MODE = "controller"
+#: ``BrokerConfig.brokerElectionPriority``'s default and the knob's largest value (``Integer.MAX_VALUE``); no
+#: negative value: ``DefaultElectPolicy``'s comparator subtracts two priorities as ints, which overflows for
+#: a negative one against a large one (-2 would rank after 2147483647), a comparator the model does not take
+ELECTION_PRIORITY_MAX = DEFAULT_ELECTION_PRIORITY
 
 
 KNOBS: tuple[Knob, ...] = (
@@ -89,6 +94,14 @@ KNOBS: tuple[Knob, ...] = (
          "highest epoch, then the highest max offset, then the lowest brokerElectionPriority, then the lowest "
          "id (the controller's heartbeat table, DefaultBrokerHeartbeatManager#onBrokerHeartbeat); FREE: any "
          "live candidate (a superset of the real choices)."),
+    Knob("broker_election_priority", "ints", str(ELECTION_PRIORITY_MAX), (0, ELECTION_PRIORITY_MAX),
+         "BrokerConfig.brokerElectionPriority",
+         "Each broker's brokerElectionPriority, which its heartbeats carry to the controller "
+         "(ReplicasManager#sendHeartbeatToController, BrokerLiveInfo#electionPriority): with "
+         "election_ranking=RANKED, among candidates reporting the same epoch and max offset the lower value is "
+         "elected (DefaultElectPolicy's comparator); it never outranks a higher epoch or max offset. One value "
+         "for every broker, or one per broker in controller-id order joined by '-' (1-2-2); default 2147483647 "
+         "(Integer.MAX_VALUE, RocketMQ's default): every broker equal.", alias="brokerElectionPriority"),
     # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
     #    that changed it; --rocketmq-version sets them all
     Knob("sss_union_while_synchronizing", "bool", True, (), "RocketMQ 5.1.1 and later (#5663)",
@@ -157,6 +170,7 @@ class ControllerConfig:
     max_namesrv_cutoffs: int = 0
     stale_tail: str = "OFF"
     election_ranking: str = "RANKED"
+    broker_election_priority: str = str(ELECTION_PRIORITY_MAX)
     sss_union_while_synchronizing: bool = True
     confirm_offset_ignores_unacked_connection: bool = True
     confirm_offset_frozen_when_member_disconnected: bool = True
@@ -181,6 +195,13 @@ class ControllerConfig:
             if getattr(self, key) > 0 and self.name_servers == 0:
                 raise ConfigError(f"knob '{key}': value {getattr(self, key)} needs a name server; "
                                   f"allowed with name_servers=0: 0")
+        words = self.broker_election_priority.split("-")
+        if len(words) > 1 and len(words) != self.brokers:
+            raise ConfigError(f"knob 'broker_election_priority': value {self.broker_election_priority!r} gives "
+                              f"{len(words)} brokers' values, but brokers={self.brokers}; give one value per "
+                              "broker, or one for every broker")
+        if len(set(words)) == 1:   # every broker alike: one value (2147483647-2147483647 is the default)
+            object.__setattr__(self, "broker_election_priority", words[0])
         for key in ("in_sync_replicas", "min_in_sync_replicas"):
             if getattr(self, key) > self.brokers:
                 raise ConfigError(f"knob '{key}': value {getattr(self, key)} exceeds brokers={self.brokers}; "
@@ -196,6 +217,12 @@ class ControllerConfig:
 
     def as_dict(self) -> dict[str, Any]:
         return {"mode": MODE, **dataclasses.asdict(self)}
+
+    def election_priorities(self) -> tuple[int, ...]:
+        """Each broker's ``brokerElectionPriority`` in controller-id order (``broker_election_priority``: one
+        value for every broker, or one per broker)."""
+        words = [int(w) for w in self.broker_election_priority.split("-")]
+        return tuple(words) if len(words) > 1 else tuple(words * self.brokers)
 
     def view_kinds(self) -> dict[str, str]:
         """Every readable field of this configuration's states, with the kind of its values

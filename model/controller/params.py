@@ -28,7 +28,7 @@ def election_params(cfg) -> list[int]:
     """The election ranking's slots (issue 48 item 6): P_RANKED (``election_ranking = ranked``), then
     P_PRIORITY .. P_PRIORITY + MAX_BROKERS - 1, each broker's ``brokerElectionPriority`` (lower ranks first)."""
     ranked = int(getattr(cfg, "election_ranking", "RANKED") == "RANKED")
-    priorities = list(getattr(cfg, "broker_election_priority", ()) or ())
+    priorities = list(cfg.election_priorities()) if hasattr(cfg, "election_priorities") else []
     priorities += [DEFAULT_ELECTION_PRIORITY] * (3 - len(priorities))
     return [ranked, *priorities[:3]]
 

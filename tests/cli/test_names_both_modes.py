@@ -22,6 +22,7 @@ def config_of(*args: str) -> str:
     (("--preset", "controller", "--set", "inSyncReplicas=2"), "in_sync_replicas = 2"),
     (("--mode", "controller", "--set", "minInSyncReplicas=2"), "min_in_sync_replicas = 2"),
     (("--mode", "controller", "--set", "enableElectUncleanMaster=true"), "enable_elect_unclean_master = true"),
+    (("--mode", "controller", "--set", "brokerElectionPriority=1-2"), 'broker_election_priority = "1-2"'),
 ])
 def test_set_takes_rocketmq_names_in_both_modes(args, line):
     assert line in config_of(*args).splitlines()

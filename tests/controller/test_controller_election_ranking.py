@@ -5,7 +5,10 @@ candidates (alive in the controller's heartbeat table), and ``DefaultBrokerHeart
 monotone update and removal. Each test fails if the rule it names is taken out of the kernel."""
 from __future__ import annotations
 
+import pytest
+
 from model.controller import ControllerConfig
+from model.knobs import ConfigError
 from model.controller.model import (BrokerElect, BrokerHeartbeat, ControllerDeclareDead, ControllerElect,
                                     ControllerModel, RegisterBroker)
 from model.controller.params import DEFAULT_ELECTION_PRIORITY, P_PRIORITY
@@ -68,6 +71,69 @@ def test_a_lower_election_priority_breaks_an_equal_epoch_and_offset():
     assert _controller_elects(m, s) == [3]
     # the max offset still comes first
     assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 2), (3, 2, 1)])) == [2]
+
+
+def _ranked(priority):
+    """3 brokers with ``broker_election_priority = priority`` (the knob: one value per broker)."""
+    return ControllerModel(ControllerConfig.from_mapping({"brokers": 3, "broker_election_priority": priority}))
+
+
+def test_the_priority_knob_breaks_a_tie_of_epoch_and_offset_both_ways():
+    """``broker_election_priority``, each broker's ``brokerElectionPriority`` in controller-id order: brokers 2
+    and 3 report (epoch 2, max 1); the lower value wins either way round, the id only when they are equal."""
+    tie = _dead_master_three_brokers([(2, 2, 1), (3, 2, 1)])
+    assert _controller_elects(_ranked("9-5-7"), tie) == [2]
+    assert _controller_elects(_ranked("9-7-5"), tie) == [3]
+    assert _controller_elects(_ranked("9-6-6"), tie) == [2]        # equal: the lower id
+    assert _controller_elects(_ranked("0-2147483647-0"), tie) == [3]
+    # a broker's own request elects the same winner (ReplicasInfoManager#electMaster, no designateElect)
+    asking = _dead_master_three_brokers([(2, 2, 1), (3, 2, 1)], sss=0b110, master=0, broker2_fenced=1)
+    assert [c for c in (2, 3) if _ranked("9-7-5").next_state(asking, BrokerElect(broker=2, elected=c))] == [3]
+
+
+def test_the_priority_never_outranks_a_higher_offset_or_epoch():
+    """The comparator reads the priority only when epoch and max offset are equal: broker 2 with priority 1
+    against broker 3 at 2147483647 still loses to a higher max offset, and to a higher epoch with a shorter
+    log."""
+    m = _ranked("2147483647-1-2147483647")
+    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 1), (3, 2, 2)])) == [3]
+    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 3), (3, 3, 1)])) == [3]
+    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 2), (3, 2, 2)])) == [2]   # a tie: priority
+
+
+def test_the_priority_knob_fills_the_kernel_parameters():
+    """One value for every broker, or one per broker; the default is RocketMQ's Integer.MAX_VALUE."""
+    assert list(ControllerModel(ControllerConfig(brokers=3)).params[P_PRIORITY:P_PRIORITY + 3]) == \
+        [DEFAULT_ELECTION_PRIORITY] * 3
+    assert list(_ranked("4").params[P_PRIORITY:P_PRIORITY + 3]) == [4, 4, 4]
+    assert list(_ranked("1-2-2").params[P_PRIORITY:P_PRIORITY + 3]) == [1, 2, 2]
+
+
+def test_the_priority_knob_reads_strictly():
+    """Whole numbers 0..2147483647 (no sign: '-' joins the brokers' values), as many as brokers or one;
+    alike values are one value; the RocketMQ name is an alias (``--set brokerElectionPriority=...``)."""
+    cfg = ControllerConfig.from_mapping
+    assert cfg({"brokers": 3, "broker_election_priority": "01-2-2"}).broker_election_priority == "1-2-2"
+    assert cfg({"broker_election_priority": "7-7"}).broker_election_priority == "7"
+    assert cfg({"broker_election_priority": 3}).election_priorities() == (3, 3)
+    assert cfg({"brokerElectionPriority": "2-1"}).election_priorities() == (2, 1)
+    assert cfg({}).short() == "controller mode, RocketMQ 5.3.3 defaults"
+    assert cfg({"broker_election_priority": "2147483647-2147483647"}).short() == \
+        "controller mode, RocketMQ 5.3.3 defaults"
+    assert cfg({"broker_election_priority": "2-1"}).short() == \
+        "controller mode, RocketMQ 5.3.3, broker_election_priority=2-1"
+    for bad, words in (("1-2-3", ("3 brokers' values", "brokers=2")), ("-1", ("'-1'", "0..2147483647")),
+                       ("2147483648", ("2147483648",)), (-3, ("-3",)), (True, ("True",)), ("1--2", ("'1--2'",)),
+                       ("", ("''",)), ("x", ("'x'",))):
+        with pytest.raises(ConfigError) as e:
+            cfg({"broker_election_priority": bad})
+        text = str(e.value)
+        assert "\n" not in text and "'broker_election_priority'" in text and all(w in text for w in words), text
+    with pytest.raises(ConfigError) as e:   # a preset's two values do not follow a third broker
+        cfg({"brokers": 3}, base=cfg({"broker_election_priority": "1-2"}))
+    assert "2 brokers' values, but brokers=3" in str(e.value)
+    with pytest.raises(ConfigError):
+        cfg({"broker_election_priority": "1", "brokerElectionPriority": "2"})   # one knob named twice
 
 
 def test_only_live_candidates_are_ranked():
@@ -171,3 +237,38 @@ def test_values_no_election_reads_stay_zero():
     assert m.next_state(s, BrokerHeartbeat(broker=2)) is not None
     two = ControllerModel(ControllerConfig(brokers=2))
     assert two.next_state(s, BrokerHeartbeat(broker=2)) is None
+
+
+def _masters_by_epoch(cfg):
+    """How many reachable states have each (controller's master, masterEpoch), exploring ``cfg`` whole."""
+    import collections
+
+    from explore.local import LocalExplorer
+    from invariants.controller import PROPERTIES
+    from model.controller import fields as F
+
+    m = ControllerModel(cfg)
+    ex = LocalExplorer(m, PROPERTIES.only([]), exhaustive=True)
+    ex.start()
+    while ex.expand_next_level():
+        pass
+    ex.close()
+    return collections.Counter((int(v[F.CTL_MASTER]), int(v[F.CTL_EPOCH]))
+                               for v in (m.vector(s) for s in ex.stored_states()))
+
+
+def test_unequal_priorities_mirror_the_state_space():
+    """The pinned entry ctl-election-priority (2 brokers, two crashes: both may restart and be ranked
+    against each other, reporting the same epoch and max offset): with broker 2 before broker 1 the
+    reachable states are those of the default (every broker equal: the lower id first) with the two brokers
+    swapped, so the counts are the same and the elections at each epoch change sides: at masterEpoch 3 the
+    tie-broken elections now make broker 2 master where the default makes broker 1."""
+    from tests.tooling.pinned import load
+    entry = load(mode="controller")["ctl-election-priority"]
+    cfg = entry.config()
+    assert cfg.election_priorities() == (2, 1)
+    default = ControllerConfig.from_mapping({"broker_election_priority": DEFAULT_ELECTION_PRIORITY}, base=cfg)
+    swapped, alike = _masters_by_epoch(cfg), _masters_by_epoch(default)
+    assert sum(swapped.values()) == sum(alike.values()) == entry.distinct_states
+    assert swapped == {(3 - m if m else 0, e): n for (m, e), n in alike.items()}
+    assert alike[(1, 3)] > alike[(2, 3)]   # the tie-break shows: not symmetric by itself

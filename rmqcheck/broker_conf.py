@@ -9,7 +9,8 @@ onto the knobs of the model mode they describe:
   slaves from the files given, and the subscription group's ``brokerId`` and ``whichBrokerWhenConsumeSlowly``;
 - RocketMQ 5.3.3 controller mode (``enableControllerMode=true`` in every broker's file, as RocketMQ's
   ``distribution/conf/controller/quick-start`` samples): ``allAckInSyncStateSet``, ``inSyncReplicas``,
-  ``minInSyncReplicas``, the number of brokers from the files given, and ``enableElectUncleanMaster`` from
+  ``minInSyncReplicas``, ``flushDiskType``, each broker's own ``brokerElectionPriority`` (in the order the
+  files are given), the number of brokers from the files given, and ``enableElectUncleanMaster`` from
   the controller's own file (``controller.conf``, or a ``namesrv.conf`` with ``enableControllerInNamesrv``)
   given among them; ``brokerId`` (-1 in the samples) and ``brokerRole`` are the controller's to assign, and
   the controller's addresses are read but not modelled (the model has one controller).
@@ -55,7 +56,9 @@ MAPPED = ("flushDiskType", "slaveReadEnable", "offsetCheckInSlave", "haSlaveFall
 IDENTITY = ("brokerClusterName", "brokerName", "brokerId", "brokerRole")
 #: the keys rmqcheck reads from a controller-mode broker's file, beyond the identity keys
 MAPPED_5 = ("enableControllerMode", "allAckInSyncStateSet", "inSyncReplicas", "minInSyncReplicas", "flushDiskType",
-            "slaveReadEnable", "enableDLegerCommitLog")
+            "slaveReadEnable", "enableDLegerCommitLog", "brokerElectionPriority")
+#: BrokerConfig.brokerElectionPriority's default (Integer.MAX_VALUE), the largest value the model takes
+ELECTION_PRIORITY_DEFAULT = 2**31 - 1
 #: the keys rmqcheck reads from a controller's file
 CONTROLLER_MAPPED = ("enableElectUncleanMaster", "enableControllerInNamesrv")
 #: the keys that hold the controller's addresses: read, not modelled (the model has one controller)
@@ -399,6 +402,7 @@ def _controller_group(files: list[Properties]) -> BrokerSettings:
             raise _bad(props, "slaveReadEnable", "true is not modelled in the controller mode (a slave rejects "
                                                  "pulls: PullMessageProcessor#rejectRequest); remove it or set false")
         _boolean(props, "enableDLegerCommitLog", False, v)
+    _election_priority(brokers, out)
     if controllers:
         _set_agreed(out, controllers, "enable_elect_unclean_master", "enableElectUncleanMaster", _boolean, False)
     for props in controllers:
@@ -423,6 +427,40 @@ def _controller_group(files: list[Properties]) -> BrokerSettings:
                 out.skip(key, "" if key in CONTROLLER_KEYS_5 | NAMESRV_KEYS_5 else "not a RocketMQ 5.3.3 controller "
                                                                                    "setting")
     return out
+
+
+def _election_priority(brokers: Sequence[Properties], out: BrokerSettings) -> None:
+    """``brokerElectionPriority``: each broker's own (``BrokerConfig``), sent in its heartbeats to the
+    controller (``ReplicasManager#sendHeartbeatToController``) and ranked by ``DefaultElectPolicy`` (the lower
+    first among equal epochs and max offsets), so the files may differ: ``broker_election_priority`` is one
+    value when they agree, else one per broker in the order the files are given (controller ids 1..n).
+    Absent: ``Integer.MAX_VALUE``, RocketMQ's default. ``MixAll#properties2Object`` reads it with
+    ``Integer#parseInt`` (no trim): a value that is no int is ignored by RocketMQ and refused here, and a
+    negative one is refused since the comparator's int subtraction overflows for it (not modelled)."""
+    key, v = "brokerElectionPriority", "5.3.3"
+    values = []
+    for props in brokers:
+        value = _integer(props, key, ELECTION_PRIORITY_DEFAULT, v)
+        if value > ELECTION_PRIORITY_DEFAULT:
+            raise _bad(props, key, f"value {value} is beyond an int (RocketMQ {v} would ignore it and keep "
+                                   f"{ELECTION_PRIORITY_DEFAULT})")
+        if value < 0:
+            raise _bad(props, key, f"value {value}: a negative priority is not modelled (DefaultElectPolicy "
+                                   "subtracts two priorities as ints, which overflows against a large one); "
+                                   f"use 0..{ELECTION_PRIORITY_DEFAULT}, the lower elected first")
+        values.append(value)
+    knob = "broker_election_priority"
+    given = [p for p in brokers if key in p.values]
+    if len(set(values)) == 1:
+        out.values[knob] = str(values[0])
+        out.sources[knob] = (f"{key} in {given[0].path.name}" if len(given) == len(brokers) else
+                             f"no {key} in the files: RocketMQ's default" if not given else
+                             f"{key} {values[0]} in {given[0].path.name}, RocketMQ's default elsewhere")
+        return
+    out.values[knob] = "-".join(str(x) for x in values)
+    out.sources[knob] = f"{key} per broker: " + "; ".join(
+        f"{x} in {p.path.name}" if key in p.values else f"RocketMQ's default ({x}): none in {p.path.name}"
+        for x, p in zip(values, brokers))
 
 
 def _set_agreed(out: BrokerSettings, files: Sequence[Properties], knob: str, key: str, read: Any, default: Any) -> Any:

@@ -15,6 +15,7 @@ import pytest
 
 from cli_driver import assert_bad_input, invoke
 from model.controller.config import ControllerConfig
+from rmqcheck.broker_conf import read_broker_group
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 QUICK = EXAMPLES / "controller" / "quick-start"
@@ -136,6 +137,14 @@ BAD = [
                                               ("ns", "listenPort=9876\nenableControllerInNamesrv=false\nenableElectUncleanMaster=true\n"
                                                      "controllerDLegerGroup=group1\n")],
      "enableControllerInNamesrv", "ns"),
+    ("a negative brokerElectionPriority", [("n0", BROKER + "brokerElectionPriority=-1\n"), ("n1", BROKER)],
+     "brokerElectionPriority", "n0"),
+    ("a brokerElectionPriority beyond an int", [("n0", BROKER), ("n1", BROKER + "brokerElectionPriority=2147483648\n")],
+     "brokerElectionPriority", "n1"),
+    ("a brokerElectionPriority that is no number", [("n0", BROKER + "brokerElectionPriority=high\n"), ("n1", BROKER)],
+     "brokerElectionPriority", "n0"),
+    ("a brokerElectionPriority with a trailing blank", [("n0", BROKER), ("n1", BROKER + "brokerElectionPriority=1 \n")],
+     "brokerElectionPriority", "n1"),
     ("controllers disagree", [("n0", BROKER), ("n1", BROKER),
                               ("c0", "controllerDLegerGroup=g\nenableElectUncleanMaster=true\n"),
                               ("c1", "controllerDLegerGroup=g\n")], "enableElectUncleanMaster", "c1"),
@@ -206,3 +215,38 @@ def test_flush_disk_type_is_read_from_every_broker_file(tmp_path):
     lines = config_of(*files).splitlines()
     assert 'flush_disk_type = "SYNC_FLUSH"   # flushDiskType in broker-n0.conf' in lines
     assert ControllerConfig().flush_disk_type == "ASYNC_FLUSH"
+
+
+def _brokers(tmp_path, *extra: str) -> list[str]:
+    """One controller-mode broker file per ``extra`` (its added lines), named n0.conf, n1.conf...: the
+    ``--broker-conf`` arguments in that order."""
+    args = []
+    for n, lines in enumerate(extra):
+        path = tmp_path / f"n{n}.conf"
+        path.write_text(BROKER + lines)
+        args += ["--broker-conf", str(path)]
+    return args
+
+
+def test_broker_election_priority_is_read_per_broker_in_the_files_order(tmp_path):
+    """Issue 48 item 6: each broker's own brokerElectionPriority (it differs between files, unlike the
+    master's settings) is broker_election_priority, one value per broker in the order the files are given
+    (controller ids 1..n); a file without it has RocketMQ's default, Integer.MAX_VALUE."""
+    lines = config_of(*_brokers(tmp_path, "", "brokerElectionPriority=1\n", "brokerElectionPriority=+5\n"))
+    assert ('broker_election_priority = "2147483647-1-5"   # brokerElectionPriority per broker: RocketMQ\'s default '
+            "(2147483647): none in n0.conf; 1 in n1.conf; 5 in n2.conf") in lines.splitlines()
+    settings = read_broker_group(_brokers(tmp_path, "brokerElectionPriority=3\n", "")[1::2])
+    assert settings.values["broker_election_priority"] == "3-2147483647"
+    assert "brokerElectionPriority" not in settings.not_modelled
+    cfg = ControllerConfig.from_mapping({k: v for k, v in settings.values.items()})
+    assert cfg.election_priorities() == (3, 2147483647)
+
+
+def test_broker_election_priority_alike_in_every_file_is_one_value(tmp_path):
+    lines = config_of(*_brokers(tmp_path, "brokerElectionPriority=2\n", "brokerElectionPriority=2\n")).splitlines()
+    assert 'broker_election_priority = "2"   # brokerElectionPriority in n0.conf' in lines
+    lines = config_of(*_brokers(tmp_path, "", "")).splitlines()
+    assert ('broker_election_priority = "2147483647"   # no brokerElectionPriority in the files: RocketMQ\'s default'
+            in lines)
+    # RocketMQ's own samples set none: the default, as before the knob
+    assert 'broker_election_priority = "2147483647"' in config_of("--broker-conf", N0, "--broker-conf", N1)

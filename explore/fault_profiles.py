@@ -54,6 +54,14 @@ class FaultProfile:
     #: the settings that are no operator's setting but a change of RocketMQ's code that no release has (4.4's
     #: alternative behaviours V1-V3 and V5): a change setting one is labelled ``"code_change": true``
     code_changes: tuple[str, ...] = ()
+    #: the class of one configuration's vectors where a mode's kinds depend on the mechanisms it enables (the
+    #: controller mode: consumer restarts with consumer offsets on); None: ``vector`` for every configuration.
+    #: Each class it returns is a module-level one (vectors travel to worker processes by pickle)
+    vector_of: Callable[[Any], type[Vector]] | None = None
+
+    def vector_for(self, cfg: Any) -> type[Vector]:
+        """The failure kinds of ``cfg``, as the class of its vectors (:attr:`vector_of`, else :attr:`vector`)."""
+        return self.vector_of(cfg) if self.vector_of is not None else self.vector
 
     @property
     def phrases(self) -> Mapping[str, str]:

@@ -101,9 +101,10 @@ class Lattice:
 
 
 def vector_type(config: Any) -> type[Vector]:
-    """The :class:`Vector` class of ``config``'s model mode (its profile's failure kinds)."""
+    """The :class:`Vector` class of ``config`` (its mode's profile's failure kinds, those of the mechanisms
+    ``config`` enables)."""
     from model.modes import mode_of
-    return mode_of(config).faults().vector
+    return mode_of(config).faults().vector_for(config)
 
 
 def bounds(cfg: Any) -> dict[str, Any]:

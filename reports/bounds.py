@@ -16,7 +16,11 @@ KIND_WORDS = {"master_crashes": ("master crash", "master crashes"),
               "broker_crashes": ("broker crash", "broker crashes"),
               "broker_power_losses": ("broker power loss", "broker power losses"),
               "controller_outages": ("controller outage", "controller outages"),
-              "link_losses": ("controller link loss", "controller link losses")}
+              "link_losses": ("controller link loss", "controller link losses"),
+              # the controller mode's with name servers (its consumer_restarts are 4.4's words)
+              "namesrv_restarts": ("name server restart", "name server restarts"),
+              "namesrv_cutoffs": ("broker channel expired on a name server",
+                                  "broker channels expired on a name server")}
 
 
 def kind_words(key: str) -> tuple[str, str]:

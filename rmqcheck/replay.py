@@ -254,6 +254,7 @@ def faults_problem(model: Any, PROPERTIES: Any, prop: Any, record: dict[str, Any
 
     from model.modes import mode_of
     from explore.fault_meanings import action_kind
+    from explore.faults import vector_type
 
     if graph:
         return ""
@@ -261,7 +262,8 @@ def faults_problem(model: Any, PROPERTIES: Any, prop: Any, record: dict[str, Any
         return f"the last state of the trace does not violate {prop.name}"
     combination = record.get("combination") or {}
     view = trace.steps[-1].view
-    named = mode_of(model.config).faults().view_counters
+    kinds = vector_type(model.config).keys()   # the failure kinds of this configuration
+    named = {k: v for k, v in mode_of(model.config).faults().view_counters.items() if k in kinds}
     counters = {k: view.get(v, 0) for k, v in named.items()}
     if combination and counters != {k: combination.get(k) for k in named}:
         return f"the failures of the trace, {counters}, are not its combination {combination}"

@@ -262,3 +262,74 @@ def test_faults_on_the_newer_mechanisms_gives_checks_verdicts(knobs):
         {n: s for n, s in statuses.items() if n in {p["name"] for p in faults["properties"]}}
     sometimes = {p.name for p in PROPERTIES if p.kind == SOMETIMES}   # reachability: not faults' to sweep
     assert set(statuses) - sometimes == {p["name"] for p in faults["properties"]}
+
+
+#: consumer offsets and a name server, with one consumer restart and one broker channel expired on the name
+#: server, nothing else failing: every property holds, so faults sweeps the eventually property per vector
+WITH_MECHANISMS = ("--preset", "controller", "--set", "messages=1", "--set", "max_broker_crashes=0",
+                   "--set", "consumer_offsets=ON", "--set", "max_consumer_restarts=1", "--set", "name_servers=1",
+                   "--set", "max_namesrv_cutoffs=1")
+NEW_KINDS = ("consumer_restarts", "namesrv_restarts", "namesrv_cutoffs")
+
+
+def test_faults_varies_the_budgets_of_the_mechanisms_a_configuration_enables():
+    """consumer_offsets=ON adds consumer restarts to the failure kinds, name_servers >= 1 name-server
+    restarts and broker channels expired on a name server (RouteInfoManager#scanNotActiveBroker), whatever
+    their budgets; the combinations and budget vectors name them, in RocketMQ's words."""
+    r = invoke("faults", *WITH_MECHANISMS, "--property", "committed_offset_never_regresses",
+               "--property", "acked_message_eventually_consumed", "--grow", "none", "--jobs", "1", "--threads", "1",
+               "--json", "-", "--traces", "none")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["bounds"]["budgets"] == dict.fromkeys(KINDS + NEW_KINDS, 0) | {"consumer_restarts": 1,
+                                                                           "namesrv_cutoffs": 1}
+    [live] = [p for p in doc["properties"] if p["name"] == "acked_message_eventually_consumed"]
+    assert [(v["budgets"]["consumer_restarts"], v["budgets"]["namesrv_cutoffs"], v["status"]) for v in live["vectors"]] \
+        == [(0, 0, "holds"), (0, 1, "holds"), (1, 0, "holds"), (1, 1, "holds")]
+    assert all(set(v["budgets"]) == set(KINDS + NEW_KINDS) for v in live["vectors"])
+    assert "1 consumer restart + 1 broker channel expired on a name server" in r.stderr
+    import jsonschema
+    from reports.result_schema import result_schema
+    jsonschema.Draft202012Validator(result_schema()).validate(doc)
+
+
+def test_a_consumer_restart_is_a_minimal_combination_where_it_breaks_a_property():
+    """The seeded bug restart_from_queue_start (a restarted consumer reads queue offset 0, not its committed
+    offset) breaks committed_offset_never_regresses with one consumer restart and nothing else: the
+    combination names it, and the vectors keep their kinds through a pickle (the sweeps' worker processes)."""
+    import pickle
+
+    from explore.faults import analyse, combination
+    from reports.faults import combination_text
+    cfg = preset("controller").with_overrides(["messages=1", "max_broker_crashes=0", "consumer_offsets=ON",
+                                               "max_consumer_restarts=1"])
+    prop = PROPERTIES.select(["committed_offset_never_regresses"])
+    a = analyse(ControllerModel(cfg, mutation="restart_from_queue_start"), prop)
+    [minimal] = a.faults["committed_offset_never_regresses"].minimal_combinations()
+    assert combination(minimal) == dict.fromkeys(KINDS, 0) | {"consumer_restarts": 1}
+    assert combination_text(minimal) == "1 consumer restart"
+    assert pickle.loads(pickle.dumps(minimal)).keys() == minimal.keys()
+    # the same configuration without consumer offsets keeps the five kinds
+    off = analyse(ControllerModel(preset("controller").with_overrides(["messages=1", "max_broker_crashes=0"])), prop)
+    assert off.lattice.budgets.keys() == KINDS
+
+
+def test_replay_checks_the_name_server_counts_of_a_combination(tmp_path):
+    """A faults result with name servers: each combination names the name-server kinds, replay compares
+    them with the trace's own counters (budget.nameserverRestarts...), and a wrong count fails it."""
+    path = tmp_path / "faults.json"
+    r = invoke("faults", "--preset", "controller", "--set", "messages=1", "--set", "name_servers=1",
+               "--set", "max_namesrv_restarts=1", "--property", "acked_message_on_every_later_master",
+               "--grow", "none", "--max-configs", "1", "--jobs", "1", "--threads", "1", "--json", str(path),
+               "--traces", "none")
+    assert r.exit_code == 1, r.stderr
+    doc = json.loads(path.read_text())
+    [combo] = doc["properties"][0]["combinations"]
+    assert combo["combination"] == dict.fromkeys(KINDS + ("namesrv_restarts", "namesrv_cutoffs"), 0) | \
+        {"broker_crashes": 1}
+    r = invoke("replay", str(path))
+    assert r.exit_code == 0, r.stdout + r.stderr
+    combo["combination"]["namesrv_restarts"] = 1   # not the trace's failures
+    path.write_text(json.dumps(doc))
+    r = invoke("replay", str(path))
+    assert r.exit_code == 1 and "are not its combination" in r.stdout, r.stdout

@@ -12,7 +12,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..knobs import VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_fields, settle_knob_fields
+from ..knobs import (VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_fields, knob_values,
+                     settle_knob_fields)
 from .params import DEFAULT_ELECTION_PRIORITY
 
 MODE = "controller"
@@ -209,7 +210,15 @@ class ControllerConfig:
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], base: "ControllerConfig | None" = None) -> "ControllerConfig":
-        return cls(**knob_fields(values, base, KNOBS, MODE, f" in mode {MODE}"))
+        """A configuration from ``base`` (default: the 5.3.3 defaults) with ``values`` applied. A broker added
+        to ``base``'s per-broker ``broker_election_priority`` (``faults --grow brokers``, ``--set brokers=3``)
+        without a value given for it has RocketMQ's default, as a broker whose file sets none."""
+        fields = knob_fields(values, base, KNOBS, MODE, f" in mode {MODE}")
+        words = str(fields.get("broker_election_priority", "")).split("-")
+        if ("broker_election_priority" not in knob_values(values, KNOBS) and 1 < len(words) < fields["brokers"]):
+            words += [str(ELECTION_PRIORITY_MAX)] * (fields["brokers"] - len(words))
+            fields["broker_election_priority"] = "-".join(words)
+        return cls(**fields)
 
     def with_overrides(self, assignments: "list[str] | tuple[str, ...]") -> "ControllerConfig":
         """Apply ``key=value`` strings (the ``--set`` option) on top of this config."""

@@ -129,8 +129,15 @@ def test_the_priority_knob_reads_strictly():
             cfg({"broker_election_priority": bad})
         text = str(e.value)
         assert "\n" not in text and "'broker_election_priority'" in text and all(w in text for w in words), text
-    with pytest.raises(ConfigError) as e:   # a preset's two values do not follow a third broker
-        cfg({"brokers": 3}, base=cfg({"broker_election_priority": "1-2"}))
+    # a broker added (faults --grow brokers) has RocketMQ's default, as a broker whose file sets none; fewer
+    # brokers than values, or more values given than brokers, is bad input
+    assert cfg({"brokers": 3}, base=cfg({"broker_election_priority": "1-2"})).broker_election_priority == \
+        "1-2-2147483647"
+    with pytest.raises(ConfigError) as e:
+        cfg({"brokers": 2}, base=cfg({"brokers": 3, "broker_election_priority": "1-2-3"}))
+    assert "3 brokers' values, but brokers=2" in str(e.value)
+    with pytest.raises(ConfigError) as e:
+        cfg({"brokers": 3, "broker_election_priority": "1-2"})
     assert "2 brokers' values, but brokers=3" in str(e.value)
     with pytest.raises(ConfigError):
         cfg({"broker_election_priority": "1", "brokerElectionPriority": "2"})   # one knob named twice

@@ -153,11 +153,13 @@ def recorded_properties(data: dict[str, Any], where: str, properties: Any) -> di
     return recorded
 
 
-def faults_traces(data: dict[str, Any], where: str,
-                  names: tuple[str, ...]) -> list[tuple[str, str, dict, dict[str, Any] | None, bool]]:
+def faults_traces(data: dict[str, Any], where: str, names: tuple[str, ...],
+                  cfg: Any) -> list[tuple[str, str, dict, dict[str, Any] | None, bool]]:
     """Every trace of a faults JSON: ``(what, property, its record, the knobs it ran under besides the
-    file's config, whether it is a graph property's)``."""
-    from explore.faults import BUDGET_KNOBS, COMBINATION_KEYS
+    file's config ``cfg``, whether it is a graph property's)``; a budget vector's knobs are its mode's
+    budgets for ``cfg`` (the failure kinds of that configuration's vectors)."""
+    from explore.faults import vector_type
+    kinds = vector_type(cfg).KINDS
     out = []
     for p in data["properties"]:
         name = p["name"]
@@ -169,7 +171,7 @@ def faults_traces(data: dict[str, Any], where: str,
             out.append((f"{where}, property {name}, combination {i + 1}", name, c, None, False))
         for i, v in enumerate(p.get("vectors") or []):
             if "trace" in v:
-                budgets = {knob: v["budgets"][k] for knob, k in zip(BUDGET_KNOBS, COMBINATION_KEYS)}
+                budgets = {knob: v["budgets"][k] for k, knob, _ in kinds}
                 out.append((f"{where}, property {name}, budget vector {i + 1}", name, v, budgets, True))
         grown = p.get("at_next_bound") or {}
         counts = {k: c for k, c in (grown.get("bounds") or {}).items() if k != "budgets"}
@@ -198,7 +200,7 @@ def faults_replays(data: dict[str, Any], where: str, cfg: Any,
     properties = mode.properties()
     fairness = fairness_from_dict(data.get("fairness")) or Fairness()
     models: dict[tuple, Any] = {}
-    for what, name, record, knobs, graph in faults_traces(data, where, names):
+    for what, name, record, knobs, graph in faults_traces(data, where, names, cfg):
         prop = properties.get(name)
         key = tuple(sorted((knobs or {}).items()))
         trace = None

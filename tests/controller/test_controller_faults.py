@@ -333,3 +333,18 @@ def test_replay_checks_the_name_server_counts_of_a_combination(tmp_path):
     path.write_text(json.dumps(doc))
     r = invoke("replay", str(path))
     assert r.exit_code == 1 and "are not its combination" in r.stdout, r.stdout
+
+
+def test_replay_of_a_controller_faults_result_with_budget_vector_lassos(tmp_path):
+    """An eventually property's budget vectors carry lassos; replay runs each under its vector's budgets,
+    named by the controller's failure kinds (it read them with the 4.4 mode's names and refused the file)."""
+    path = tmp_path / "faults.json"
+    r = invoke("faults", *SMALL, "--set", "consumer_offsets=ON", "--set", "max_consumer_restarts=1",
+               "--property", "acked_message_eventually_consumed", "--grow", "none", "--jobs", "1", "--threads", "1",
+               "--json", str(path), "--traces", "none")
+    assert r.exit_code == 1, r.stderr
+    traced = [v for v in json.loads(path.read_text())["properties"][0]["vectors"] if "trace" in v]
+    assert [v["budgets"]["broker_crashes"] for v in traced] == [1, 1]
+    r = invoke("replay", str(path))
+    assert r.exit_code == 0, r.stderr
+    assert "replayed 2 of 2 traces (0 mode, 0 combination, 2 budget-vector, 0 next-bound traces)" in r.stdout + r.stderr

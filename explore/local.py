@@ -34,6 +34,7 @@ from .result import HOLDS, S_VIOLATED, UNKNOWN, CheckResult, ModelError, Propert
 from .tracker import PropertyTracker
 from . import compact as C
 from .compact import compact_bytes_per_state
+from .compact_dir import LevelsOnDisk, WorkDirRefused
 from .visited import CompactStore, VisitedStore, bytes_per_state
 from .trace import replay
 
@@ -72,12 +73,21 @@ class LocalExplorer:
     def __init__(self, model: Any, properties: PropertySet, limits: Limits = Limits(),
                  listener: Listener | None = None, memory_budget: int | None = None,
                  chunk: int = 4096, exhaustive: bool = False, threads: int = 1,
-                 slice_states: int | None = None, parallel_from: int | None = None, visited: str = "exact") -> None:
+                 slice_states: int | None = None, parallel_from: int | None = None, visited: str = "exact",
+                 work_dir: str | None = None, resume: bool = False) -> None:
         if threads < 1:
             raise ValueError("threads must be at least 1")
         if visited not in VISITED_MODES:
             raise ValueError(f"visited must be one of {', '.join(VISITED_MODES)}")
         self.visited = visited   # what was asked for; ``compact`` says what the run uses (see _classify)
+        if (work_dir is not None or resume) and visited != "compact":
+            raise WorkDirRefused("--work-dir and --resume hold the levels of the compact visited set: add "
+                                 "--compact (the exact store keeps its levels in memory)")
+        if resume and work_dir is None:
+            raise WorkDirRefused("--resume needs --work-dir DIR (the directory of the run to continue)")
+        self.work_dir = work_dir
+        self.resume = resume
+        self.levels: LevelsOnDisk | None = None   # the compact set's levels on disk (explore/compact_dir.py)
         self.compact = False
         self.visited_note = ""
         self.model = model
@@ -129,7 +139,10 @@ class LocalExplorer:
         while True:
             try:
                 if self.compact:
-                    self.store = CompactStore(cap, self.words, self.leaves, self.limits.max_states)
+                    if self.levels is None:
+                        self.levels = LevelsOnDisk(self, self.work_dir, self.resume)
+                    self.store = CompactStore(cap, self.words, self.leaves, self.limits.max_states,
+                                              self.levels.links())
                 else:
                     self.store = VisitedStore(cap, self.words, self.owners, self.graph, self.leaves,
                                               self.limits.max_states, self.labels)
@@ -172,17 +185,26 @@ class LocalExplorer:
         old state: else the exact store, and ``visited_note`` says why (never a silent change)."""
         if self.exhaustive:
             self.visited_note = "compact visited set not used: this analysis reads every stored state and edge (exact store)"
+            self._no_work_dir()
             return
         if self.graph or self.labels:
             which = [p.name for p in self.graph_props] + ([p.name for p in self.tracker.eventually]
                                                           if self.labels else [])
             self.visited_note = (f"compact visited set not used: {', '.join(which)} "
                                  f"need{'s' if len(which) == 1 else ''} every stored state and edge (exact store)")
+            self._no_work_dir()
             return
         self.compact = True
         self.owners = 1   # one table (of fingerprints), whatever the thread count
         if self.slice_asked is None:   # larger slices than the exact store's (levels start rounds as large)
             self.slice_states = COMPACT_SLICE_STATES
+
+    def _no_work_dir(self) -> None:
+        """A work directory holds the compact set's levels: refused when the run keeps the exact store."""
+        if self.work_dir is not None or self.resume:
+            raise WorkDirRefused(f"--work-dir: {self.visited_note.replace('compact visited set not used: ', '')}"
+                                 "; the levels on disk are the compact visited set's (select the always and "
+                                 "sometimes properties with --property)")
 
     def _set_masks(self) -> None:
         t = self.tracker
@@ -229,6 +251,10 @@ class LocalExplorer:
             raise ValueError(f"initial_states() must be an (n, {self.words}) array")
         if len(initial) > self.store.cap:
             raise ValueError("more initial states than the state capacity")
+        if self.resume:   # where the work directory's checkpoint left off (explore/compact_dir.py)
+            self.levels.resume(self, _Witness)
+            self._set_masks()
+            return
         seed = C.seed_compact if self.compact else K.seed
         seed(self.props.state_check, self.model.params, self.store.kernel_view(), self.store.counters, self.masks,
              self.wit_state, initial)
@@ -236,6 +262,8 @@ class LocalExplorer:
         self._sort_level(0, 0, 0)
         self.level_seconds.append(time.perf_counter() - self.t0)
         self._decide_level()
+        if self.compact:
+            self._retire()
 
     def frontier(self) -> tuple[int, int]:
         """Index range of the current level, the next one to expand."""
@@ -290,13 +318,25 @@ class LocalExplorer:
         return True
 
     def _retire(self) -> None:
-        """Compact set: the states of the levels before the frontier given back, the links of every whole
-        level written to disk; a disk that refuses them ends the run (incomplete: the traces need them)."""
+        """Compact set: the new frontier written to its level file and read from there, the states of the
+        levels before it given back, the links of every whole level written to disk, then the checkpoint
+        (explore/compact_dir.py); a disk that refuses them ends the run (incomplete: the traces need the
+        links). A level left unsorted (memory short) gets no file and no checkpoint."""
+        what = "the parent links"
         try:
+            sorted_ = not self.incomplete
+            if sorted_:
+                what = f"level {self.level}"
+                self.levels.finish_level(self)
+            what = "the parent links"
             self.store.retire(self.level_starts[self.level], self.level_starts[1], self.level_starts[-1])
+            if sorted_:
+                what = "the checkpoint"
+                self.levels.save(self)
         except OSError as exc:
-            self.incomplete = (f"cannot write the parent links to {self.store.links.dir} after level "
-                               f"{self.level} ({exc.strerror or exc}); free disk space there or set TMPDIR, "
+            where = "--work-dir" if self.work_dir is not None else "TMPDIR"
+            self.incomplete = (f"cannot write {what} to {self.levels.root} after level "
+                               f"{self.level} ({exc.strerror or exc}); free disk space there or set {where}, "
                                f"or {self.bound_hint()}")
 
     def _expand_level(self, level: int, lo: int, hi: int) -> bool:
@@ -443,9 +483,13 @@ class LocalExplorer:
                            f"(tightest memory limit: {tightest_limit().source}); {self.bound_hint()}")
 
     def report(self, level: int, lo: int, hi: int) -> None:
+        """After each chunk (one thread) or round (threads): the pages of the compact set's states expanded
+        so far go back, then progress goes to the listener."""
+        io = self.store.io
+        if self.compact:
+            self.store.expanded_to(int(io["pos"]), self.level_starts[1])
         if self.listener is None:
             return
-        io = self.store.io
         self.listener.on_progress(Progress(level, hi - lo, int(io["pos"]) - lo, int(io["count"]),
                                            int(io["trans"]), time.perf_counter() - self.t0,
                                            len(self.tracker.witness), len(self.tracker.properties),
@@ -627,10 +671,15 @@ class LocalExplorer:
             stats.collision_probability = C.collision_probability(count, self.words)
             stats.exact = self.words <= 1   # one word: the fingerprint is a bijection of the state
         new_states = self.store.new_states(self.level_starts[1], count, self.nact)
-        stats.disk_bytes = self.store.disk_bytes
+        stats.disk_bytes = self.store.disk_bytes + (self.levels.wd.level_bytes if self.levels is not None else 0)
         result = check_result(self.engine, self.model, ordered, stats, self.incomplete, self.error,
                               self.terminal_trace(), self.tally, new_states)
         self.store.close()   # every trace is rebuilt: the links on disk are not needed any more
+        if self.levels is not None:   # a given --work-dir is kept (for --resume), a temporary one removed
+            if self.incomplete and self.work_dir is not None and not self.error:
+                result.incomplete_reason += (f"; the levels done so far are in {str(self.levels.root)!r}: add "
+                                             "--resume (with the same --work-dir) to continue")
+            self.levels.close()
         return result
 
     def terminal_index(self) -> int:

@@ -168,7 +168,7 @@ class CompactStore(VisitedStore):
 
     compact = True
 
-    def __init__(self, cap: int, words: int, leaves: bool, max_states: int | None) -> None:
+    def __init__(self, cap: int, words: int, leaves: bool, max_states: int | None, links: Any = None) -> None:
         from .compact import LinkFiles, StateRows
         self.cap, self.words, self.owners, self.graph, self.leaves = cap, words, 1, False, leaves
         self.labels = False
@@ -178,7 +178,7 @@ class CompactStore(VisitedStore):
         self.via_rows = StateRows(cap, None, np.int16)
         self.parent = self.parent_rows.array
         self.via = self.via_rows.array
-        self.links = LinkFiles()
+        self.links = links if links is not None else LinkFiles()
         self.noexp_rows = StateRows(cap if leaves else 1, None, np.uint8)   # zeroed: a mapping's new pages are
         self.noexp = self.noexp_rows.array
         self.goal = np.empty(1, dtype=np.uint8)
@@ -228,6 +228,16 @@ class CompactStore(VisitedStore):
             self.links.append(self.parent[written:done], self.via[written:done])
             self.parent_rows.release(written, done)
             self.via_rows.release(written, done)
+
+    def expanded_to(self, pos: int, roots: int) -> None:
+        """The level being expanded is done up to state ``pos``: give back the pages of its rows before it
+        (past the initial states; they are read from the level's file if read again,
+        :mod:`explore.compact_dir`). ``released_to`` stays on the first row not wholly given back."""
+        lo = max(roots, self.released_to)
+        if pos > lo:
+            self.rows.release(lo, pos)
+            from .compact import PAGE
+            self.released_to = max(lo, pos * self.rows.row_bytes // PAGE * PAGE // self.rows.row_bytes)
 
     def link(self, i: int) -> tuple[int, int]:
         """``(parent index, action)`` of state ``i``: from disk once its level is written."""

@@ -21,7 +21,7 @@ from .output import print_result
 from .setup import (BadInput, CheckJob, check_itf_dir, check_outputs, config_name, limits, parallelism,
                     resolve_config, select_properties)
 
-SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_limit")
+SPARK_ONLY = ("spark_master", "partitions", "driver_level_limit")
 
 
 @click.command()
@@ -52,8 +52,12 @@ SPARK_ONLY = ("spark_master", "partitions", "work_dir", "resume", "driver_level_
 @traces_option
 @spark_master_option
 @partitions_option
-@click.option("--work-dir", metavar="DIR", help="Checkpoint directory (--engine spark only).")
-@click.option("--resume", is_flag=True, help="Resume from the checkpoints in --work-dir (--engine spark only).")
+@click.option("--work-dir", metavar="DIR",
+              help="Checkpoint directory: the levels on disk of --engine spark, or of the local engine with "
+                   "--compact (default: a temporary directory, removed at the end).")
+@click.option("--resume", is_flag=True,
+              help="Continue a stopped run from the last finished level in --work-dir (--engine spark, or the "
+                   "local engine with --compact): the same results as a run never stopped.")
 @driver_level_limit_option
 @click.pass_context
 def check(ctx: click.Context, preset_name, config_file, assignments, property_names, fairness, unfair_kinds, engine,
@@ -83,6 +87,11 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     if compact and graph_path:
         raise BadInput("--graph re-expands the stored states, which --compact does not keep; drop one of them")
     spark = _spark_options(ctx, engine, graph_path and not graph_around)
+    if engine == "local" and (work_dir or resume):
+        if not compact:
+            raise BadInput("--work-dir and --resume hold the levels of --compact (or of --engine spark); add --compact")
+        if resume and not work_dir:
+            raise BadInput("--resume needs --work-dir DIR (the directory of the run to continue)")
     if report_path:
         report_format(report_path)
     _graph_around_options(ctx, graph_path, graph_around, graph_radius, props, cfg)
@@ -98,7 +107,8 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     if itf_dir:
         check_itf_dir(itf_dir, inputs)
 
-    job = CheckJob(cfg, props, lim, threads, compact=compact)
+    job = CheckJob(cfg, props, lim, threads, compact=compact,
+                   **(dict(work_dir=work_dir, resume=resume) if engine == "local" else {}))
     with stop_on_signals(engine == "local"):
         result, explorer = run_check(job, engine, quiet, spark)
         if next_bound:

@@ -37,7 +37,7 @@ from .versions_cmd import print_versions, versions
 INPUT_ERRORS = (("model.config", "ConfigError"), ("invariants.base", "UnknownPropertyError"),
                 ("reports.files", "OutputPathError"), ("explore.trace", "ReplayError"),
                 ("reports.json_report", "ResultFileError"), ("spark_explore.errors", "SparkUnavailable"),
-                ("spark_explore.errors", "SparkRefused"))
+                ("spark_explore.errors", "SparkRefused"), ("explore.compact_dir", "WorkDirRefused"))
 
 
 def input_error_types() -> tuple[type[BaseException], ...]:

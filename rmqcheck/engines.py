@@ -68,7 +68,8 @@ def progress_listener(quiet: bool, label: str = "", unit: str = "", forecast: bo
 def _options(engine: str, spark: SparkOptions | None, job: CheckJob) -> dict[str, Any]:
     """The engine's own constructor options."""
     if engine == "local":
-        return {"threads": job.threads, **({"visited": "compact"} if job.compact else {})}
+        return {"threads": job.threads, **({"visited": "compact"} if job.compact else {}),
+                **({"work_dir": job.work_dir} if job.work_dir else {}), **({"resume": True} if job.resume else {})}
     if engine != "spark":
         return {}
     o = spark or SparkOptions()

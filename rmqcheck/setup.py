@@ -365,6 +365,8 @@ class CheckJob:
     limits: Limits
     threads: int = 1
     compact: bool = False   # the local engine's compact visited set (--compact)
+    work_dir: str | None = None   # the compact set's levels and checkpoints (--work-dir, local engine)
+    resume: bool = False          # continue from work_dir's checkpoint (--resume)
 
     def model(self) -> Any:
         """The model of the configuration's mode."""

@@ -94,6 +94,11 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _bytes_of(array: np.ndarray) -> memoryview:
+    """The bytes of a C-contiguous array, as a flat buffer (an empty one too)."""
+    return memoryview(array.reshape(-1).view(np.uint8))
+
+
 class LevelLinks(LinkFiles):
     """:class:`explore.compact.LinkFiles` in the work directory, cut back to ``rows`` states (a resumed
     run's last checkpoint); :meth:`close` closes the files and leaves them (the directory is the work
@@ -275,10 +280,10 @@ class CompactWorkDir:
         pad = (lo * rb) % ALIGN
         with open(self.level_path(level), "wb") as f:
             f.write(bytes(pad))
-            f.write(memoryview(np.ascontiguousarray(states)).cast("B"))
+            f.write(_bytes_of(states))
         if leaf is not None:
             with open(self.level_path(level, "leaf"), "wb") as f:
-                f.write(memoryview(np.ascontiguousarray(leaf)).cast("B"))
+                f.write(_bytes_of(leaf))
         info = {"level": level, "first": lo, "rows": len(states), "pad": pad, "row_file": pad + rb * len(states),
                 "leaf_file": len(states) if leaf is not None else 0}
         del self.levels[level:]
@@ -333,13 +338,13 @@ class CompactWorkDir:
         info = self.levels[level]
         rb = out.shape[1] * 8
         with open(self.level_path(level), "rb") as f:
-            got = os.preadv(f.fileno(), [memoryview(out[: hi - lo]).cast("B")], info["pad"] + lo * rb)
+            got = os.preadv(f.fileno(), [_bytes_of(out[: hi - lo])], info["pad"] + lo * rb)
         if got != (hi - lo) * rb:
             raise self._refuse(f"{self.level_path(level).relative_to(self.root)} is shorter than recorded")
 
     def read_leaf(self, level: int, out: np.ndarray) -> None:
         with open(self.level_path(level, "leaf"), "rb") as f:
-            os.preadv(f.fileno(), [memoryview(out)], 0)
+            os.preadv(f.fileno(), [_bytes_of(out)], 0)
 
 
 #: the run counters a checkpoint keeps (the others are the run's own: capacity, limits, where a level is)

@@ -182,11 +182,15 @@ class CompactWorkDir:
         self._lock()
         self._gone = weakref.finalize(self, CompactWorkDir._cleanup, self.root, self.owned, self.lock_path)
         self.checkpoint: dict | None = None
-        if resume:
-            self.checkpoint = self._load_checkpoint()
-        else:
-            self._reset()
-        (self.root / LEVELS).mkdir(exist_ok=True)
+        try:
+            if resume:
+                self.checkpoint = self._load_checkpoint()
+            else:
+                self._reset()
+            (self.root / LEVELS).mkdir(exist_ok=True)
+        except BaseException:   # refused (or the disk refused us): the lock goes at once, not when collected
+            self.close()
+            raise
         self.levels: list[dict] = list(self.checkpoint["levels"]) if self.checkpoint else []
 
     # -- ownership -------------------------------------------------------------------------------------

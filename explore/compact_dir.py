@@ -70,7 +70,7 @@ class WorkDirRefused(ValueError):
 
 def run_digest(model: Any, properties: Any) -> str:
     """Identifies what a work directory explores: the model, its parameters, its state width and actions,
-    the checked properties (as the Spark engine's work directory, :func:`spark_explore.workdir.run_digest`)."""
+    the checked properties (as the Spark engine's work directory identifies its run)."""
     h = hashlib.blake2b(digest_size=16)
     h.update(str(getattr(model, "name", type(model).__name__)).encode())
     h.update(np.asarray(model.params, dtype=np.int64).tobytes())

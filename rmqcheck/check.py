@@ -15,7 +15,7 @@ from .engines import SparkOptions, run_check
 from .exit_codes import EXIT_FOR_OUTCOME
 from .interrupt import stop_on_signals
 from .options import (TRACES, command_line, config_options, driver_level_limit_option, engine_option,
-                      fairness_options, json_option, limit_options, partitions_option, property_option, quiet_option, spark_master_option,
+                      fairness_options, given_options, json_option, limit_options, partitions_option, property_option, quiet_option, spark_master_option,
                       spark_options, threads_option, traces_option, visited_option, with_fairness)
 from .output import print_result
 from .setup import (BadInput, CheckJob, check_itf_dir, check_outputs, config_name, limits, parallelism,
@@ -87,9 +87,13 @@ def check(ctx: click.Context, preset_name, config_file, assignments, property_na
     if compact and graph_path:
         raise BadInput("--graph re-expands the stored states, which --compact does not keep; drop one of them")
     spark = _spark_options(ctx, engine, graph_path and not graph_around)
-    if engine == "local" and (work_dir or resume):
+    given = given_options(ctx, ("work_dir", "resume"))
+    if engine == "local" and given:
         if not compact:
-            raise BadInput("--work-dir and --resume hold the levels of --compact (or of --engine spark); add --compact")
+            raise BadInput(f"{given[0]}: --work-dir and --resume hold the levels of --compact (or of --engine spark); "
+                           "add --compact")
+        if work_dir is not None and not work_dir.strip():
+            raise BadInput("--work-dir: an empty path; give a directory")
         if resume and not work_dir:
             raise BadInput("--resume needs --work-dir DIR (the directory of the run to continue)")
     if report_path:

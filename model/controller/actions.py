@@ -25,6 +25,8 @@ from .params import P_NAMESRV
 from .disk import drop_stale, overwrite_stale, recover_reading_stale, truncate_dirty_files
 from .params import P_STALE_TAIL
 from .state import transfer_entry
+from .leader import heard_by_leader, leader_up, propose, quorum, reaches_leader, silent_to_leader
+from .params import P_JRAFT
 from .state import (accepts_writes, bg, bit, bs, compute_confirm_offset, confirm_offset, connected_to,
                     consistent_point, destroy_connections, drop_connection, epoch_append, epoch_entry_at,
                     epoch_truncate_by_epoch, epoch_truncate_by_offset, in_sync_replicas, last_epoch,
@@ -46,8 +48,52 @@ OUTCOME_TEXT = {
 
 
 @kernel(inline=True)
-def reaches_controller(w, b):
+def reaches_controller(w, b, params):
+    """Broker ``b``'s request reaches a controller that answers it: the one controller when it is up and the
+    broker's link works; with ``controllers = 3`` the serving leader at the broker's leader address
+    (:func:`model.controller.leader.reaches_leader`)."""
+    if quorum(params):
+        return reaches_leader(w, b)
     return w[F.CTL_UP] == 1 and bg(w, b, F.B_UP) == 1 and bg(w, b, F.B_LINK_DOWN) == 0
+
+
+@kernel(inline=True)
+def heard_by_controller(w, b, params):
+    """Broker ``b``'s heartbeat reaches the controller's heartbeat table: the one controller's as a request
+    does (:func:`reaches_controller`); with ``controllers = 3`` the leader's, whichever address the broker
+    knows (:func:`model.controller.leader.heard_by_leader`)."""
+    if quorum(params):
+        return heard_by_leader(w, b)
+    return w[F.CTL_UP] == 1 and bg(w, b, F.B_UP) == 1 and bg(w, b, F.B_LINK_DOWN) == 0
+
+
+@kernel(inline=True)
+def table_up(w, params):
+    """The heartbeat table the model keeps is on a running node (the one controller; the leader of three)."""
+    if quorum(params):
+        return leader_up(w)
+    return w[F.CTL_UP] == 1
+
+
+@kernel(inline=True)
+def silent(w, b, params):
+    """Broker ``b`` is silent to the controller's table: down, or its link to the controller (with three, to
+    the leader) is cut."""
+    if quorum(params):
+        return silent_to_leader(w, b)
+    return bg(w, b, F.B_UP) == 0 or bg(w, b, F.B_LINK_DOWN) == 1
+
+
+@kernel(inline=True)
+def scans_inactive_master(params):
+    """The controller re-elects whenever its master is not alive (the 5 s
+    ``DLedgerController#scanInactiveMasterAndTriggerReelect``; version switch
+    ``controller_scans_inactive_master``). Not with ``controller_type = jraft``: ``JRaftController``'s
+    ``startScheduling`` is empty and ``RaftBrokerHeartBeatManager#scanNotActiveBroker`` returns early at
+    every run later than ``jRaftScanWaitTimeoutMs`` (1 s) after the node's first heartbeat (5.3.3; fixed
+    after it by 8fc57f1468), so only the removal of the master elects (``#onBrokerChannelClose`` ->
+    ``ControllerManager#onBrokerInactive``): the path of the switch off."""
+    return params[P_SCAN_INACTIVE_MASTER] == 1 and params[P_JRAFT] == 0
 
 
 # -- role changes (ReplicasManager, §2.2) -----------------------------------------------------------------
@@ -259,13 +305,13 @@ def controller_may_elect(w):
 
 
 @kernel(inline=True)
-def master_found_inactive(w):
+def master_found_inactive(w, params):
     """The controller is up and finds its master silent (:func:`controller_declare_dead`'s condition for the
     master): the master is alive in its table, but its process is down or its link is lost."""
     master = w[F.CTL_MASTER] - 1
-    if w[F.CTL_UP] == 0 or master < 0 or bg(w, master, F.B_ALIVE) == 0:
+    if not table_up(w, params) or master < 0 or bg(w, master, F.B_ALIVE) == 0:
         return False
-    return bg(w, master, F.B_UP) == 0 or bg(w, master, F.B_LINK_DOWN) == 1
+    return silent(w, master, params)
 
 
 @kernel(inline=True)
@@ -283,9 +329,9 @@ def controller_election_due(w, params):
     controller never elects later (a broker's own request still may). Steps between the removal and the
     election are left out: an under-approximation of 5.1.0's interleavings, the simplest reading without
     a pending-election field."""
-    if params[P_SCAN_INACTIVE_MASTER] == 1:
+    if scans_inactive_master(params):
         return controller_may_elect(w)
-    if not master_found_inactive(w):
+    if not master_found_inactive(w, params):
         return False
     heartbeat_remove(w, w[F.CTL_MASTER] - 1)
     return True
@@ -310,10 +356,10 @@ def elect_none(w, epoch, params):
 
 
 @kernel(inline=True)
-def asks_election(w, b):
+def asks_election(w, b, params):
     """Broker ``b`` calls ``ReplicasManager#brokerElect``: it reaches the controller and is alive there, and
     is fenced (at start-up) or its poll saw a higher epoch and no master."""
-    if not reaches_controller(w, b) or bg(w, b, F.B_ALIVE) == 0:
+    if not reaches_controller(w, b, params) or bg(w, b, F.B_ALIVE) == 0:
         return False
     return bg(w, b, F.B_FENCED) == 1 or (w[F.CTL_MASTER] == 0 and w[F.CTL_EPOCH] > bg(w, b, F.B_EPOCH))
 
@@ -340,7 +386,7 @@ def elected_by_broker(w, b, c, epoch, params):
 
 # -- controller availability (§9.2 C7) --------------------------------------------------------------------
 @action("ControllerDown", kind=0, actor="failure", section="outage", place=(0,),
-        when=lambda cfg: cfg.max_controller_outages > 0, rocketmq="EventScheduler#appendEvent",
+        when=lambda cfg: cfg.max_controller_outages > 0 and cfg.controllers == 1, rocketmq="EventScheduler#appendEvent",
         phrase="the controller stops answering", drawn=Note("controller", "down: answers nothing"))
 @kernel
 def controller_down(w, params):
@@ -355,7 +401,7 @@ def controller_down(w, params):
 
 
 @action("ControllerUp", kind=1, actor="failure", section="outage", place=(1,),
-        when=lambda cfg: cfg.max_controller_outages > 0, rocketmq="RoleChangeHandler#handle",
+        when=lambda cfg: cfg.max_controller_outages > 0 and cfg.controllers == 1, rocketmq="RoleChangeHandler#handle",
         phrase="the controller answers again", drawn=Note("controller", "up: answers again"))
 @kernel
 def controller_up(w, params):
@@ -696,7 +742,7 @@ def register_broker(w, b, params):
     1..n, §9.2) then the start-up heartbeat; the reply names a master only if it is alive in the
     controller's table (``ReplicasInfoManager#registerBroker``), and then the broker takes its role at once
     and is unfenced; otherwise it stays fenced and tries :func:`broker_elect`."""
-    if bg(w, b, F.B_FENCED) == 0 or not reaches_controller(w, b):
+    if bg(w, b, F.B_FENCED) == 0 or not reaches_controller(w, b, params):
         return 0
     known = master_still_alive(w)
     heartbeat_report(w, b, params)
@@ -714,8 +760,10 @@ def broker_elect(w, b, c, params):
     and no master), answered by ``ReplicasInfoManager#electMaster``: the first election of the group
     (masterEpoch 0) makes ``b`` master unchecked; later ones elect ``c`` among the electable brokers (none
     while the old master is alive: MASTER_STILL_EXIST); ``b`` takes the role of the reply."""
-    if not asks_election(w, b) or not broker_may_elect(w, b, c, electable(w, c, params)):
+    if not asks_election(w, b, params) or not broker_may_elect(w, b, c, electable(w, c, params)):
         return 0
+    if quorum(params):   # controllers = 3: the ElectMasterEvent goes through the log (model/controller/quorum.py)
+        return propose(w, F.QUORUM_ELECT, c, b + 1)
     return elected_by_broker(w, b, c, w[F.CTL_EPOCH] + 1, params)
 
 
@@ -729,6 +777,8 @@ def controller_elect(w, c, params):
     electable -> ``c`` is the new master (it learns so by :func:`sync_broker_metadata`)."""
     if not controller_election_due(w, params) or not electable(w, c, params):
         return 0
+    if quorum(params):   # controllers = 3: the ElectMasterEvent goes through the log (model/controller/quorum.py)
+        return propose(w, F.QUORUM_ELECT, c, 0)
     elect(w, c, w[F.CTL_EPOCH] + 1, params)
     return OK
 
@@ -743,6 +793,8 @@ def controller_elect_none(w, params):
     -> no master, masterEpoch + 1, the SyncStateSet kept."""
     if not controller_election_due(w, params) or electable_exists(w, params):
         return 0
+    if quorum(params):   # controllers = 3: ElectMasterEvent(false) goes through the log (model/controller/quorum.py)
+        return propose(w, F.QUORUM_ELECT_NONE, 0, 0)
     elect_none(w, w[F.CTL_EPOCH] + 1, params)
     return OK
 
@@ -758,11 +810,11 @@ def controller_declare_dead(w, b, params):
     heartbeat, but it retries its start, with a heartbeat, every 5 s, within the 10 s timeout: it stays.
     With ``controller_scans_inactive_master`` off (up to 5.1.0) the master's removal is the election's own
     step (:func:`controller_election_due`)."""
-    if w[F.CTL_UP] == 0 or bg(w, b, F.B_ALIVE) == 0:
+    if not table_up(w, params) or bg(w, b, F.B_ALIVE) == 0:
         return 0
-    if params[P_SCAN_INACTIVE_MASTER] == 0 and w[F.CTL_MASTER] == b + 1:
+    if not scans_inactive_master(params) and w[F.CTL_MASTER] == b + 1:
         return 0
-    if bg(w, b, F.B_UP) == 1 and bg(w, b, F.B_LINK_DOWN) == 0:
+    if not silent(w, b, params):
         return 0
     heartbeat_remove(w, b)
     return OK
@@ -778,7 +830,7 @@ def broker_heartbeat(w, b, params):
     ``brokerHeartbeatInterval`` (1 s): ``b`` is alive again in the controller's table, or its entry takes the
     reported (epoch, maxOffset) where :func:`heartbeat_report` updates it; enabled only when the table
     changes."""
-    if bg(w, b, F.B_FENCED) == 1 or not reaches_controller(w, b):
+    if bg(w, b, F.B_FENCED) == 1 or not heard_by_controller(w, b, params):
         return 0
     if not heartbeat_report(w, b, params):
         return 0
@@ -794,7 +846,7 @@ def sync_broker_metadata(w, b, params):
     ``NOTIFY_BROKER_ROLE_CHANGED`` has the same effect, earlier): a higher epoch with a master -> that
     role; an equal epoch on the master -> ``changeSyncStateSet`` (applied for a greater set epoch). A
     higher epoch without a master is :func:`broker_elect`."""
-    if bg(w, b, F.B_FENCED) == 1 or not reaches_controller(w, b):
+    if bg(w, b, F.B_FENCED) == 1 or not reaches_controller(w, b, params):
         return 0
     if w[F.CTL_EPOCH] > bg(w, b, F.B_EPOCH) and w[F.CTL_MASTER] != 0:
         if not follow_controller(w, b, params):
@@ -807,7 +859,8 @@ def sync_broker_metadata(w, b, params):
 
 
 @action("ControllerLinkLoss", kind=17, actor="failure", section="broker", place=(BROKER, 10),
-        when=lambda cfg: cfg.max_link_losses > 0, rocketmq="DefaultBrokerHeartbeatManager#scanNotActiveBroker",
+        when=lambda cfg: cfg.max_link_losses > 0 and cfg.controllers == 1,
+        rocketmq="DefaultBrokerHeartbeatManager#scanNotActiveBroker",
         phrase="a broker loses its link to the controller", drawn=Note("broker", "link to controller lost"))
 @kernel
 def link_loss(w, b, params):
@@ -822,7 +875,8 @@ def link_loss(w, b, params):
 
 
 @action("ControllerLinkHeal", kind=18, actor="failure", section="broker", place=(BROKER, 11),
-        when=lambda cfg: cfg.max_link_losses > 0, rocketmq="ReplicasManager#sendHeartbeatToController",
+        when=lambda cfg: cfg.max_link_losses > 0 and cfg.controllers == 1,
+        rocketmq="ReplicasManager#sendHeartbeatToController",
         phrase="a broker's link to the controller heals", drawn=Note("broker", "link to controller back"))
 @kernel
 def link_heal(w, b, params):
@@ -862,7 +916,9 @@ def alter_sync_state_set(w, m, params):
     if bg(w, m, F.B_PENDING) == 0 or bg(w, m, F.B_UP) == 0:
         return 0
     bs(w, m, F.B_PENDING, 0)
-    if reaches_controller(w, m) and alter_accepted(w, m, params):
+    if reaches_controller(w, m, params) and alter_accepted(w, m, params):
+        if quorum(params):   # controllers = 3: the AlterSyncStateSetEvent goes through the log (quorum.py)
+            return propose(w, F.QUORUM_ALTER, bg(w, m, F.B_REMOTE), m + 1)
         w[F.CTL_SSS] = bg(w, m, F.B_REMOTE)
         w[F.CTL_SSS_EPOCH] += 1
         set_sync_state_set(w, m, w[F.CTL_SSS], w[F.CTL_SSS_EPOCH], params)
@@ -870,7 +926,7 @@ def alter_sync_state_set(w, m, params):
 
 
 @action("AlterSyncStateSetReplyLost", kind=20, actor="controller", section="broker", place=(BROKER, 13),
-        rocketmq="ReplicasManager#doReportSyncStateSetChanged",
+        when=lambda cfg: cfg.controllers == 1, rocketmq="ReplicasManager#doReportSyncStateSetChanged",
         phrase="the controller applies the SyncStateSet change, its reply is lost")
 @kernel
 def alter_sync_state_set_reply_lost(w, m, params):
@@ -879,7 +935,7 @@ def alter_sync_state_set_reply_lost(w, m, params):
     brings the greater set epoch."""
     if bg(w, m, F.B_PENDING) == 0 or bg(w, m, F.B_UP) == 0:
         return 0
-    if not (reaches_controller(w, m) and alter_accepted(w, m, params)):
+    if not (reaches_controller(w, m, params) and alter_accepted(w, m, params)):
         return 0
     bs(w, m, F.B_PENDING, 0)
     w[F.CTL_SSS] = bg(w, m, F.B_REMOTE)

@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..versions import version_key
 from ..knobs import (VERSION_KEY, ConfigError, Knob, _text, knob_assignments, knob_fields, knob_values,
                      settle_knob_fields)
 from .params import DEFAULT_ELECTION_PRIORITY
@@ -103,6 +104,19 @@ KNOBS: tuple[Knob, ...] = (
          "elected (DefaultElectPolicy's comparator); it never outranks a higher epoch or max offset. One value "
          "for every broker, or one per broker in controller-id order joined by '-' (1-2-2); default 2147483647 "
          "(Integer.MAX_VALUE, RocketMQ's default): every broker equal.", alias="brokerElectionPriority"),
+    # -- the controller quorum (issue 48 item 2; model/controller/quorum.py)
+    Knob("controllers", "int", 1, (1, 3), "ControllerConfig.controllerDLegerPeers / jRaftInitConf (its nodes)",
+         "Controller nodes: 1 is one controller that never changes leader; 3 is a Raft group whose leader alone "
+         "answers (EventScheduler#appendEvent: CONTROLLER_NOT_LEADER elsewhere), a write answered SUCCESS only "
+         "once a majority holds it (DLedgerController#appendToDLedgerAndWait), leader changes with late commits "
+         "or overwrites of an earlier leader's request, and each broker sending to the leader address it last "
+         "read (ReplicasManager#updateControllerMetadata). 2 is not a deployment: refused."),
+    Knob("controller_type", "enum", "DLEDGER", ("DLEDGER", "JRAFT"), "ControllerConfig.controllerType",
+         "DLEDGER (DLedgerController): each node keeps its own heartbeat table, the leader's is rebuilt from "
+         "its own heartbeats at a leader change, and the leader re-elects whenever its master is not alive "
+         "(scanInactiveMasterAndTriggerReelect). JRAFT (JRaftController, RocketMQ 5.2.0 and later): the table "
+         "is replicated, and in 5.3.3 no inactive-broker scan runs (RaftBrokerHeartBeatManager#scanNotActiveBroker), "
+         "so the controller elects only in the step that finds the master gone."),
     # -- version switches (model/versions_5.py): true is 5.3.3's rule, false the rule before the release
     #    that changed it; --rocketmq-version sets them all
     Knob("sss_union_while_synchronizing", "bool", True, (), "RocketMQ 5.1.1 and later (#5663)",
@@ -172,6 +186,8 @@ class ControllerConfig:
     stale_tail: str = "OFF"
     election_ranking: str = "RANKED"
     broker_election_priority: str = str(ELECTION_PRIORITY_MAX)
+    controllers: int = 1
+    controller_type: str = "DLEDGER"
     sss_union_while_synchronizing: bool = True
     confirm_offset_ignores_unacked_connection: bool = True
     confirm_offset_frozen_when_member_disconnected: bool = True
@@ -203,6 +219,11 @@ class ControllerConfig:
                               "broker, or one for every broker")
         if len(set(words)) == 1:   # every broker alike: one value (2147483647-2147483647 is the default)
             object.__setattr__(self, "broker_election_priority", words[0])
+        if self.controllers == 2:
+            raise ConfigError("knob 'controllers': value 2 is not a controller deployment; allowed: 1, 3")
+        if self.controller_type == "JRAFT" and version_key(self.rocketmq_version) < (5, 2, 0):
+            raise ConfigError(f"knob 'controller_type': value JRAFT needs --rocketmq-version 5.2.0 or later "
+                              f"(JRaftController is first in 5.2.0); got {self.rocketmq_version}")
         for key in ("in_sync_replicas", "min_in_sync_replicas"):
             if getattr(self, key) > self.brokers:
                 raise ConfigError(f"knob '{key}': value {getattr(self, key)} exceeds brokers={self.brokers}; "

@@ -40,8 +40,9 @@ MASTER = Arg("master", _brokers, _index, 1)
 #: server's own steps (model/controller/namesrv.py)
 ACTORS = ("producer", "client", "store", "controller", "ha", "failure", "namesrv")
 #: sections of the fixed action order (module docstring); ``namesrv`` last: registrations, expiries and route
-#: refreshes (only with name servers)
-SECTIONS = ("outage", "send", "ack", "pull", "broker", "election", "namesrv")
+#: refreshes (only with name servers); ``quorum`` after it: the controller group's own steps and failures (only
+#: with ``controllers = 3``, model/controller/quorum.py)
+SECTIONS = ("outage", "send", "ack", "pull", "broker", "election", "namesrv", "quorum")
 #: who a drawing names: the producer, the consumer, the controller, the broker an argument names, or the
 #: name server the ``nameserver`` argument names
 ROLES = ("producer", "consumer", "controller", "broker", "elected", "slave", "master", "nameserver")
@@ -49,7 +50,8 @@ ROLES = ("producer", "consumer", "controller", "broker", "elected", "slave", "ma
 #: the controller mode's declarations
 CONTROLLER = ActionRegistry(
     actors=ACTORS, roles=ROLES, sections=SECTIONS, modules=("model.controller.actions", "model.controller.offsets",
-                                                            "model.controller.namesrv"),
+                                                            "model.controller.namesrv",
+                                                            "model.controller.quorum"),
     mutants="model.controller.mutants", dispatch_path=Path(__file__).with_name("dispatch.py"),
     command="python -m model.controller.declare", native_import="from explore.native import kernel",
     state_args=("w",), arity=2)

@@ -4,7 +4,7 @@
 ``w`` (a copy of the state's fields) and returns its flags. Kinds above 100 are seeded bugs
 (:mod:`model.controller.mutants`): a model built with one has its kind in the replaced action's row.
 """
-from . import actions, mutants, namesrv, offsets
+from . import actions, mutants, namesrv, offsets, quorum
 from explore.native import kernel
 
 
@@ -91,6 +91,32 @@ def apply(kind, x, y, w, p):
         return namesrv.producer_route_refresh(w, x, p)
     if kind == 65:  # ConsumerRouteRefresh
         return namesrv.consumer_route_refresh(w, x, p)
+    if kind == 70:  # CtlLeaderElect
+        return quorum.ctl_leader_elect(w, x, p)
+    if kind == 71:  # CtlBecomeServing
+        return quorum.ctl_become_serving(w, p)
+    if kind == 72:  # CtlFollowLeader
+        return quorum.ctl_follow_leader(w, x, p)
+    if kind == 73:  # CtlReplicate
+        return quorum.ctl_replicate(w, x, p)
+    if kind == 74:  # CtlCommit
+        return quorum.ctl_commit(w, p)
+    if kind == 75:  # CtlReplyTimeout
+        return quorum.ctl_reply_timeout(w, p)
+    if kind == 76:  # BrokerRefreshLeader
+        return quorum.broker_refresh_leader(w, x, p)
+    if kind == 77:  # CtlNodeCrash
+        return quorum.ctl_node_crash(w, x, p)
+    if kind == 78:  # CtlNodeRestart
+        return quorum.ctl_node_restart(w, x, p)
+    if kind == 79:  # CtlBrokerLinkLoss
+        return quorum.ctl_broker_link_loss(w, x, y, p)
+    if kind == 80:  # CtlBrokerLinkHeal
+        return quorum.ctl_broker_link_heal(w, x, y, p)
+    if kind == 81:  # CtlPeerLinkLoss
+        return quorum.ctl_peer_link_loss(w, x, y, p)
+    if kind == 82:  # CtlPeerLinkHeal
+        return quorum.ctl_peer_link_heal(w, x, y, p)
     if kind == 101:  # seeded bug elect_outside_sync_state_set: BrokerElect
         return mutants.broker_elect_any_live(w, x, y, p)
     if kind == 102:  # seeded bug elect_outside_sync_state_set: ControllerElect
@@ -127,4 +153,6 @@ def apply(kind, x, y, w, p):
         return mutants.pull_nothing(w, x, p)
     if kind == 117:  # seeded bug consumer_never_pulls: PullMessageQueue1
         return mutants.pull_nothing(w, x, p)
+    if kind == 118:  # seeded bug reply_before_commit: BrokerElect
+        return mutants.broker_elect_answered_at_append(w, x, y, p)
     return 0

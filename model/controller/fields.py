@@ -146,6 +146,29 @@ HB_MAX = _family("controller.live.maxOffset", MAX_BROKERS, 2)
 TX_UNBOUNDED = 7
 HA_TX_EPOCH = _family("ha.transferEpoch", MAX_BROKERS, 3)
 HA_TX_END = _family("ha.transferEpochEnd", MAX_BROKERS, 3)
+# -- with controllers = 3 only (issue 48 item 2, model/controller/quorum.py; all 0 with one controller, whose
+# committed ReplicasInfoManager state is the controller.* fields above, as it stays with three): the nodes
+# that run (bit c: controller node c + 1), the leader of the latest term + 1 (0: none), whether it serves
+# (RoleChangeHandler#handle's initial entry committed), the leader each node believes (+1, 0: none), each
+# broker's controllerLeaderAddress (+1), the links down (broker b to node c: bit b * 3 + c; node pairs
+# (1,2), (1,3), (2,3): bits 0, 1, 2), and the one request in flight: its event (QUORUM_ELECT, ..._NONE,
+# ..._ALTER), argument (the elected broker, or the new SyncStateSet), the nodes whose log holds it, and the
+# broker awaiting its reply + 1 (0: none, or already answered with an error)
+MAX_CONTROLLERS = 3
+QUORUM_ELECT, QUORUM_ELECT_NONE, QUORUM_ALTER = 1, 2, 3
+Q_UP = _field("quorum.up", MAX_CONTROLLERS)
+Q_LEADER = _field("quorum.leader", 2)
+Q_SERVING = _field("quorum.serving", 1)
+Q_BELIEF = _family("quorum.believedLeader", MAX_CONTROLLERS, 2)
+Q_ADDR = len(_FIELDS)
+for _b in range(MAX_BROKERS):
+    _field(f"broker{_b + 1}.controllerLeaderAddress", 2)
+Q_BLINK = _field("quorum.brokerLinksDown", MAX_BROKERS * MAX_CONTROLLERS)
+Q_PLINK = _field("quorum.peerLinksDown", 3)
+Q_PEND_KIND = _field("quorum.pending.event", 2)
+Q_PEND_ARG = _field("quorum.pending.arg", 3)
+Q_PEND_HOLDERS = _field("quorum.pending.holders", MAX_CONTROLLERS)
+Q_PEND_REQ = _field("quorum.pending.requester", 2)
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _ in _FIELDS)
 

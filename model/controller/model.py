@@ -13,6 +13,7 @@ from .config import ControllerConfig
 from .declare import CONTROLLER
 from .kernel import pack, successors, unpack
 from .offsets_view import offset_encode, offset_view
+from .quorum_view import quorum_encode, quorum_view
 from .params import build_params
 
 
@@ -51,6 +52,14 @@ class ControllerModel(PackedModel):
         for b in range(self.config.brokers):
             v[F.BROKER_BASE + b * F.STRIDE + F.B_UP] = 1
             v[F.BROKER_BASE + b * F.STRIDE + F.B_FENCED] = 1
+        if self.config.controllers > 1:   # three nodes up, node 1 the serving leader, every broker knows it
+            v[F.Q_UP] = (1 << self.config.controllers) - 1
+            v[F.Q_LEADER] = 1
+            v[F.Q_SERVING] = 1
+            for c in range(self.config.controllers):
+                v[F.Q_BELIEF + c] = 1
+            for b in range(self.config.brokers):
+                v[F.Q_ADDR + b] = 1
         out = np.zeros((1, F.WORDS), dtype=np.uint64)
         assert pack(v, out[0])
         return out
@@ -124,6 +133,7 @@ class ControllerModel(PackedModel):
                 for i, (q, offset) in enumerate(view[f"broker{b + 1}.queueOffsets"]):
                     v[F.LOG_QUEUE + b * F.MAX_MESSAGES + i], v[F.LOG_QOFF + b * F.MAX_MESSAGES + i] = q, offset
         offset_encode(view, v, self.config)   # consumer_offsets = on only
+        quorum_encode(view, v, self.config)   # controllers = 3 only
         if self.config.name_servers > 0:
             v[F.P_ROUTE] = view["producer.route"] or 0
             v[F.C_ROUTE] = view["consumer.route"] or 0
@@ -218,6 +228,7 @@ class ControllerModel(PackedModel):
                     (int(v[F.LOG_QUEUE + b * F.MAX_MESSAGES + i]), int(v[F.LOG_QOFF + b * F.MAX_MESSAGES + i]))
                     for i in range(n)]
         out.update(offset_view(v, self.config))   # consumer_offsets = on only
+        out.update(quorum_view(v, self.config))   # controllers = 3 only
         if self.config.name_servers > 0:
             # the clients' route snapshots and each name server's brokerId-0 entry (model/controller/namesrv.py)
             out["producer.route"] = int(v[F.P_ROUTE]) or None

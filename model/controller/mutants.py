@@ -16,6 +16,8 @@ from .actions import (ERROR, OK, asks_election, broker_elect, broker_may_elect, 
                       elect, elect_none, elected_by_broker, electable, electable_exists, may_put, put_message,
                       register_broker, sync_broker_metadata)
 from .actions import ha_connect
+from .actions import follow_controller
+from .leader import propose, quorum
 from .declare import mutant
 from .offsets import consumer_offset_slot, queue_max, route_target
 from .params import P_BROKERS, P_MAX_CONSUMER, P_QUEUES
@@ -36,7 +38,7 @@ def alive_anywhere(w, params):
 @kernel
 def broker_elect_any_live(w, b, c, p):
     """``DefaultElectPolicy`` ignores the SyncStateSet: a broker's election request elects any live broker."""
-    if not asks_election(w, b) or not broker_may_elect(w, b, c, bg(w, c, F.B_ALIVE) == 1):
+    if not asks_election(w, b, p) or not broker_may_elect(w, b, c, bg(w, c, F.B_ALIVE) == 1):
         return 0
     return elected_by_broker(w, b, c, w[F.CTL_EPOCH] + 1, p)
 
@@ -66,7 +68,7 @@ def controller_elect_none_unless_any_live(w, p):
 @kernel
 def broker_elect_keeping_epoch(w, b, c, p):
     """``ReplicasInfoManager#electMaster`` keeps the master epoch on a broker's election request."""
-    if not asks_election(w, b) or not broker_may_elect(w, b, c, electable(w, c, p)):
+    if not asks_election(w, b, p) or not broker_may_elect(w, b, c, electable(w, c, p)):
         return 0
     return elected_by_broker(w, b, c, w[F.CTL_EPOCH], p)
 
@@ -217,3 +219,30 @@ def ha_connect_truncating_master(w, s, m, p):
 def pull_nothing(w, b, p):
     """``PullMessageProcessor`` answers every pull PULL_NOT_FOUND: the consumer never gets a message."""
     return 0
+
+
+# -- reply_before_commit: the controller quorum answers an election before a majority holds it -----------------
+@mutant("reply_before_commit", replaces=("BrokerElect",), kind=118)
+@kernel
+def broker_elect_answered_at_append(w, b, c, p):
+    """With ``controllers = 3``: the leader answers a broker's election SUCCESS as soon as the entry is in its
+    own log, before a majority holds it, as DLedger's unchecked response codes could (reading §2.2,
+    ``appendToDLedgerAndWait`` treats a ``dLedgerFuture`` completed with WAIT_QUORUM_ACK_TIMEOUT or
+    TERM_CHANGED as success): the broker takes the role of the precomputed result, while the entry may
+    still be overwritten by a new leader that lacks it. With one controller: the real action."""
+    if not asks_election(w, b, p) or not broker_may_elect(w, b, c, electable(w, c, p)):
+        return 0
+    if not quorum(p):
+        return elected_by_broker(w, b, c, w[F.CTL_EPOCH] + 1, p)
+    if propose(w, F.QUORUM_ELECT, c, 0) == 0:
+        return 0
+    saved = (w[F.CTL_MASTER], w[F.CTL_EPOCH], w[F.CTL_SSS], w[F.CTL_SSS_EPOCH])
+    hb_epoch = (w[F.HB_EPOCH], w[F.HB_EPOCH + 1], w[F.HB_EPOCH + 2])
+    hb_max = (w[F.HB_MAX], w[F.HB_MAX + 1], w[F.HB_MAX + 2])
+    elect(w, c, w[F.CTL_EPOCH] + 1, p)   # the precomputed result, as the reply carries it
+    ok = follow_controller(w, b, p)
+    w[F.CTL_MASTER], w[F.CTL_EPOCH], w[F.CTL_SSS], w[F.CTL_SSS_EPOCH] = saved
+    for i in range(3):
+        w[F.HB_EPOCH + i] = hb_epoch[i]
+        w[F.HB_MAX + i] = hb_max[i]
+    return OK if ok else ERROR

@@ -9,7 +9,8 @@ P_BROKERS, P_MESSAGES, P_ALL_ACK, P_MIN_ISR, P_UNCLEAN, P_MAX_CRASH, P_MAX_POWER
     P_MAX_LINK, P_MAX_HA, P_ISR, P_SYNC_FLUSH, P_QUEUES, P_SSS_UNION, P_CONFIRM_IGNORES_UNACKED, P_CONFIRM_FROZEN, P_CONFIRM_PERSISTED, \
     P_MASTER_TAKES_CONTROLLER_SSS, P_SAME_MASTER_SHORTCUT, P_SCAN_INACTIVE_MASTER, P_CONFIRM_MAX_NOT_ALLACK, \
     P_CONFIRM_INIT_NEGATIVE, P_NAMESRV_EPOCH, P_CONSUMER_OFFSETS, P_MAX_CONSUMER, P_NAMESRV, P_MAX_NS_RESTART, \
-    P_MAX_NS_CUTOFF, P_STALE_TAIL, P_RANKED, P_PRIORITY, P_ACTIONS = (*range(31), 33)   # P_PRIORITY: 3 slots
+    P_MAX_NS_CUTOFF, P_STALE_TAIL, P_RANKED, P_PRIORITY, P_CONTROLLERS, P_JRAFT, P_ACTIONS = (*range(31), 33, 34, 35)
+# P_PRIORITY: 3 slots (30-32); P_CONTROLLERS: the controller nodes (1 | 3), P_JRAFT: controller_type = jraft
 ACTION_STRIDE = 3   # kind, x, y
 
 #: the version switches' knobs, in their slots' order (P_SSS_UNION ... P_NAMESRV_EPOCH)
@@ -42,6 +43,8 @@ def build_params(cfg, codes: list[tuple[int, ...]]) -> np.ndarray:
             int(cfg.consumer_offsets == "ON"), cfg.max_consumer_restarts,
             cfg.name_servers, cfg.max_namesrv_restarts, cfg.max_namesrv_cutoffs,   # name servers (namesrv.py)
             int(cfg.stale_tail == "ON"),   # the disk under a truncation (disk.py)
-            *election_params(cfg), len(codes)]
+            *election_params(cfg),
+            getattr(cfg, "controllers", 1), int(getattr(cfg, "controller_type", "DLEDGER") == "JRAFT"),   # quorum.py
+            len(codes)]
     body = [x for code in codes for x in code]
     return np.array(head + body, dtype=np.int64)

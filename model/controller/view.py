@@ -63,4 +63,6 @@ def view_kinds(cfg: Any) -> dict[str, str]:
     if getattr(cfg, "stale_tail", "OFF") == "ON":
         for b in range(1, cfg.brokers + 1):
             out.update({f"broker{b}.{name}": kind for name, kind in _STALE})
+    from .quorum_view import quorum_kinds   # controllers = 3 only
+    out.update(quorum_kinds(cfg))
     return out

@@ -16,6 +16,7 @@ FLIPS = {
     "mutant-election-keeps-epoch": ("one_master_per_epoch", "ctl-link-loss"),
     "mutant-queue-offset-reused": ("queue_offset_names_one_message", "ctl-no-failures"),
     "mutant-epoch-entry-past-max": ("epoch_file_agrees_with_log", "ctl-link-loss"),
+    "mutant-reply-before-commit": ("one_master_per_epoch", "ctl-quorum"),   # through the quorum (quorum.py)
 }
 
 

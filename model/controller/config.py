@@ -48,9 +48,11 @@ KNOBS: tuple[Knob, ...] = (
     Knob("max_broker_power_losses", "int", 0, (0, 3), "failure budget",
          "Broker power losses (the unflushed commitlog tail is lost)."),
     Knob("max_controller_outages", "int", 0, (0, 2), "failure budget",
-         "Windows in which the controller answers no request (no election, no AlterSyncStateSet)."),
+         "Windows in which the controller answers no request (no election, no AlterSyncStateSet); with "
+         "controllers=3: crashes of one controller node (CtlNodeCrash; its restart is free)."),
     Knob("max_link_losses", "int", 0, (0, 2), "failure budget",
-         "Losses of one broker's link to the controller (the broker keeps serving clients and peers)."),
+         "Losses of one broker's link to the controller (the broker keeps serving clients and peers); with "
+         "controllers=3: cuts of one link between a broker and a controller node or between two nodes."),
     Knob("max_ha_disconnects", "int", 0, (0, 2), "failure budget",
          "HA connections closed while both brokers run (housekeeping timeout, a broken socket)."),
     Knob("flush_disk_type", "enum", "ASYNC_FLUSH", ("ASYNC_FLUSH", "SYNC_FLUSH"), "MessageStoreConfig.flushDiskType",

@@ -642,6 +642,8 @@ def lose_process(w, b, params):
     drop_connection(w, b)
     load_table(w, b, params)   # consumer offsets (consumer_offsets = on): the table dies with the process
     w[F.HA_ADDR + b] = 0   # a new process's HA client has no master address (name servers only)
+    if w[F.Q_PEND_REQ] == b + 1:   # controllers = 3: a reply to the dead process reaches no one (quorum.py)
+        w[F.Q_PEND_REQ] = 0
     for off in (F.B_UP, F.B_FENCED, F.B_MASTER, F.B_EPOCH, F.B_SSS, F.B_SSS_EPOCH, F.B_SYNCING, F.B_REMOTE,
                 F.B_PENDING):
         bs(w, b, off, 0)

@@ -298,3 +298,17 @@ def test_one_and_two_threads_give_the_same_counts_and_verdicts(name):
     assert (one.stats.distinct_states, one.stats.transitions, one.stats.depth) == entry.counts
     assert (two.stats.distinct_states, two.stats.transitions, two.stats.depth) == entry.counts
     assert [(p.name, p.status) for p in one.properties] == [(p.name, p.status) for p in two.properties]
+
+
+def test_a_reply_awaited_by_a_broker_that_died_reaches_no_one():
+    """The requester crashes before the commit: the entry still commits (the controller's state changes),
+    but the dead process takes no role from it (a restarted broker is a new process that never sent it)."""
+    from model.controller.model import BrokerCrash
+    m = ControllerModel(ControllerConfig(controllers=3, messages=1))
+    s = build(**group(), **fenced(1), **fenced(2), **pending_elect(1, 0b011, 1))
+    crashed = m.next_state(s, BrokerCrash(broker=1))
+    assert m.view(crashed)["quorum.pending.requester"] is None
+    done = m.next_state(crashed, CtlCommit())
+    v = m.view(done)
+    assert (v["controller.masterBrokerId"], v["broker1.up"], v["broker1.role"], v["broker1.masterEpoch"]) == \
+        (1, False, "SLAVE", 0)

@@ -2,8 +2,8 @@
 :mod:`model.controller.view` types them and ``ControllerModel.view`` / ``encode`` read and write them: the
 running nodes, the latest term's leader and whether it serves, each node's believed leader, each broker's
 controller leader address and its cut links to nodes, the cut links between nodes, and the request in flight
-(its event ``ELECT`` / ``ELECT_NONE`` / ``ALTER`` or None, the broker it elects or the set it proposes, the nodes holding it, the broker
-awaiting its reply). Nodes are numbered 1..3; None stands for "none"."""
+(its event ``ELECT`` / ``ELECT_NONE`` / ``ALTER`` or None, the broker it elects or the set it proposes, the
+nodes holding it, the broker awaiting its reply). Nodes are numbered 1..3; None stands for "none"."""
 from __future__ import annotations
 
 from typing import Any

@@ -90,6 +90,7 @@ class LocalExplorer:
         self.levels: LevelsOnDisk | None = None   # the compact set's levels on disk (explore/compact_dir.py)
         self.compact = False
         self.visited_note = ""
+        self.cgraph = None   # the compact run's graph on disk (explore/compact_graph.py), when it has one
         self.model = model
         self.exhaustive = exhaustive
         self.props = properties
@@ -187,13 +188,16 @@ class LocalExplorer:
             self.visited_note = "compact visited set not used: this analysis reads every stored state and edge (exact store)"
             self._no_work_dir()
             return
-        if self.graph or self.labels:
-            which = [p.name for p in self.graph_props] + ([p.name for p in self.tracker.eventually]
-                                                          if self.labels else [])
-            self.visited_note = (f"compact visited set not used: {', '.join(which)} "
-                                 f"need{'s' if len(which) == 1 else ''} every stored state and edge (exact store)")
-            self._no_work_dir()
-            return
+        if self.graph or self.labels:   # their edges go to disk (explore/compact_graph.py), none in memory
+            if self.work_dir is not None or self.resume:
+                which = [p.name for p in self.graph_props] + ([p.name for p in self.tracker.eventually]
+                                                              if self.labels else [])
+                raise WorkDirRefused(f"--work-dir: {', '.join(which)} {'is' if len(which) == 1 else 'are'} decided "
+                                     "over the graph on disk, which a work directory does not keep for --resume yet "
+                                     "(select the always and sometimes properties with --property)")
+            from .compact_graph import CompactGraph
+            self.cgraph = CompactGraph(self)
+            self.graph = self.labels = False
         self.compact = True
         self.owners = 1   # one table (of fingerprints), whatever the thread count
         if self.slice_asked is None:   # larger slices than the exact store's (levels start rounds as large)
@@ -236,7 +240,9 @@ class LocalExplorer:
         self.start_rss = rss_bytes()
         self._allocate()
         self._set_masks()
-        if self.threads > 1:
+        if self.cgraph is not None:
+            self.cgraph.start()
+        if self.threads > 1 and (self.cgraph is None or self.cgraph.threaded):
             self.team = ThreadTeam(self.threads)
             rounds = CompactRounds if self.compact else LevelRounds
             self.rounds = rounds(self, self.team, self.slice_states)
@@ -260,6 +266,8 @@ class LocalExplorer:
              self.wit_state, initial)
         self.level_starts.append(self.store.count)
         self._sort_level(0, 0, 0)
+        if self.cgraph is not None:
+            self.cgraph.level_done(0, self.store.count)
         self.level_seconds.append(time.perf_counter() - self.t0)
         self._decide_level()
         if self.compact:
@@ -310,6 +318,8 @@ class LocalExplorer:
                 self._sort_level(self.level + 1, e0, int(self.store.io["edges"]))
             except MemoryError:
                 self.out_of_memory(f"sorting level {self.level + 1}")
+        if self.cgraph is not None and not self.incomplete:
+            self.cgraph.level_done(self.level_starts[-2], self.level_starts[-1])
         self.level_seconds.append(time.perf_counter() - t)
         self._decide_level()
         self.level += 1
@@ -352,7 +362,7 @@ class LocalExplorer:
                 return False
             return self._after(status)
         chunk = self.chunk
-        expand = C.expand_compact if self.compact else K.expand
+        expand = self.cgraph.expand if self.cgraph is not None else C.expand_compact if self.compact else K.expand
         witnesses = K.Witnesses(self.wit_state, self.wit_src, self.wit_act)
         rows = K.Rows(self.out, self.oflags, self.homes, self.tags)
         while True:
@@ -649,9 +659,11 @@ class LocalExplorer:
         count = self.store.count
         complete = not self.incomplete and self.error is None
         results = self.tracker.verdicts(complete, lambda w: self._trace_to(w.state, w.action))
-        if complete and (self.graph_props or self.tracker.eventually):
+        if complete and (self.graph_props or self.tracker.eventually) and self.cgraph is None:
             need = POST_BYTES + POST_BYTES_PER_STATE * count + POST_BYTES_PER_EDGE * int(self.store.io["edges"])
             self.memory_full(need, "before deciding the graph and eventually properties")   # each unknown then
+        if self.cgraph is not None:   # the compact run's graph on disk
+            self.cgraph.decide(results)
         if self.graph:
             try:
                 self._graph_verdicts(results)
@@ -671,9 +683,12 @@ class LocalExplorer:
             stats.collision_probability = C.collision_probability(count, self.words)
             stats.exact = self.words <= 1   # one word: the fingerprint is a bijection of the state
         new_states = self.store.new_states(self.level_starts[1], count, self.nact)
-        stats.disk_bytes = self.store.disk_bytes + (self.levels.wd.level_bytes if self.levels is not None else 0)
+        stats.disk_bytes = (self.store.disk_bytes + (self.levels.wd.level_bytes if self.levels is not None else 0)
+                            + (self.cgraph.disk_bytes if self.cgraph is not None else 0))
         result = check_result(self.engine, self.model, ordered, stats, self.incomplete, self.error,
                               self.terminal_trace(), self.tally, new_states)
+        if self.cgraph is not None:
+            self.cgraph.close()
         self.store.close()   # every trace is rebuilt: the links on disk are not needed any more
         if self.levels is not None:   # a given --work-dir is kept (for --resume), a temporary one removed
             if self.incomplete and self.work_dir is not None and not self.error:

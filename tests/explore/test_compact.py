@@ -1,9 +1,11 @@
 """The compact visited set (``visited="compact"``, ``check --compact``; explore/compact.py) against the exact
 store: the same configuration gives the same distinct states, transitions, depth, levels, verdicts and
 shortest traces, on every small pinned configuration of every mode (tests/tooling/pinned.toml); explored
-whole (no property) it gives the pinned counts; a run that needs the stored edges keeps the exact store and
-says so."""
+whole (no property) it gives the pinned counts; with the graph and eventually properties (the default
+selection) their verdicts and lassos are the exact store's too, decided over the graph on disk."""
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -112,13 +114,41 @@ def test_a_disk_refusing_the_links_ends_the_run_incomplete_with_real_traces(monk
             assert trace_of(p.trace) == trace_of(exact.property(p.name).trace)
 
 
-def test_a_run_needing_the_edges_keeps_the_exact_store_and_says_so():
+@pytest.mark.parametrize("entry, threads", [(e, 1) for e in SMALL] +
+                         [(e, 2) for e in SMALL if e.distinct_states < ROUNDS_UNDER],
+                         ids=lambda x: x.name if hasattr(x, "name") else str(x))
+def test_compact_decides_the_graph_and_eventually_properties_as_exact(entry, threads):
+    # the default selection (graph and eventually properties too): their passes run over the graph the compact
+    # search wrote to disk (explore/compact_graph.py); the same verdicts, lassos and traces as the exact store
+    props = get_mode(entry.mode_name).properties()
+    assert any(p.kind in (GRAPH, EVENTUALLY) for p in props)
+    kw = ROUNDS if threads == 2 else {}
+    exact = run(model_of(entry), props, "exact")
+    ex = LocalExplorer(model_of(entry), props, visited="compact", **kw)
+    compact = ex.run()
+    assert compact.stats.visited == "compact" and not compact.stats.visited_note
+    assert signature(compact) == signature(exact)
+    assert [p.loop_start for p in compact.properties] == [p.loop_start for p in exact.properties]
+    assert {p.name: p.status for p in compact.properties} == entry.verdicts
+    assert (compact.stats.distinct_states, compact.stats.transitions, compact.stats.depth) == entry.counts
+    assert compact.stats.disk_bytes > 6 * compact.stats.distinct_states + 14 * compact.stats.transitions
+    assert not os.path.exists(ex.store.links.dir)   # the graph's files went with the links'
+
+
+def test_the_compact_graph_is_refused_when_its_passes_would_not_fit_and_the_rest_is_decided():
+    from explore.compact_graph import PASS_BYTES
     entry = load()["two-queues"]
-    r = run(model_of(entry), invariants.PROPERTIES, "compact")
-    assert r.stats.visited == "exact"
-    assert "replication_can_catch_up" in r.stats.visited_note and "exact store" in r.stats.visited_note
-    assert (r.stats.distinct_states, r.stats.transitions, r.stats.depth) == entry.counts
-    assert {p.name: p.status for p in r.properties} == entry.verdicts
+    props = invariants.PROPERTIES
+    exact = run(model_of(entry), props, "exact")
+    # a budget the search fits in and the passes over the whole graph do not
+    r = run(model_of(entry), props, "compact", memory_budget=PASS_BYTES)
+    assert not r.incomplete_reason and r.stats.distinct_states == exact.stats.distinct_states
+    for p in r.properties:
+        if p.kind in (GRAPH, EVENTUALLY):
+            assert p.status == "unknown" and "would need at least" in p.note and "of memory" in p.note, p.note
+        else:
+            assert (p.status, trace_of(p.trace)) == (exact.property(p.name).status,
+                                                     trace_of(exact.property(p.name).trace))
 
 
 @pytest.mark.parametrize("props", ["safety", "none"])

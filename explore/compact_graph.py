@@ -40,17 +40,22 @@ from __future__ import annotations
 
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from . import compact as C
 from . import compact_graph_kernels as G
+from .compact_rounds import S_FULL
 from .fair_graph import label_states
 from .result import HOLDS, S_VIOLATED, UNKNOWN, PropertyResult
 
 EDGE_BUFFER = 1 << 21     # transitions a call of the recording kernel may write before they go to disk
 DEGREE_BUFFER = 1 << 18   # states a call may expand
+#: a threaded round's slice records this many transitions a state at most (at least one state's); a slice
+#: that fills its buffer ends the round early, as a full successor buffer does (explore/compact_rounds.py)
+ROUND_EDGES_PER_STATE = 8
 CHUNK = 1 << 22           # fingerprints resolved (and labels written) at a time
 #: what the passes hold per state and per edge besides the search's structures (freed by then): the exact
 #: store's passes (explore/local.py POST_BYTES_*), plus the mapped CSR (row start 8 bytes a state, index
@@ -93,7 +98,8 @@ class CompactGraph:
         self.degree = np.empty(DEGREE_BUFFER, np.uint16)
         self.ecount = np.zeros(1, np.int64)
         self.pq_width = 2 * len(self.eventually)
-        self.threaded = False   # whether the threaded rounds record transitions (else the run expands on one thread)
+        self.threaded = True    # the threaded rounds record transitions (explore/compact_level.py)
+        self._round: tuple | None = None
 
     # -- during the search --------------------------------------------------------------------------------
     def _open(self) -> None:
@@ -102,9 +108,10 @@ class CompactGraph:
             self.files[name] = open(os.path.join(self.dir, name), "w+b")
 
     def _write(self, name: str, array: np.ndarray) -> None:
-        data = np.ascontiguousarray(array).tobytes()
-        self.files[name].write(data)
-        self.written += len(data)
+        data = np.ascontiguousarray(array)
+        if data.nbytes:
+            self.files[name].write(memoryview(data.reshape(-1)).cast("B"))
+        self.written += data.nbytes
 
     def _refuse(self, why: str) -> None:
         self.refused = why
@@ -144,18 +151,42 @@ class CompactGraph:
         self.expanded += done
         return status
 
-    def record_slices(self, slices: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
-        """The transitions a threaded round recorded, slice by slice in slice order: per slice its successor
-        fingerprints, actions and its states' transition counts."""
+    # -- the threaded rounds (explore/compact_level.py) ------------------------------------------------
+    def recording(self) -> bool:
+        """Whether the rounds record transitions (not after a refusal)."""
+        return not self.refused
+
+    def round_buffers(self, slices: int, slice_states: int, nact: int) -> tuple:
+        """The transition buffers of a round of ``slices`` slices of up to ``slice_states`` states
+        (:data:`explore.compact_graph_kernels.ROUND_EDGES_T`; allocated once, counts zeroed)."""
+        ecap = max(slice_states * ROUND_EDGES_PER_STATE, nact)
+        if self._round is None or len(self._round[3]) != slices or self._round[4] != ecap:
+            self._round = (np.empty(slices * ecap, np.uint64), np.empty(slices * ecap, np.int16),
+                           np.empty(slices * slice_states, np.uint16), np.zeros(slices, np.int64), ecap)
+        self._round[3][:] = 0
+        return self._round
+
+    @staticmethod
+    def expand_slices(*args: Any) -> None:
+        """Step 1 of a round on one thread, recording (:func:`explore.compact_graph_kernels.buffer_slices_recording`)."""
+        G.buffer_slices_recording(*args)
+
+    def record_round(self, bounds: list[int], slices: np.ndarray, last: int) -> None:
+        """The transitions the round over ``bounds`` recorded, slice by slice in slice order up to slice
+        ``last`` (which may have stopped at its ``pos``, a full buffer): to disk."""
         if self.refused:
             return
+        efps, eact, degree, ecount, ecap = self._round
+        first = bounds[0]
         try:
-            for fps, act, degree in slices:
-                self._write("edge_fp", fps)
-                self._write("edge_act", act)
-                self._write("degree", degree)
-                self.edges += len(fps)
-                self.expanded += len(degree)
+            for s in range(last + 1):
+                n = int(ecount[s])
+                end = bounds[s + 1] if slices[s]["status"] != S_FULL else int(slices[s]["pos"])
+                self._write("edge_fp", efps[s * ecap:s * ecap + n])
+                self._write("edge_act", eact[s * ecap:s * ecap + n])
+                self._write("degree", degree[bounds[s] - first:end - first])
+                self.edges += n
+                self.expanded += end - bounds[s]
         except OSError as exc:
             self._disk_error(exc)
 
@@ -270,11 +301,22 @@ class CompactGraph:
             if G.index_slots(table, slot_index, zero, fps, a) >= 0:
                 raise RuntimeError("a stored state's fingerprint is not in the compact table")
         edges = self._create("edges", np.int32, self.edges)
-        for a in range(0, self.edges, CHUNK):
-            b = min(self.edges, a + CHUNK)
-            fps = self._read("edge_fp", np.uint64, a, b)
-            if G.resolve(table, slot_index, zero, fps, edges[a:b]) >= 0:
-                raise RuntimeError("a transition's fingerprint is not in the compact table")
+        threads = max(1, self.ex.threads)
+        pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        try:
+            for a in range(0, self.edges, CHUNK):
+                b = min(self.edges, a + CHUNK)
+                fps = self._read("edge_fp", np.uint64, a, b)
+                cut = [(b - a) * t // threads for t in range(threads + 1)]
+
+                def part(t: int) -> int:   # one range of the chunk per thread (the kernel drops the GIL)
+                    return G.resolve(table, slot_index, zero, fps[cut[t]:cut[t + 1]], edges[a + cut[t]:a + cut[t + 1]])
+                found = [part(0)] if pool is None else list(pool.map(part, range(threads)))
+                if max(found) >= 0:
+                    raise RuntimeError("a transition's fingerprint is not in the compact table")
+        finally:
+            if pool is not None:
+                pool.shutdown()
         del slot_index
         store.table = np.zeros(1, np.uint64)   # the search is over: nothing looks a fingerprint up again
         row_start = self._create("row_start", np.int64, count + 1)

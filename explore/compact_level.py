@@ -93,8 +93,14 @@ class CompactRounds(LevelRounds):
         counter = np.zeros(PAD, dtype=np.int64)
         params = ex.model.params
 
+        graph = ex.cgraph if ex.cgraph is not None and ex.cgraph.recording() else None   # explore/compact_graph.py
+        rec = graph.round_buffers(self.S, self.slice, ex.nact) if graph is not None else None
+
         def expand_on(i: int) -> None:
             P_rows = self.rows[i]
+            if rec is not None:   # every transition recorded too, for the graph and eventually properties
+                graph.expand_slices(self.functions, params, seen, ex.masks, round_, self.slices, P_rows, counter, rec)
+                return
             CR.buffer_slices(self.functions, params, seen, ex.masks, round_, self.slices, P_rows, counter)
         try:
             self.team.run(expand_on)
@@ -116,6 +122,8 @@ class CompactRounds(LevelRounds):
             self.tally[last + 1:] = 0
             self.wit_src[last + 1:] = -1
             self.wit_act[last + 1:] = -1
+        if graph is not None and not error:
+            graph.record_round(bounds, self.slices, last)
         count = store.count
         status = CR.file_buffered((store.states, store.parent, store.via, store.table, store.fill), store.counters,
                                round_, self.slices, last)

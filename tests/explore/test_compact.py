@@ -135,6 +135,19 @@ def test_compact_decides_the_graph_and_eventually_properties_as_exact(entry, thr
     assert not os.path.exists(ex.store.links.dir)   # the graph's files went with the links'
 
 
+def test_compact_rounds_ended_early_by_a_full_transition_buffer_record_the_graph_as_one_thread(monkeypatch):
+    import explore.compact_graph as CG
+    entry = load()["files"]   # replication_can_catch_up and an eventually property violated: traces and a lasso
+    props = get_mode(entry.mode_name).properties()
+    one = run(model_of(entry), props, "compact")
+    monkeypatch.setattr(CG, "ROUND_EDGES_PER_STATE", 1)   # a slice records one transition a state: fills often
+    ex = LocalExplorer(model_of(entry), props, visited="compact", threads=2, slice_states=64, parallel_from=16)
+    two = ex.run()
+    assert ex.rounds is not None and ex.rounds.short_rounds > 0
+    assert signature(two) == signature(one)
+    assert any(p.status == "violated" and p.loop_start is not None for p in two.properties)
+
+
 def test_the_compact_graph_is_refused_when_its_passes_would_not_fit_and_the_rest_is_decided():
     from explore.compact_graph import PASS_BYTES
     entry = load()["two-queues"]

@@ -56,6 +56,7 @@ def test_successors_are_generated_by_the_one_expansion_step_only():
     # (and its recording of the graph for the graph and eventually properties, explore/compact_graph_kernels.py)
     assert users == {"explore/kernel.py:expand_stored", "explore/compact.py:expand_compact",
                      "explore/compact_graph_kernels.py:expand_compact_recording",
+                     "explore/compact_graph_kernels.py:_record_slice",
                      "explore/compact_rounds.py:_buffer_slice", "spark_explore/batch.py:expand_batch"}
     stored = {f"{path.relative_to(ROOT)}:{fn}" for path in ENGINE for fn in calls_to(path, "expand_stored")}
     assert stored == {"explore/kernel.py:expand", "explore/threaded.py:_expand_slice"}

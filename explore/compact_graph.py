@@ -235,7 +235,7 @@ class CompactGraph:
         how = f"{count:,} states found so far"
         names = ", ".join(p.name for p in self.props)
         if memory > ex.watch.budget:
-            self._refuse(f"not decided: over the compact run's graph on disk, {names} would need at least "
+            self._refuse_now(f"not decided: over the compact run's graph on disk, {names} would need at least "
                          f"{human(memory)} of memory ({how}, about {e:,.0f} transitions); the run may hold "
                          f"{human(ex.watch.budget)} ({ex.watch.source}); use --property to select the "
                          f"always and sometimes properties, or a smaller configuration")
@@ -246,8 +246,16 @@ class CompactGraph:
         except OSError:
             return
         if disk > free:
-            self._refuse(f"not decided: the compact run's graph would need at least {human(disk)} of disk "
+            self._refuse_now(f"not decided: the compact run's graph would need at least {human(disk)} of disk "
                          f"in {self.dir} ({how}), which has {human(free)}; free disk space there or set TMPDIR")
+
+    def _refuse_now(self, why: str) -> None:
+        """Refuse during the run, and say so at once on stderr (``rmqcheck: note: ...``, as the forecast of the
+        run's size is said: :class:`explore.forecast.SizeWarning`'s ``say``), the search going on."""
+        self._refuse(why)
+        say = getattr(self.ex.listener, "say", None)
+        if callable(say):
+            say(f"note: {why}; the search goes on for the other properties")
 
     @property
     def disk_bytes(self) -> int:

@@ -153,9 +153,19 @@ def test_the_compact_graph_is_refused_when_its_passes_would_not_fit_and_the_rest
     entry = load()["two-queues"]
     props = invariants.PROPERTIES
     exact = run(model_of(entry), props, "exact")
+    said = []
+
+    class Listener:   # as the CLI's: progress, and one line said at once on stderr
+        def on_progress(self, progress):
+            pass
+
+        def say(self, text):
+            said.append(text)
+
     # a budget the search fits in and the passes over the whole graph do not
-    r = run(model_of(entry), props, "compact", memory_budget=PASS_BYTES)
+    r = run(model_of(entry), props, "compact", memory_budget=PASS_BYTES, listener=Listener())
     assert not r.incomplete_reason and r.stats.distinct_states == exact.stats.distinct_states
+    assert len(said) == 1 and said[0].startswith("note: not decided") and "the search goes on" in said[0]
     for p in r.properties:
         if p.kind in (GRAPH, EVENTUALLY):
             assert p.status == "unknown" and "would need at least" in p.note and "of memory" in p.note, p.note

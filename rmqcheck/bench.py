@@ -27,9 +27,9 @@ explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
   cluster's daemons), which shows where a second worker's extra CPU goes.
 
 Every benchmark reports the process's peak resident memory (``peak_rss_bytes``), its growth per distinct
-state (``bytes_per_state``) and the bytes kept on disk (``disk_bytes``: a Spark work directory). ``--compact``
-runs the local benchmarks with the compact visited set (explore/compact.py; a benchmark whose properties need
-the exact store keeps it and says so).
+state (``bytes_per_state``) and the bytes kept on disk (``disk_bytes``: a Spark work directory; a compact run's
+parent links and graph). ``--compact`` runs the local benchmarks with the compact visited set (explore/compact.py;
+``bench-check`` and ``bench-live`` with their graph on disk, explore/compact_graph.py).
 
 ``--quick`` runs small sizes only (a smoke test for CI).
 """
@@ -423,8 +423,8 @@ def failure_summary(stderr: str, limit: int = 600) -> str:
                    "the median is reported.  [default: 3; 1 with --quick]")
 @click.option("--timeout", default=3600.0, show_default=True, help="Seconds allowed per benchmark.")
 @click.option("--compact/--exact", "compact", default=False, show_default=True,
-              help="The local benchmarks' visited set: fingerprints (compact) or whole states (exact); a "
-                   "benchmark whose properties need the exact store keeps it and says so.")
+              help="The local benchmarks' visited set: fingerprints (compact; the graph and eventually "
+                   "properties decided over the graph on disk) or whole states (exact).")
 def bench(quick: bool, json_path: str | None, spark: bool, workers: str, thread_list: str, repeat: int | None,
           timeout: float, compact: bool) -> None:
     """Measure exploration speed and memory: two-phase commit, the bench preset, the controller mode's presets

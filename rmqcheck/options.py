@@ -156,8 +156,8 @@ def visited_option(f: Callable) -> Callable:
     """``--compact`` / ``--exact``: the local engine's visited set (docs/engines.md, Compact visited set)."""
     return click.option("--compact/--exact", "compact", default=False, show_default=True,
                         help="Visited set of the local engine: 64-bit fingerprints (compact: a few bytes a state, "
-                             "a collision probability reported; safety properties only, else the "
-                             "exact store with a note) or whole states (exact).")(f)
+                             "a collision probability reported; the graph and eventually properties "
+                             "decided over the graph written to disk) or whole states (exact).")(f)
 
 
 def json_option(f: Callable) -> Callable:

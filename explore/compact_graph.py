@@ -98,7 +98,6 @@ class CompactGraph:
         self.degree = np.empty(DEGREE_BUFFER, np.uint16)
         self.ecount = np.zeros(1, np.int64)
         self.pq_width = 2 * len(self.eventually)
-        self.threaded = True    # the threaded rounds record transitions (explore/compact_level.py)
         self._round: tuple | None = None
 
     # -- during the search --------------------------------------------------------------------------------
@@ -283,11 +282,17 @@ class CompactGraph:
             return
         for f in self.files.values():
             f.flush()
-        row_start, edges = self._csr(count)
-        goal = self._map("goal", np.uint8, (count,))
-        self._graph_properties(results, row_start, edges, goal, count)
-        if self.eventually:
-            self._eventually(results, row_start, edges, count)
+        try:
+            row_start, edges = self._csr(count)
+            goal = self._map("goal", np.uint8, (count,))
+            self._graph_properties(results, row_start, edges, goal, count)
+            if self.eventually:
+                self._eventually(results, row_start, edges, count)
+        except MemoryError:   # an allocation the budget did not foresee failed: these properties only
+            from .memory import tightest_limit
+            self._refuse(f"out of memory deciding them at {count:,} states (tightest memory limit: "
+                         f"{tightest_limit().source})")
+            self.decide(results)
 
     def _map(self, name: str, dtype: Any, shape: tuple[int, ...]) -> np.ndarray:
         """File ``name`` as an array (a writable shared mapping: the passes' compiled kernels take it as they

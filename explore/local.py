@@ -242,7 +242,7 @@ class LocalExplorer:
         self._set_masks()
         if self.cgraph is not None:
             self.cgraph.start()
-        if self.threads > 1 and (self.cgraph is None or self.cgraph.threaded):
+        if self.threads > 1:
             self.team = ThreadTeam(self.threads)
             rounds = CompactRounds if self.compact else LevelRounds
             self.rounds = rounds(self, self.team, self.slice_states)

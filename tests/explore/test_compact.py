@@ -228,3 +228,20 @@ def test_an_unknown_visited_set_is_refused():
     from model import RocketMQModel, preset
     with pytest.raises(ValueError, match="visited"):
         LocalExplorer(RocketMQModel(preset("default")), invariants.PROPERTIES, visited="fingerprints")
+
+
+def test_an_allocation_failing_in_the_compact_graph_passes_leaves_those_properties_unknown(monkeypatch):
+    import explore.compact_graph as CG
+    entry = load()["two-queues"]
+
+    def short(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(CG.CompactGraph, "_graph_properties", short)
+    r = run(model_of(entry), invariants.PROPERTIES, "compact")
+    assert not r.incomplete_reason   # the search was whole: only these properties are not decided
+    for p in r.properties:
+        if p.kind in (GRAPH, EVENTUALLY):
+            assert p.status == "unknown" and "out of memory deciding them" in p.note, p.note
+        else:
+            assert p.status == entry.verdicts[p.name]

@@ -20,7 +20,7 @@ from . import durability, election, offsets, witnesses
 def state_check(state, params):
     """Always properties violated, state-observed sometimes properties and graph goals, as bits."""
     v = scratch(NFIELDS)
-    unpack(state, v)
+    unpack(state, params, v)
     bits = 0
     if not durability.acked_message_on_every_later_master(v, params):  # acked_message_on_every_later_master
         bits |= 1 << 0
@@ -61,7 +61,7 @@ def eventually_masks(state, params, out):
     """Per eventually property of bit ``b``: ``out[2 * b]`` the instances where P holds, ``out[2 * b + 1]``
     those where Q holds."""
     v = scratch(NFIELDS)
-    unpack(state, v)
+    unpack(state, params, v)
     out[24] = np.uint64(election.master_eventually_elected(v, params))  # master_eventually_elected: P
     out[25] = np.uint64(election.master_serving(v, params))  # Q
     out[26] = np.uint64(offsets.acked_message_eventually_consumed(v, params))  # acked_message_eventually_consumed: P

@@ -20,7 +20,7 @@ CONTROLLER = CheckRegistry(
     concerns=tuple(f"invariants.controller.{c}" for c in CONCERNS),
     checks_path=Path(__file__).with_name("checks.py"), command="python -m invariants.controller.declare",
     imports=("from model.controller.fields import NFIELDS", "from model.controller.state import unpack"),
-    unpack="unpack(state, v)", properties_ref="invariants.controller.PROPERTIES", events="model.controller.events")
+    unpack="unpack(state, params, v)", properties_ref="invariants.controller.PROPERTIES", events="model.controller.events")
 
 check = CONTROLLER.check
 

@@ -65,10 +65,9 @@ def vector_of(cfg: Any) -> type[Vector]:
 
 
 def _field_slot(model: Any, name: str) -> tuple[int, int, int]:
-    """A controller counter's place in the fixed field layout (model/controller/fields.py)."""
-    from model.controller import fields as F
-    i = F.NAMES.index(name)
-    return int(F.WORD[i]), int(F.SHIFT[i]), int(F.WIDTH[i])
+    """A controller counter's place in the model's layout (model/controller/fields.py; width 0 for a
+    budget of 0)."""
+    return model.layout.slot(name)
 
 
 CONTROLLER = FaultProfile(

@@ -1,7 +1,7 @@
 """The controller-mode successor kernel: every action of the configuration's table on one state.
 
 Same fixed signature as the 4.4 kernel (:data:`explore.packed.SUCCESSORS_SIG`), so every engine runs it
-unchanged. The state is unpacked once into a field vector on the stack; each action works on a copy
+unchanged. The state is unpacked once (in the configuration's layout, carried in ``params``) into a field vector on the stack; each action works on a copy
 (fired by the generated dispatch, :mod:`model.controller.dispatch`) and is packed into its row; an action
 that would leave the state as it was is no transition.
 """
@@ -29,7 +29,7 @@ def successors(state, params, out, flags):
     n = params[P_ACTIONS]
     v = scratch(NFIELDS)
     w = scratch(NFIELDS)
-    unpack(state, v)
+    unpack(state, params, v)
     for a in range(n):
         base = P_ACTIONS + 1 + ACTION_STRIDE * a
         for i in range(F.NFIELDS):
@@ -38,7 +38,7 @@ def successors(state, params, out, flags):
         if f == 0:
             flags[a] = 0
             continue
-        if not pack(w, out[a]):
+        if not pack(w, params, out[a]):
             flags[a] = 3
             continue
         same = True

@@ -32,12 +32,13 @@ class ControllerModel(PackedModel):
     """One controller, one broker group, a producer, a push consumer and failures, under one config."""
 
     name = "rocketmq-5.3.3-controller"
-    words = F.WORDS
 
     def __init__(self, config: ControllerConfig | None = None, mutation: str | None = None) -> None:
         self.config = config if config is not None else ControllerConfig()
         self.mutation = mutation or ""
         self._actions = action_table(self.config)
+        self.layout = F.layout_for(self.config)   # this configuration's packed layout (also in params)
+        self.words = self.layout.words
         self.params = build_params(self.config, CONTROLLER.mutated_codes(self._actions, mutation))
         self.successors = successors
 
@@ -60,9 +61,7 @@ class ControllerModel(PackedModel):
                 v[F.Q_BELIEF + c] = 1
             for b in range(self.config.brokers):
                 v[F.Q_ADDR + b] = 1
-        out = np.zeros((1, F.WORDS), dtype=np.uint64)
-        assert pack(v, out[0])
-        return out
+        return self.pack_vector(v)[None, :]
 
     def describe_outcome(self, flags: int) -> str:
         """The outcome note of a fired action (``AckWaitDone``'s SEND_OK and what it rested on), or ""."""
@@ -71,8 +70,20 @@ class ControllerModel(PackedModel):
 
     def vector(self, state: State) -> np.ndarray:
         v = np.zeros(F.NFIELDS, dtype=np.int64)
-        unpack(np.asarray(state, dtype=np.uint64), v)
+        unpack(np.asarray(state, dtype=np.uint64), self.params, v)
         return v
+
+    def pack_vector(self, v: np.ndarray) -> np.ndarray:
+        """The packed words of the field vector ``v`` in this configuration's layout (ValueError when a field
+        does not fit its width here, or is set though this configuration does not use it)."""
+        out = np.zeros(self.words, dtype=np.uint64)
+        if not pack(np.asarray(v, dtype=np.int64), self.params, out):
+            raise ValueError("a field value does not fit this configuration's layout")
+        return out
+
+    @property
+    def state_bits(self) -> int:
+        return self.layout.bits
 
     def parse_action(self, label: str) -> Action:
         """The action whose trace label is ``label`` (ValueError naming the known kinds otherwise)."""
@@ -164,10 +175,7 @@ class ControllerModel(PackedModel):
             end = view[f"broker{b + 1}.haTransferEpochEnd"]
             v[F.HA_TX_EPOCH + b] = view[f"broker{b + 1}.haTransferEpoch"] or 0
             v[F.HA_TX_END + b] = 0 if end is None else (F.TX_UNBOUNDED if end == -1 else end)
-        out = np.zeros(F.WORDS, dtype=np.uint64)
-        if not pack(v, out):
-            raise ValueError("a field of the view does not fit its bit width")
-        return tuple(int(x) for x in out)
+        return tuple(int(x) for x in self.pack_vector(v))
 
     def view(self, state: State) -> dict[str, Any]:
         """The readable state: the fields of :func:`model.controller.view.view_kinds`, in its order."""

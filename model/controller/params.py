@@ -1,9 +1,13 @@
 """The parameter vector of a controller-mode configuration: its knobs, then the action table (each row the
-kind code of an action and its arguments). The version switches (model/versions_5.py) are knobs: 1 is
+kind code of an action and its arguments), then the configuration's packed layout (:func:`layout_at`:
+``(word, shift, width)`` per field, :func:`model.controller.fields.layout_for`). The version switches (model/versions_5.py) are knobs: 1 is
 5.3.3's rule, 0 the rule of the releases before the one that changed it."""
 from __future__ import annotations
 
 import numpy as np
+
+from explore.native import kernel
+from .fields import layout_for
 
 P_BROKERS, P_MESSAGES, P_ALL_ACK, P_MIN_ISR, P_UNCLEAN, P_MAX_CRASH, P_MAX_POWER, P_MAX_OUTAGE, \
     P_MAX_LINK, P_MAX_HA, P_ISR, P_SYNC_FLUSH, P_QUEUES, P_SSS_UNION, P_CONFIRM_IGNORES_UNACKED, P_CONFIRM_FROZEN, P_CONFIRM_PERSISTED, \
@@ -34,6 +38,12 @@ def election_params(cfg) -> list[int]:
     return [ranked, *priorities[:3]]
 
 
+@kernel(inline=True)
+def layout_at(params):
+    """Where the layout section starts: right after the action table (no slot of its own)."""
+    return P_ACTIONS + 1 + ACTION_STRIDE * params[P_ACTIONS]
+
+
 def build_params(cfg, codes: list[tuple[int, ...]]) -> np.ndarray:
     head = [cfg.brokers, cfg.messages, int(cfg.all_ack_in_sync_state_set), cfg.min_in_sync_replicas,
             int(cfg.enable_elect_unclean_master), cfg.max_broker_crashes, cfg.max_broker_power_losses,
@@ -47,4 +57,4 @@ def build_params(cfg, codes: list[tuple[int, ...]]) -> np.ndarray:
             getattr(cfg, "controllers", 1), int(getattr(cfg, "controller_type", "DLEDGER") == "JRAFT"),   # quorum.py
             len(codes)]
     body = [x for code in codes for x in code]
-    return np.array(head + body, dtype=np.int64)
+    return np.concatenate([np.array(head + body, dtype=np.int64), layout_for(cfg).encode()])

@@ -8,28 +8,33 @@ import numpy as np
 from explore.native import kernel
 from . import fields as F
 from .params import (P_ALL_ACK, P_BROKERS, P_CONFIRM_FROZEN, P_CONFIRM_IGNORES_UNACKED, P_CONFIRM_INIT_NEGATIVE,
-                     P_CONFIRM_MAX_NOT_ALLACK, P_QUEUES, P_SSS_UNION)
+                     P_CONFIRM_MAX_NOT_ALLACK, P_QUEUES, P_SSS_UNION, layout_at)
 
 MAX_OFFSET = 1 << 20   # EpochEntry's Long.MAX_VALUE end
 
 
 @kernel
-def unpack(state, v):
-    """The field vector ``v`` of the packed ``state`` (:mod:`model.controller.fields`)."""
+def unpack(state, params, v):
+    """The field vector ``v`` of the packed ``state`` in the configuration's layout (``params``'s layout
+    section, :func:`model.controller.params.layout_at`); a field of width 0 reads 0."""
+    at = layout_at(params)
     for f in range(F.NFIELDS):
-        mask = (np.uint64(1) << np.uint64(F.WIDTH[f])) - np.uint64(1)
-        v[f] = np.int64((state[F.WORD[f]] >> np.uint64(F.SHIFT[f])) & mask)
+        width = params[at + 3 * f + 2]
+        mask = (np.uint64(1) << np.uint64(width)) - np.uint64(1)
+        v[f] = np.int64((state[params[at + 3 * f]] >> np.uint64(params[at + 3 * f + 1])) & mask)
 
 
 @kernel
-def pack(v, out):
-    """Pack ``v`` into ``out``; False when a value does not fit its field (a model error)."""
+def pack(v, params, out):
+    """Pack ``v`` into ``out``; False when a value does not fit its field's width in this configuration (a
+    field the configuration does not use, width 0, must be 0): a model error, never a truncated state."""
     for i in range(len(out)):
         out[i] = 0
+    at = layout_at(params)
     for f in range(F.NFIELDS):
-        if v[f] < 0 or v[f] >= (np.int64(1) << F.WIDTH[f]):
+        if v[f] < 0 or v[f] >= (np.int64(1) << params[at + 3 * f + 2]):
             return False
-        out[F.WORD[f]] |= np.uint64(v[f]) << np.uint64(F.SHIFT[f])
+        out[params[at + 3 * f]] |= np.uint64(v[f]) << np.uint64(params[at + 3 * f + 1])
     return True
 
 

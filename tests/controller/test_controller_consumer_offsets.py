@@ -58,12 +58,12 @@ def test_commit_overwrites_the_masters_entry_and_keeps_the_highest():
     """``RemoteBrokerOffsetStore#updateConsumeOffsetToBroker`` to the master, ``ConsumerOffsetManager#commitOffset``:
     a plain put, a smaller value too (only a "[NOTIFYME]" warning); the group's highest stays."""
     m = ControllerModel(ON)
-    s = build(controller_up=1, consumer_nextOffset=1, history_highestCommitted_0=2,
+    s = build(m, controller_up=1, consumer_nextOffset=1, history_highestCommitted_0=2,
               **master(1, consumerOffset_0=3), **slave(2))
     after = m.next_state(s, PersistAllOffsets(broker=1))
     assert (read(m, after, "broker1_consumerOffset_0"), read(m, after, "history_highestCommitted_0")) == (2, 2)
     assert m.next_state(s, PersistAllOffsets(broker=2)) is None   # a master is listed: not to the slave
-    higher = m.next_state(build(controller_up=1, consumer_nextOffset=2, **master(1), **slave(2)),
+    higher = m.next_state(build(m, controller_up=1, consumer_nextOffset=2, **master(1), **slave(2)),
                           PersistAllOffsets(broker=1))
     assert (read(m, higher, "broker1_consumerOffset_0"), read(m, higher, "history_highestCommitted_0")) == (3, 2)
 
@@ -72,10 +72,10 @@ def test_with_no_master_listed_the_commit_goes_to_a_slave():
     """``findBrokerAddressInSubscribe(name, MASTER_ID, false)``: no brokerId 0 in the route, the first entry (a
     slave); ``ConsumerManageProcessor#updateConsumerOffset`` has no role check, the slave stores it."""
     m = ControllerModel(ON)
-    s = build(controller_up=1, consumer_nextOffset=1, **slave(2))
+    s = build(m, controller_up=1, consumer_nextOffset=1, **slave(2))
     after = m.next_state(s, PersistAllOffsets(broker=2))
     assert read(m, after, "broker2_consumerOffset_0") == 2
-    assert m.next_state(build(controller_up=1, consumer_nextOffset=1, **slave(2, fenced=1)),
+    assert m.next_state(build(m, controller_up=1, consumer_nextOffset=1, **slave(2, fenced=1)),
                         PersistAllOffsets(broker=2)) is None   # a fenced (unregistered) broker is in no route
 
 
@@ -85,7 +85,7 @@ def test_slave_sync_replaces_the_groups_map_and_persists():
     the master's map, so a lower master value lowers the slave's and a queue the master lacks disappears;
     then ``ConsumerOffsetManager#persist``."""
     m = ControllerModel(ON_2Q)
-    s = build(controller_up=1, **master(1, consumerOffset_0=2), **slave(2, consumerOffset_0=3, consumerOffset_1=2))
+    s = build(m, controller_up=1, **master(1, consumerOffset_0=2), **slave(2, consumerOffset_0=3, consumerOffset_1=2))
     after = m.next_state(s, SlaveSyncAll(slave=2, master=1))
     assert [read(m, after, f"broker2_{k}") for k in ("consumerOffset_0", "consumerOffset_1", "consumerOffsetJson_0",
                                                      "consumerOffsetJson_1")] == [2, 0, 2, 0]
@@ -94,7 +94,7 @@ def test_slave_sync_replaces_the_groups_map_and_persists():
 def test_slave_sync_from_a_master_without_the_group_keeps_the_slaves_map():
     """``ConcurrentMap#putAll`` of a table without the group's key leaves the slave's entry; the persist runs."""
     m = ControllerModel(ON)
-    s = build(controller_up=1, **master(1), **slave(2, consumerOffset_0=3))
+    s = build(m, controller_up=1, **master(1), **slave(2, consumerOffset_0=3))
     after = m.next_state(s, SlaveSyncAll(slave=2, master=1))
     assert (read(m, after, "broker2_consumerOffset_0"), read(m, after, "broker2_consumerOffsetJson_0")) == (3, 3)
 
@@ -105,8 +105,8 @@ def test_only_a_slave_that_went_through_change_to_slave_syncs_from_a_listed_mast
     m = ControllerModel(ON)
     base = dict(controller_up=1, **master(1, consumerOffset_0=2))
     for who in (running(2, masterEpoch=1, fenced=1), running(2), master(2, masterEpoch=2)):
-        assert m.next_state(build(**base, **who), SlaveSyncAll(slave=2, master=1)) is None
-    assert m.next_state(build(controller_up=1, **running(1, masterEpoch=1, consumerOffset_0=2), **slave(2)),
+        assert m.next_state(build(m, **base, **who), SlaveSyncAll(slave=2, master=1)) is None
+    assert m.next_state(build(m, controller_up=1, **running(1, masterEpoch=1, consumerOffset_0=2), **slave(2)),
                         SlaveSyncAll(slave=2, master=1)) is None   # broker 1 is no master
 
 
@@ -115,20 +115,21 @@ def test_persist_writes_the_table_and_a_process_death_loads_the_file():
     """``ConfigManager#persist`` writes consumerOffset.json; a new process loads it (``ConfigManager#load``):
     the commits after the last persist are gone."""
     m = ControllerModel(ON)
-    s = build(controller_up=1, **master(1, consumerOffset_0=3, consumerOffsetJson_0=2), **slave(2))
+    s = build(m, controller_up=1, **master(1, consumerOffset_0=3, consumerOffsetJson_0=2), **slave(2))
     persisted = m.next_state(s, PersistConsumerOffset(broker=1))
     assert read(m, persisted, "broker1_consumerOffsetJson_0") == 3
     crashed = m.next_state(s, BrokerCrash(broker=1))
     assert (read(m, crashed, "broker1_consumerOffset_0"), read(m, crashed, "broker1_up")) == (2, 0)
-    off = ControllerModel(ControllerConfig())
-    assert read(off, off.next_state(s, BrokerCrash(broker=1)), "broker1_consumerOffset_0") == 3   # untouched
+    off = ControllerModel(ControllerConfig())   # with the knob off there is no table: its fields take no bits
+    assert off.layout.slot("broker1.consumerOffset[0]")[2] == 0 and m.layout.slot("broker1.consumerOffset[0]")[2] > 0
 
 
 def test_a_pull_records_the_delivery_only_with_the_knob_on():
-    s = build(controller_up=1, **master(1, maxOffset=1, dispatched=1, commitlog_msg_0=1, commitlog_epoch_0=1))
     on, off = ControllerModel(ON), ControllerModel(ControllerConfig())
-    assert read(on, on.next_state(s, PullMessage(broker=1)), "history_delivered") == 0b1
-    assert read(off, off.next_state(s, PullMessage(broker=1)), "history_delivered") == 0
+    s = {m: build(m, controller_up=1, **master(1, maxOffset=1, dispatched=1, commitlog_msg_0=1, commitlog_epoch_0=1))
+         for m in (on, off)}
+    assert read(on, on.next_state(s[on], PullMessage(broker=1)), "history_delivered") == 0b1
+    assert read(off, off.next_state(s[off], PullMessage(broker=1)), "history_delivered") == 0
 
 
 # -- the consumer's restart (RebalancePushImpl#computePullFromWhereWithException) -------------------------------
@@ -136,7 +137,7 @@ def test_a_restart_reads_the_committed_offset_from_the_master():
     """``RemoteBrokerOffsetStore#fetchConsumeOffsetFromBroker`` (master only): the stored offset; the consumer
     starts there and the budget is spent."""
     m = ControllerModel(ON)
-    s = build(controller_up=1, consumer_nextOffset=2, **master(1, consumerOffset_0=2, maxOffset=2, dispatched=2),
+    s = build(m, controller_up=1, consumer_nextOffset=2, **master(1, consumerOffset_0=2, maxOffset=2, dispatched=2),
               **slave(2, consumerOffset_0=3))
     after = m.next_state(s, ConsumerCrashRestart(broker=1))
     assert (read(m, after, "consumer_nextOffset"), read(m, after, "budget_consumerRestarts")) == (1, 1)
@@ -149,12 +150,12 @@ def test_without_an_entry_a_restart_starts_at_zero_or_at_the_queue_max():
     otherwise QUERY_NOT_FOUND and ``MQAdminImpl#maxOffset`` (the master's consume queue max)."""
     m = ControllerModel(ON)
     log = dict(maxOffset=1, dispatched=1, commitlog_msg_0=1, commitlog_epoch_0=1)
-    zero = m.next_state(build(controller_up=1, consumer_nextOffset=1, **master(1, **log)),
+    zero = m.next_state(build(m, controller_up=1, consumer_nextOffset=1, **master(1, **log)),
                         ConsumerCrashRestart(broker=1))
     assert read(m, zero, "consumer_nextOffset") == 0
     two = ControllerModel(ON_2Q)
     # queue 0's only dispatched record has queue offset 1 (no entry 0): QUERY_NOT_FOUND, start at the max, 2
-    s = build(controller_up=1, **master(1, **log), broker1_commitlog_queueOffset_0=1)
+    s = build(two, controller_up=1, **master(1, **log), broker1_commitlog_queueOffset_0=1)
     assert read(two, two.next_state(s, ConsumerCrashRestart(broker=1)), "consumer_nextOffset") == 2
 
 
@@ -163,9 +164,9 @@ def test_with_no_master_listed_a_restart_reads_a_slave_and_cannot_ask_for_the_ma
     offset is used; QUERY_NOT_FOUND needs ``maxOffset`` from brokerId 0 (``findBrokerAddressInPublish``),
     absent: an exception, the queue is not taken this round."""
     m = ControllerModel(ON)
-    after = m.next_state(build(controller_up=1, **slave(2, consumerOffset_0=2)), ConsumerCrashRestart(broker=2))
+    after = m.next_state(build(m, controller_up=1, **slave(2, consumerOffset_0=2)), ConsumerCrashRestart(broker=2))
     assert read(m, after, "consumer_nextOffset") == 1
-    assert m.next_state(build(controller_up=1, **slave(2)), ConsumerCrashRestart(broker=2)) is None
+    assert m.next_state(build(m, controller_up=1, **slave(2)), ConsumerCrashRestart(broker=2)) is None
 
 
 # -- the properties on hand-built states ------------------------------------------------------------------------
@@ -173,21 +174,22 @@ def test_the_properties_on_hand_built_states():
     m = ControllerModel(ON)
     log = dict(maxOffset=1, dispatched=1, commitlog_msg_0=1, commitlog_epoch_0=1)
     # the master answers 0 (its stored offset) below the group's highest, 1: a regression
-    regressed = build(controller_up=1, history_highestCommitted_0=1, history_delivered=1,
+    regressed = build(m, controller_up=1, history_highestCommitted_0=1, history_delivered=1,
                       **master(1, consumerOffset_0=1, **log))
     assert violated(m, regressed) == {"committed_offset_never_regresses"}
     # QUERY_NOT_FOUND (nothing dispatched, no entry) makes no claim
-    assert violated(m, build(controller_up=1, history_highestCommitted_0=1, history_delivered=1,
+    assert violated(m, build(m, controller_up=1, history_highestCommitted_0=1, history_delivered=1,
                              **master(1, maxOffset=1, commitlog_msg_0=1, commitlog_epoch_0=1))) == set()
     # committed past message 1, never delivered: skipped
-    assert violated(m, build(controller_up=1, history_highestCommitted_0=1,
+    assert violated(m, build(m, controller_up=1, history_highestCommitted_0=1,
                              **master(1, consumerOffset_0=2, **log))) == {"no_message_skipped"}
     # delivered, then gone from every commitlog
-    lost = build(controller_up=1, history_delivered=0b10, **master(1, **log))
+    lost = build(m, controller_up=1, history_delivered=0b10, **master(1, **log))
     assert violated(m, lost) == {"consumed_message_never_lost"}
     # with the knob off none of them has anything to check
-    off = ControllerModel(ControllerConfig())
-    assert violated(off, regressed) | violated(off, lost) == set()
+    off = ControllerModel(ControllerConfig())   # (nor any history: its fields take no bits with the knob off)
+    assert violated(off, build(off, controller_up=1, **master(1, **log))) == set()
+    assert not any(off.layout.slot(name)[2] for name in ("history.highestCommitted[0]", "history.delivered"))
 
 
 # -- pinned configurations, threads, seeded bugs ------------------------------------------------------------------

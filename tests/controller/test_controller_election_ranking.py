@@ -16,7 +16,7 @@ from model.controller.params import DEFAULT_ELECTION_PRIORITY, P_PRIORITY
 from tests.controller.test_controller_actions import build, read, running
 
 
-def _dead_master_three_brokers(entries, sss=0b111, master=1, **extra):
+def _dead_master_three_brokers(m, entries, sss=0b111, master=1, **extra):
     """3 brokers, the controller up naming ``master`` (controller id) at masterEpoch 3, not alive; the
     SyncStateSet ``sss``; each ``(broker id, epoch, maxOffset)`` of ``entries`` running, alive in the table,
     its entry reporting that epoch and max offset."""
@@ -24,9 +24,10 @@ def _dead_master_three_brokers(entries, sss=0b111, master=1, **extra):
                   controller_syncStateSet=sss, controller_syncStateSetEpoch=4, **extra)
     for b, epoch, offset in entries:
         fields.update(running(b, ctlAlive=1))
-        fields[f"controller_live_epoch_{b - 1}"] = epoch
-        fields[f"controller_live_maxOffset_{b - 1}"] = offset
-    return build(**fields)
+        if m.config.election_ranking == "RANKED":   # FREE: no heartbeat table (its fields take no bits)
+            fields[f"controller_live_epoch_{b - 1}"] = epoch
+            fields[f"controller_live_maxOffset_{b - 1}"] = offset
+    return build(m, **fields)
 
 
 def _controller_elects(m, s):
@@ -38,9 +39,9 @@ def test_a_higher_max_offset_wins_at_an_equal_epoch():
     """Comparator: same epoch -> ``o2.getMaxOffset() - o1.getMaxOffset()``: (epoch 2, max 1) vs (epoch 2,
     max 2) elects the second (the §9.6 check (E2, 5, MAX) vs (E2, 7, MAX) at model scale), whatever the id."""
     m = ControllerModel(ControllerConfig(brokers=3))
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 1), (3, 2, 2)])) == [3]
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 2), (3, 2, 1)])) == [2]
-    after = m.next_state(_dead_master_three_brokers([(2, 2, 1), (3, 2, 2)]), ControllerElect(elected=3))
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(2, 2, 1), (3, 2, 2)])) == [3]
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(2, 2, 2), (3, 2, 1)])) == [2]
+    after = m.next_state(_dead_master_three_brokers(m, [(2, 2, 1), (3, 2, 2)]), ControllerElect(elected=3))
     assert [read(m, after, k) for k in ("controller_masterBrokerId", "controller_masterEpoch",
                                        "controller_syncStateSet", "controller_syncStateSetEpoch")] == [3, 4, 0b100, 5]
 
@@ -49,16 +50,16 @@ def test_a_higher_epoch_wins_over_a_longer_log():
     """Comparator: epochs differ -> ``o2.getEpoch() - o1.getEpoch()``, the max offset not read: (epoch 3,
     max 1) vs (epoch 2, max 3) elects the first."""
     m = ControllerModel(ControllerConfig(brokers=3))
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 3), (3, 3, 1)])) == [3]
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 3, 1), (3, 2, 3)])) == [2]
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(2, 2, 3), (3, 3, 1)])) == [3]
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(2, 3, 1), (3, 2, 3)])) == [2]
 
 
 def test_a_full_tie_goes_to_the_lowest_id():
     """Equal epoch, max offset and priority: the ``TreeSet`` keeps the first inserted, brokers inserted in
     ascending id order (``HashSet<Long>``): ids {2, 3} -> 2."""
     m = ControllerModel(ControllerConfig(brokers=3))
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 1), (3, 2, 1)])) == [2]
-    assert _controller_elects(m, _dead_master_three_brokers([(1, 2, 1), (3, 2, 1)], sss=0b111, master=2)) == [1]
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(2, 2, 1), (3, 2, 1)])) == [2]
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(1, 2, 1), (3, 2, 1)], sss=0b111, master=2)) == [1]
 
 
 def test_a_lower_election_priority_breaks_an_equal_epoch_and_offset():
@@ -66,11 +67,11 @@ def test_a_lower_election_priority_breaks_an_equal_epoch_and_offset():
     the lower ``brokerElectionPriority`` wins, before the id (all at the default: the lowest id)."""
     m = ControllerModel(ControllerConfig(brokers=3))
     assert [int(m.params[P_PRIORITY + b]) for b in range(3)] == [DEFAULT_ELECTION_PRIORITY] * 3
-    s = _dead_master_three_brokers([(2, 2, 1), (3, 2, 1)])
+    s = _dead_master_three_brokers(m, [(2, 2, 1), (3, 2, 1)])
     m.params[P_PRIORITY + 2] = 5   # broker 3 configured brokerElectionPriority=5
     assert _controller_elects(m, s) == [3]
     # the max offset still comes first
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 2), (3, 2, 1)])) == [2]
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(2, 2, 2), (3, 2, 1)])) == [2]
 
 
 def _ranked(priority):
@@ -147,9 +148,9 @@ def test_only_live_candidates_are_ranked():
     """``validPredicate``: a broker not alive in the table is not ranked, whatever its values; without
     ``enableElectUncleanMaster`` only SyncStateSet members are."""
     m = ControllerModel(ControllerConfig(brokers=3))
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 1)], controller_live_epoch_2=3,
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(2, 2, 1)], controller_live_epoch_2=3,
                                                             controller_live_maxOffset_2=3, **running(3))) == [2]
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 1), (3, 3, 3)], sss=0b011)) == [2]
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(2, 2, 1), (3, 3, 3)], sss=0b011)) == [2]
 
 
 def test_a_broker_request_elects_the_ranked_winner_not_itself():
@@ -157,7 +158,7 @@ def test_a_broker_request_elects_the_ranked_winner_not_itself():
     winner, not the requester. No master named (after ``ElectMasterEvent(false)``), broker 2 fenced and
     asking, broker 3 ahead: the reply makes 3 master and 2 its slave."""
     m = ControllerModel(ControllerConfig(brokers=3))
-    s = _dead_master_three_brokers([(2, 2, 1), (3, 2, 2)], sss=0b110, master=0, broker2_fenced=1)
+    s = _dead_master_three_brokers(m, [(2, 2, 1), (3, 2, 2)], sss=0b110, master=0, broker2_fenced=1)
     assert m.next_state(s, BrokerElect(broker=2, elected=2)) is None
     after = m.next_state(s, BrokerElect(broker=2, elected=3))
     assert after is not None
@@ -167,10 +168,10 @@ def test_a_broker_request_elects_the_ranked_winner_not_itself():
 def test_the_free_reading_elects_any_candidate():
     """``election_ranking=free`` (the model before issue 48): every live candidate may be elected."""
     m = ControllerModel(ControllerConfig(brokers=3, election_ranking="FREE"))
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 1), (3, 3, 3)])) == [2, 3]
+    assert _controller_elects(m, _dead_master_three_brokers(m, [(2, 2, 1), (3, 3, 3)])) == [2, 3]
 
 
-def _reporting_slave(entry_epoch, entry_offset, log_epochs, alive=1):
+def _reporting_slave(m, entry_epoch, entry_offset, log_epochs, alive=1):
     """3 brokers, master 1 named and alive; broker 2 a running slave whose commitlog holds one message
     per epoch of ``log_epochs`` and whose epoch file has one entry per distinct epoch, alive (or not) in the
     table with the entry ``(entry_epoch, entry_offset)``."""
@@ -188,7 +189,7 @@ def _reporting_slave(entry_epoch, entry_offset, log_epochs, alive=1):
         fields[f"broker2_epochFile_epoch_{j}"] = e
         fields[f"broker2_epochFile_start_{j}"] = start
     fields["broker2_epochEntries"] = len(starts)
-    return build(**fields)
+    return build(m, **fields)
 
 
 def _entry(m, s):
@@ -200,11 +201,11 @@ def test_a_heartbeat_updates_the_entry_only_upwards():
     and a higher max offset; a broker whose log shrank keeps its old, larger entry (no heartbeat changes
     anything, so none is enabled)."""
     m = ControllerModel(ControllerConfig(brokers=3))
-    grown = m.next_state(_reporting_slave(2, 1, [2, 2]), BrokerHeartbeat(broker=2))
+    grown = m.next_state(_reporting_slave(m, 2, 1, [2, 2]), BrokerHeartbeat(broker=2))
     assert grown is not None and _entry(m, grown) == (2, 2)
-    assert m.next_state(_reporting_slave(2, 3, [2, 2]), BrokerHeartbeat(broker=2)) is None   # shrank: kept
-    assert m.next_state(_reporting_slave(3, 0, [2, 2]), BrokerHeartbeat(broker=2)) is None   # lower epoch: kept
-    newer = m.next_state(_reporting_slave(2, 3, [2, 3]), BrokerHeartbeat(broker=2))           # higher epoch
+    assert m.next_state(_reporting_slave(m, 2, 3, [2, 2]), BrokerHeartbeat(broker=2)) is None   # shrank: kept
+    assert m.next_state(_reporting_slave(m, 3, 0, [2, 2]), BrokerHeartbeat(broker=2)) is None   # lower epoch: kept
+    newer = m.next_state(_reporting_slave(m, 2, 3, [2, 3]), BrokerHeartbeat(broker=2))           # higher epoch
     assert newer is not None and _entry(m, newer) == (3, 2)
 
 
@@ -214,12 +215,12 @@ def test_a_new_entry_takes_the_report_and_removal_clears_it():
     entry with its values; a fenced broker's registration reports too (``ReplicasManager#startBasicService``
     heartbeats before ``#brokerElect``)."""
     m = ControllerModel(ControllerConfig(brokers=3))
-    made = m.next_state(_reporting_slave(0, 0, [2], alive=0), BrokerHeartbeat(broker=2))
+    made = m.next_state(_reporting_slave(m, 0, 0, [2], alive=0), BrokerHeartbeat(broker=2))
     assert made is not None and read(m, made, "broker2_ctlAlive") == 1 and _entry(m, made) == (2, 1)
-    cut = build(**{**dict(_fields_of(m, _reporting_slave(2, 1, [2]))), "broker2_ctlLinkDown": 1})
+    cut = build(m, **{**dict(_fields_of(m, _reporting_slave(m, 2, 1, [2]))), "broker2_ctlLinkDown": 1})
     gone = m.next_state(cut, ControllerDeclareDead(broker=2))
     assert read(m, gone, "broker2_ctlAlive") == 0 and _entry(m, gone) == (0, 0)
-    fenced = build(**{**dict(_fields_of(m, _reporting_slave(0, 0, [2, 2], alive=0))), "broker2_fenced": 1})
+    fenced = build(m, **{**dict(_fields_of(m, _reporting_slave(m, 0, 0, [2, 2], alive=0))), "broker2_fenced": 1})
     registered = m.next_state(fenced, RegisterBroker(broker=2))
     assert read(m, registered, "broker2_ctlAlive") == 1 and _entry(m, registered) == (2, 2)
 
@@ -237,13 +238,13 @@ def test_values_no_election_reads_stay_zero():
     election runs only after its entry is removed), nor, with 2 brokers, anyone's while a master is named;
     a 3-broker slave's are."""
     m = ControllerModel(ControllerConfig(brokers=3))
-    s = _reporting_slave(0, 0, [2], alive=1)
-    master = build(**{**dict(_fields_of(m, s)), "broker1_maxOffset": 2, "broker1_epochEntries": 1,
+    s = _reporting_slave(m, 0, 0, [2], alive=1)
+    master = build(m, **{**dict(_fields_of(m, s)), "broker1_maxOffset": 2, "broker1_epochEntries": 1,
                       "broker1_epochFile_epoch_0": 3, "broker1_ctlAlive": 1})
     assert m.next_state(master, BrokerHeartbeat(broker=1)) is None
     assert m.next_state(s, BrokerHeartbeat(broker=2)) is not None
     two = ControllerModel(ControllerConfig(brokers=2))
-    assert two.next_state(s, BrokerHeartbeat(broker=2)) is None
+    assert two.next_state(_reporting_slave(two, 0, 0, [2], alive=1), BrokerHeartbeat(broker=2)) is None
 
 
 def _masters_by_epoch(cfg):

@@ -40,7 +40,7 @@ def test_async_flush_answers_at_once_and_leaves_the_new_fields_zero():
     """ASYNC_FLUSH (``DefaultFlushManager#handleDiskFlush``'s else branch: a completed PUT_OK future): SEND_OK
     at the append, nothing flushed, the SYNC_FLUSH fields untouched."""
     m = ControllerModel(ControllerConfig(max_broker_power_losses=1))
-    after = m.next_state(build(controller_up=1, **master(1)), SendMessage(broker=1))
+    after = m.next_state(build(m, controller_up=1, **master(1)), SendMessage(broker=1))
     assert producer_fields(m, after) == dict(producer_next=1, producer_waiting=0, producer_waitBroker=0,
                                              producer_waitEnd=0, producer_sendOk=0b1, producer_flushWaiting=0,
                                              producer_replicasAcked=0)
@@ -53,7 +53,7 @@ def test_sync_flush_put_waits_for_group_commit():
     is appended and waits on its GroupCommitRequest (end 1); ``GroupCommitService#doCommit`` flushes the
     whole commitlog and completes it -> SEND_OK."""
     m = ControllerModel(ControllerConfig(**SYNC))
-    s = build(controller_up=1, **master(1))
+    s = build(m, controller_up=1, **master(1))
     put = m.next_state(s, SendMessage(broker=1))
     assert producer_fields(m, put) == dict(producer_next=0, producer_waiting=1, producer_waitBroker=0,
                                            producer_waitEnd=1, producer_sendOk=0, producer_flushWaiting=1,
@@ -72,7 +72,7 @@ def test_sync_flush_confirm_offset_does_not_wait_for_the_flush():
     never the flushed offset (the SYNC_FLUSH -> flushedWhere bound is outside controller mode only): reput
     dispatches the unflushed, unanswered message."""
     m = ControllerModel(ControllerConfig(**SYNC))
-    put = m.next_state(build(controller_up=1, **master(1)), SendMessage(broker=1))
+    put = m.next_state(build(m, controller_up=1, **master(1)), SendMessage(broker=1))
     reput = m.next_state(put, ReputMessage(broker=1))
     assert read(m, reput, "broker1_dispatched") == 1 and read(m, reput, "broker1_flushed") == 0
 
@@ -81,7 +81,7 @@ def test_sync_flush_power_loss_before_the_flush_fails_the_put():
     """A power loss before ``GroupCommitService`` flushed: the unflushed message is gone and the waiting put
     dies with the broker (no SEND_OK)."""
     m = ControllerModel(ControllerConfig(max_broker_crashes=0, max_broker_power_losses=1, **SYNC))
-    put = m.next_state(build(controller_up=1, **master(1)), SendMessage(broker=1))
+    put = m.next_state(build(m, controller_up=1, **master(1)), SendMessage(broker=1))
     lost = m.next_state(put, BrokerPowerLoss(broker=1))
     assert read(m, lost, "broker1_maxOffset") == 0
     assert producer_fields(m, lost) == dict(producer_next=1, producer_waiting=0, producer_waitBroker=0,
@@ -94,7 +94,7 @@ def test_sync_flush_timeout_is_flush_disk_timeout():
     the message stays appended, the producer goes on."""
     m = ControllerModel(ControllerConfig(**SYNC))
     assert any(isinstance(a, AckWaitTimeout) for a in action_table(m.config))
-    put = m.next_state(build(controller_up=1, **master(1)), SendMessage(broker=1))
+    put = m.next_state(build(m, controller_up=1, **master(1)), SendMessage(broker=1))
     out = m.next_state(put, AckWaitTimeout())
     assert read(m, out, "broker1_maxOffset") == 1
     assert producer_fields(m, out)["producer_sendOk"] == 0 and read(m, out, "producer_next") == 1
@@ -105,14 +105,14 @@ def test_sync_flush_with_all_ack_needs_both_futures():
     slave's ack completes the replica future only (the flush is pending); the flush then answers SEND_OK.
     In the other order the flush completes first and the ack answers."""
     m = ControllerModel(ControllerConfig(all_ack_in_sync_state_set=True, **SYNC))
-    s = build(controller_up=1, controller_masterBrokerId=1, controller_masterEpoch=1,
+    s = build(m, controller_up=1, controller_masterBrokerId=1, controller_masterEpoch=1,
               **master(1, syncStateSet=0b11),
               **running(2, masterEpoch=1, haMaster=1, slaveAckOffset=1, ctlAlive=1))
     put = m.next_state(s, SendMessage(broker=1))
     assert producer_fields(m, put)["producer_flushWaiting"] == 1
     assert producer_fields(m, put)["producer_replicasAcked"] == 0
     assert m.next_state(put, AckWaitDone()) is None            # the slave has not acked offset 1 yet
-    acked = build(**{**_fields(m, put), "broker2_slaveAckOffset": 2, "broker2_maxOffset": 1,
+    acked = build(m, **{**_fields(m, put), "broker2_slaveAckOffset": 2, "broker2_maxOffset": 1,
                      "broker2_commitlog_msg_0": 1, "broker2_commitlog_epoch_0": 1})
     replicas = m.next_state(acked, AckWaitDone())
     assert producer_fields(m, replicas)["producer_replicasAcked"] == 1
@@ -131,7 +131,7 @@ def test_a_slave_flush_does_not_answer_the_put():
     """``GroupCommitService#doCommit`` on a slave flushes the slave's commitlog; the put waits on the master's
     GroupCommitRequest."""
     m = ControllerModel(ControllerConfig(**SYNC))
-    s = build(controller_up=1, **master(1),
+    s = build(m, controller_up=1, **master(1),
               **running(2, masterEpoch=1, haMaster=1, maxOffset=1, commitlog_msg_0=2, commitlog_epoch_0=1))
     put = m.next_state(s, SendMessage(broker=1))
     slave_flush = m.next_state(put, FlushCommitLog(broker=2))
@@ -141,7 +141,7 @@ def test_a_slave_flush_does_not_answer_the_put():
 
 def test_view_round_trips_with_sync_flush():
     m = ControllerModel(ControllerConfig(**SYNC))
-    put = m.next_state(build(controller_up=1, **master(1)), SendMessage(broker=1))
+    put = m.next_state(build(m, controller_up=1, **master(1)), SendMessage(broker=1))
     assert m.encode(m.view(put)) == put
     assert set(m.config.view_kinds()) == set(m.view(put))
 

@@ -13,7 +13,6 @@ from model.controller import ControllerConfig
 from model.controller import fields as F
 from model.controller.model import (BrokerPowerLoss, ControllerModel, PullMessage, PullMessageQueue1, PushData,
                                     SendMessage, action_table)
-from model.controller.state import pack
 from test_controller_actions import running
 
 Q2 = ControllerConfig(queues=2, messages=3)
@@ -25,7 +24,7 @@ def master(b, **extra):
     return running(b, **{**fields, **extra})
 
 
-def build(records=None, **fields):
+def build(model, records=None, **fields):
     """As test_controller_actions.build, plus ``records = {broker: [(msg, epoch, queueId, queueOffset), ...]}``
     (the commitlog from position 0, its max offset set to its length)."""
     from test_controller_actions import INDEX, _name
@@ -38,9 +37,7 @@ def build(records=None, **fields):
         for i, (m, e, q, o) in enumerate(log):
             v[base + F.B_LOG_MSG + i], v[base + F.B_LOG_EP + i] = m, e
             v[F.LOG_QUEUE + (b - 1) * F.MAX_MESSAGES + i], v[F.LOG_QOFF + (b - 1) * F.MAX_MESSAGES + i] = q, o
-    out = np.zeros(F.WORDS, dtype=np.uint64)
-    assert pack(v, out)
-    return tuple(int(x) for x in out)
+    return tuple(int(x) for x in model.pack_vector(v))
 
 
 def queue_offsets(m, s, b):
@@ -65,7 +62,7 @@ def test_put_assigns_the_queues_next_offset_from_the_last_record_of_that_queue()
     Broker 1 holds message 1 in queue 0 at offset 0: message 2 (queue 1) gets offset 0 at position 1, and
     then message 3 (queue 0) offset 1 at position 2."""
     m = ControllerModel(Q2)
-    s = build({1: [(1, 1, 0, 0)]}, controller_up=1, producer_next=1, producer_sendOk=0b1, **master(1))
+    s = build(m, {1: [(1, 1, 0, 0)]}, controller_up=1, producer_next=1, producer_sendOk=0b1, **master(1))
     two = m.next_state(s, SendMessage(broker=1))
     assert queue_offsets(m, two, 1) == [(0, 0), (1, 0)]
     three = m.next_state(two, SendMessage(broker=1))
@@ -97,7 +94,7 @@ def test_a_slave_copies_the_masters_queue_offsets():
     """``HAClientReader#processReadResult`` appends the master's bytes: the record's queueId and queueOffset
     are the master's (queue 1, offset 0 at position 0), whatever the slave's own table says."""
     m = ControllerModel(Q2)
-    s = build({1: [(2, 1, 1, 0)]}, controller_up=1, **master(1),
+    s = build(m, {1: [(2, 1, 1, 0)]}, controller_up=1, **master(1),
               **running(2, masterEpoch=1, haMaster=1, slaveAckOffset=1, ctlAlive=1))
     after = m.next_state(s, PushData(slave=2))
     assert queue_offsets(m, after, 2) == [(1, 0)]
@@ -108,13 +105,13 @@ def test_pulls_go_by_queue_offset_not_position():
     (message 2 at position 1, queue offset 0); the consumer's offset 0 of queue 1 gets message 2. Queue 0's
     pull gets message 1; an offset past a queue's max is corrected to it."""
     m = ControllerModel(Q2)
-    s = build({1: [(1, 1, 0, 0), (2, 1, 1, 0)]}, controller_up=1, **master(1, dispatched=2))
+    s = build(m, {1: [(1, 1, 0, 0), (2, 1, 1, 0)]}, controller_up=1, **master(1, dispatched=2))
     q1 = m.next_state(s, PullMessageQueue1(broker=1))
     assert m.view(q1)["consumer.delivered1"] == [2, 0, 0] and m.view(q1)["consumer.nextOffset1"] == 1
     assert m.next_state(q1, PullMessageQueue1(broker=1)) is None    # at queue 1's max
     q0 = m.next_state(s, PullMessage(broker=1))
     assert m.view(q0)["consumer.delivered"] == [1, 0, 0] and m.view(q0)["consumer.nextOffset"] == 1
-    past = build({1: [(1, 1, 0, 0), (2, 1, 1, 0)]}, controller_up=1, consumer_nextOffset1=2,
+    past = build(m, {1: [(1, 1, 0, 0), (2, 1, 1, 0)]}, controller_up=1, consumer_nextOffset1=2,
                  **master(1, dispatched=2))
     assert m.view(m.next_state(past, PullMessageQueue1(broker=1)))["consumer.nextOffset1"] == 1
 
@@ -123,7 +120,7 @@ def test_truncation_drops_the_records_queue_offsets():
     """``truncateDirtyFiles`` (a slave's handshake, here a power loss keeping the flushed prefix): the cut
     records' queueId and queueOffset go with them."""
     m = ControllerModel(ControllerConfig(queues=2, messages=3, max_broker_crashes=0, max_broker_power_losses=1))
-    s = build({1: [(1, 1, 0, 0), (2, 1, 1, 0)]}, controller_up=1, **master(1, flushed=1))
+    s = build(m, {1: [(1, 1, 0, 0), (2, 1, 1, 0)]}, controller_up=1, **master(1, flushed=1))
     after = m.next_state(s, BrokerPowerLoss(broker=1))
     assert queue_offsets(m, after, 1) == [(0, 0)]
     v = m.vector(after)
@@ -140,7 +137,7 @@ def test_a_reused_queue_offset_is_a_violation_a_moved_position_is_not():
 
     def vec(log):
         m = ControllerModel(Q2)
-        s = build({2: log}, controller_up=1, controller_masterBrokerId=2, controller_masterEpoch=1,
+        s = build(m, {2: log}, controller_up=1, controller_masterBrokerId=2, controller_masterEpoch=1,
                   consumer_delivered_0=1, **master(2, dispatched=len(log)))
         return m.vector(s)
 
@@ -154,7 +151,7 @@ def test_a_reused_queue_offset_is_a_violation_a_moved_position_is_not():
 
 def test_view_round_trips_with_two_queues():
     m = ControllerModel(Q2)
-    s = build({1: [(1, 1, 0, 0), (2, 1, 1, 0)]}, controller_up=1, consumer_nextOffset1=1, consumer_delivered1_0=2,
+    s = build(m, {1: [(1, 1, 0, 0), (2, 1, 1, 0)]}, controller_up=1, consumer_nextOffset1=1, consumer_delivered1_0=2,
               **master(1, dispatched=2))
     assert m.encode(m.view(s)) == s
     assert set(m.config.view_kinds()) == set(m.view(s))

@@ -88,7 +88,7 @@ def test_the_initial_state_has_node_1_serving_and_known_to_every_broker():
 
 def test_view_round_trips():
     m = ControllerModel(Q)
-    s = build(**group(leader=2, serving=0, beliefs=(1, 2, 2), addresses=(1, 2), quorum_peerLinksDown=0b010,
+    s = build(m, **group(leader=2, serving=0, beliefs=(1, 2, 2), addresses=(1, 2), quorum_peerLinksDown=0b010,
                       quorum_brokerLinksDown=0b100_000), **pending_elect(2, 0b011, 1), **fenced(1), **fenced(2))
     assert m.encode(m.view(s)) == s
 
@@ -100,7 +100,7 @@ def test_an_election_commits_only_once_a_majority_holds_it():
     the leader alone; after node 2's copy it commits, every node applies it (masterEpoch 0 -> 1, the set
     {1}, its epoch 1) and the awaiting broker takes the role of the reply."""
     m = ControllerModel(Q)
-    s = build(**group(), **fenced(1), **fenced(2))
+    s = build(m, **group(), **fenced(1), **fenced(2))
     asked = m.next_state(s, BrokerElect(broker=1, elected=1))
     assert fields(m, asked, PENDING) == ("ELECT", 1, [1], 1)
     assert fields(m, asked, CONTROLLER) == (None, 0, [], 0)
@@ -116,12 +116,12 @@ def test_an_election_commits_only_once_a_majority_holds_it():
 
 def test_one_request_in_flight_and_no_copy_over_a_cut_link_or_to_a_dead_node():
     m = ControllerModel(Q)
-    s = build(**group(), **fenced(1), **fenced(2), **pending_elect(1, 0b001, 1))
+    s = build(m, **group(), **fenced(1), **fenced(2), **pending_elect(1, 0b001, 1))
     assert m.next_state(s, BrokerElect(broker=2, elected=2)) is None   # waits in the EventScheduler queue
-    cut = build(**group(quorum_peerLinksDown=0b010), **fenced(1), **pending_elect(1, 0b001, 1))   # (1,3) cut
+    cut = build(m, **group(quorum_peerLinksDown=0b010), **fenced(1), **pending_elect(1, 0b001, 1))   # (1,3) cut
     assert m.next_state(cut, CtlReplicate(node=3)) is None
     assert m.next_state(cut, CtlReplicate(node=2)) is not None
-    dead = build(**group(up=0b101, beliefs=(1, 0, 1)), **fenced(1), **pending_elect(1, 0b001, 1))
+    dead = build(m, **group(up=0b101, beliefs=(1, 0, 1)), **fenced(1), **pending_elect(1, 0b001, 1))
     assert m.next_state(dead, CtlReplicate(node=2)) is None
 
 
@@ -129,7 +129,7 @@ def test_an_alter_sync_state_set_reply_comes_only_after_commit():
     """``#doReportSyncStateSetChanged``: the proposal {1, 2} accepted on the leader's state goes through the
     log; the broker's set changes only with the SUCCESS reply at commit (syncStateSetEpoch 1 -> 2)."""
     m = ControllerModel(Q)
-    s = build(**group(), controller_masterBrokerId=1, controller_masterEpoch=1, controller_syncStateSet=0b01,
+    s = build(m, **group(), controller_masterBrokerId=1, controller_masterEpoch=1, controller_syncStateSet=0b01,
               controller_syncStateSetEpoch=1,
               **master(1, 1, syncStateSetEpoch=1, synchronizing=1, remoteSyncStateSet=0b11, alterPending=1),
               **running(2, masterEpoch=1, ctlAlive=1))
@@ -150,7 +150,7 @@ def test_a_timed_out_election_commits_late_through_a_new_leader_that_holds_it():
     node 2 wins, and its initial entry's commit (``RoleChangeHandler#handle``) commits the earlier one:
     ``ElectMasterEvent`` applied (masterEpoch 1) with no reply to anyone."""
     m = ControllerModel(Q)
-    s = build(**group(), **fenced(1), **fenced(2), **pending_elect(1, 0b011, 1))
+    s = build(m, **group(), **fenced(1), **fenced(2), **pending_elect(1, 0b011, 1))
     timed_out = m.next_state(s, CtlReplyTimeout())
     assert fields(m, timed_out, PENDING) == ("ELECT", 1, [1, 2], None)
     down = m.next_state(timed_out, CtlNodeCrash(node=1))
@@ -174,7 +174,7 @@ def test_an_entry_the_new_leader_lacks_is_overwritten():
     """The entry is on node 1 alone; node 1 dies; node 2 wins with node 3's vote (neither holds it); its
     initial entry's commit overwrites the entry: never applied."""
     m = ControllerModel(Q)
-    s = build(**group(up=0b110, leader=0, beliefs=(0, 1, 1)), **fenced(1), **fenced(2), **pending_elect(1, 0b001))
+    s = build(m, **group(up=0b110, leader=0, beliefs=(0, 1, 1)), **fenced(1), **fenced(2), **pending_elect(1, 0b001))
     serving = m.next_state(m.next_state(s, CtlLeaderElect(node=2)), CtlBecomeServing())
     assert fields(m, serving, CONTROLLER) == (None, 0, [], 0)
     assert fields(m, serving, PENDING) == (None, None, [], None)
@@ -183,11 +183,11 @@ def test_an_entry_the_new_leader_lacks_is_overwritten():
 
 def test_no_leader_change_while_the_leader_keeps_its_majority():
     m = ControllerModel(Q)
-    healthy = build(**group(), **fenced(1))
+    healthy = build(m, **group(), **fenced(1))
     assert m.next_state(healthy, CtlLeaderElect(node=2)) is None
-    one_cut = build(**group(quorum_peerLinksDown=0b001), **fenced(1))   # (1,2) cut: 1 still reaches 3
+    one_cut = build(m, **group(quorum_peerLinksDown=0b001), **fenced(1))   # (1,2) cut: 1 still reaches 3
     assert m.next_state(one_cut, CtlLeaderElect(node=2)) is None
-    isolated = build(**group(quorum_peerLinksDown=0b011), **fenced(1))   # (1,2), (1,3) cut
+    isolated = build(m, **group(quorum_peerLinksDown=0b011), **fenced(1))   # (1,2), (1,3) cut
     after = m.next_state(isolated, CtlLeaderElect(node=3))
     v = m.view(after)   # node 1 does not hear of it: two nodes believe they lead
     assert (v["quorum.leader"], v["quorum.node1.believedLeader"], v["quorum.node2.believedLeader"],
@@ -207,17 +207,17 @@ def test_a_request_to_a_node_that_is_not_the_serving_leader_is_an_error():
     committed = dict(controller_masterBrokerId=1, controller_masterEpoch=1, controller_syncStateSet=0b01,
                      controller_syncStateSetEpoch=1)
     for where in (group(addresses=(2, 1)), group(serving=0)):
-        s = build(**where, **committed, **master1, **running(2, masterEpoch=1, ctlAlive=1))
+        s = build(m, **where, **committed, **master1, **running(2, masterEpoch=1, ctlAlive=1))
         after = m.next_state(s, AlterSyncStateSet(broker=1))
         v = m.view(after)
         assert (v["broker1.alterPending"], v["quorum.pending.event"], v["controller.syncStateSetEpoch"]) == \
             (False, None, 1)
-        f = build(**where, **fenced(1), **fenced(2))
+        f = build(m, **where, **fenced(1), **fenced(2))
         assert m.next_state(f, BrokerElect(broker=1, elected=1)) is None
         assert m.next_state(f, RegisterBroker(broker=1)) is None
-    slave = build(**group(addresses=(1, 2)), **committed, **master(1, 1), **running(2, ctlAlive=1))
+    slave = build(m, **group(addresses=(1, 2)), **committed, **master(1, 1), **running(2, ctlAlive=1))
     assert m.next_state(slave, SyncBrokerMetadata(broker=2)) is None
-    assert m.next_state(build(**group(), **committed, **master(1, 1), **running(2, ctlAlive=1)),
+    assert m.next_state(build(m, **group(), **committed, **master(1, 1), **running(2, ctlAlive=1)),
                         SyncBrokerMetadata(broker=2)) is not None
 
 
@@ -227,11 +227,11 @@ def test_a_broker_takes_the_belief_of_the_first_node_it_reaches():
     reaches it takes node 1, stale; a broker cut from node 1 takes node 2's belief, the leader 3."""
     m = ControllerModel(Q)
     base = group(leader=3, beliefs=(1, 3, 3), addresses=(2, 2), quorum_peerLinksDown=0b011)
-    s = build(**base, **fenced(1), **fenced(2))
+    s = build(m, **base, **fenced(1), **fenced(2))
     assert m.view(m.next_state(s, BrokerRefreshLeader(broker=1)))["broker1.controllerLeaderAddress"] == 1
-    cut = build(**{**base, "quorum_brokerLinksDown": 0b001}, **fenced(1), **fenced(2))   # broker 1 - node 1
+    cut = build(m, **{**base, "quorum_brokerLinksDown": 0b001}, **fenced(1), **fenced(2))   # broker 1 - node 1
     assert m.view(m.next_state(cut, BrokerRefreshLeader(broker=1)))["broker1.controllerLeaderAddress"] == 3
-    unknown = build(**group(beliefs=(0, 0, 0), addresses=(2, 2)), **fenced(1))
+    unknown = build(m, **group(beliefs=(0, 0, 0), addresses=(2, 2)), **fenced(1))
     assert m.next_state(unknown, BrokerRefreshLeader(broker=1)) is None
 
 
@@ -244,14 +244,14 @@ def test_jraft_has_no_expiry_scan_and_elects_only_when_it_finds_the_master_gone(
     dledger, jraft = ControllerModel(Q), ControllerModel(JRAFT)
     committed = dict(controller_masterBrokerId=1, controller_masterEpoch=1, controller_syncStateSet=0b11,
                      controller_syncStateSetEpoch=2)
-    dead = build(**group(), **committed, broker1_ctlAlive=1, **running(2, masterEpoch=1, ctlAlive=1))
+    dead = build(dledger, **group(), **committed, broker1_ctlAlive=1, **running(2, masterEpoch=1, ctlAlive=1))
     assert dledger.next_state(dead, ControllerDeclareDead(broker=1)) is not None
     assert jraft.next_state(dead, ControllerDeclareDead(broker=1)) is None
     elected = jraft.next_state(dead, ControllerElect(elected=2))
     v = jraft.view(elected)
     assert (v["broker1.controllerAlive"], v["quorum.pending.event"], v["quorum.pending.elected"]) == \
         (False, "ELECT", 2)
-    gone = build(**group(), **committed, **running(2, masterEpoch=1, ctlAlive=1))
+    gone = build(dledger, **group(), **committed, **running(2, masterEpoch=1, ctlAlive=1))
     assert dledger.next_state(gone, ControllerElect(elected=2)) is not None
     assert jraft.next_state(gone, ControllerElect(elected=2)) is None
 
@@ -260,7 +260,7 @@ def test_a_new_dledger_leader_reads_its_own_heartbeats_and_a_jraft_leader_the_re
     """Broker 2 runs but its link to node 2 is cut, broker 1 is down but still in the old leader's table.
     Node 1 dies and node 2 leads: DLedger's table is node 2's own view (``DefaultBrokerHeartbeatManager``,
     per node): neither broker; JRaft's is the replicated ``RaftReplicasInfoManager`` table: both."""
-    s = build(**group(quorum_brokerLinksDown=0b010 << 3), **running(2, masterEpoch=1, ctlAlive=1),
+    s = build(ControllerModel(Q), **group(quorum_brokerLinksDown=0b010 << 3), **running(2, masterEpoch=1, ctlAlive=1),
               broker1_ctlAlive=1, budget_controllerOutages=0)
     for model, alive in ((ControllerModel(Q), [False, False]), (ControllerModel(JRAFT), [True, True])):
         after = model.next_state(model.next_state(s, CtlNodeCrash(node=1)), CtlLeaderElect(node=2))
@@ -305,7 +305,7 @@ def test_a_reply_awaited_by_a_broker_that_died_reaches_no_one():
     but the dead process takes no role from it (a restarted broker is a new process that never sent it)."""
     from model.controller.model import BrokerCrash
     m = ControllerModel(ControllerConfig(controllers=3, messages=1))
-    s = build(**group(), **fenced(1), **fenced(2), **pending_elect(1, 0b011, 1))
+    s = build(m, **group(), **fenced(1), **fenced(2), **pending_elect(1, 0b011, 1))
     crashed = m.next_state(s, BrokerCrash(broker=1))
     assert m.view(crashed)["quorum.pending.requester"] is None
     done = m.next_state(crashed, CtlCommit())

@@ -15,7 +15,7 @@ from test_controller_actions import build, read, running
 ON = dict(stale_tail="ON")
 
 
-def slave_with_a_tail(dispatched=2, confirm=2, **extra):
+def slave_with_a_tail(m, dispatched=2, confirm=2, **extra):
     """Broker 1 master at epoch 2 with [m1@e1] and epoch file [(1,0), (2,1)]; broker 2, a slave told of
     epoch 2 and not yet connected, with [m1@e1, m2@e1] (m2 never reached broker 1: it was appended while
     broker 2 was master at epoch 1), epoch file [(1,0)], consume queue dispatched to ``dispatched``,
@@ -31,7 +31,7 @@ def slave_with_a_tail(dispatched=2, confirm=2, **extra):
                             dispatched=dispatched, commitlog_msg_0=1, commitlog_epoch_0=1, commitlog_msg_1=2,
                             commitlog_epoch_1=1, epochEntries=1, epochFile_epoch_0=1))
     fields.update(extra)
-    return build(**fields)
+    return build(m, **fields)
 
 
 def fields_of(m, s, b, *names):
@@ -57,7 +57,7 @@ def test_knob_default_bad_value_and_actions():
 def test_truncation_off_removes_the_records():
     """``stale_tail`` off (the model as before): the handshake's truncation at 1 clears position 1."""
     m = ControllerModel(ControllerConfig())
-    after = m.next_state(slave_with_a_tail(), HAConnect(slave=2, master=1))
+    after = m.next_state(slave_with_a_tail(m), HAConnect(slave=2, master=1))
     assert fields_of(m, after, 2, *LOG) == dict(maxOffset=1, commitlog_msg_0=1, commitlog_msg_1=0,
                                                 commitlog_epoch_1=0, staleEnd=0, staleDispatched=0, dispatched=1,
                                                 confirmOffset=1, flushed=1, epochEntries=1)
@@ -68,7 +68,7 @@ def test_truncation_on_moves_only_the_positions():
     positions, confirmOffset (``CommitLog#truncateDirtyFiles``) and the consume queue's end move to 1; m2's
     bytes stay at position 1 (the stale tail, end 2) and so does its consume-queue entry (stale end 2)."""
     m = ControllerModel(ControllerConfig(**ON))
-    after = m.next_state(slave_with_a_tail(), HAConnect(slave=2, master=1))
+    after = m.next_state(slave_with_a_tail(m), HAConnect(slave=2, master=1))
     assert fields_of(m, after, 2, *LOG) == dict(maxOffset=1, commitlog_msg_0=1, commitlog_msg_1=2,
                                                 commitlog_epoch_1=1, staleEnd=2, staleDispatched=2, dispatched=1,
                                                 confirmOffset=1, flushed=1, epochEntries=1)
@@ -79,7 +79,7 @@ def test_truncation_on_moves_only_the_positions():
 
 def truncated(dispatched, **knobs):
     m = ControllerModel(ControllerConfig(**ON, **knobs))
-    return m, m.next_state(slave_with_a_tail(dispatched=dispatched, confirm=1), HAConnect(slave=2, master=1))
+    return m, m.next_state(slave_with_a_tail(m, dispatched=dispatched, confirm=1), HAConnect(slave=2, master=1))
 
 
 def test_crash_then_abnormal_recovery_reads_the_tail_back_and_dispatches_none_of_it():
@@ -130,7 +130,7 @@ def test_an_append_overwrites_the_first_stale_record_only():
     """Truncated at 0 with [m1@e1, m2@e1] left behind; the master's m3@e2 pushed at position 0 overwrites
     m1 only (equal record sizes): m2 stays stale at position 1, and a restart reads [m3, m2] back."""
     m = ControllerModel(ControllerConfig(**ON))
-    s = build(controller_up=1, controller_masterBrokerId=1, controller_masterEpoch=2, controller_syncStateSet=0b01,
+    s = build(m, controller_up=1, controller_masterBrokerId=1, controller_masterEpoch=2, controller_syncStateSet=0b01,
               controller_syncStateSetEpoch=2,
               **running(1, master=1, masterEpoch=2, syncStateSet=0b01, syncStateSetEpoch=2, ctlAlive=1,
                         maxOffset=1, commitlog_msg_0=3, commitlog_epoch_0=2, epochEntries=1, epochFile_epoch_0=2),
@@ -142,7 +142,7 @@ def test_an_append_overwrites_the_first_stale_record_only():
     assert m.view(s)["broker2.commitlog"] == ["3@e2", "2@e1"]
     # the append that reaches the stale end leaves no tail
     m1 = ControllerModel(ControllerConfig(**ON, messages=3))
-    s = build(controller_up=1, controller_masterBrokerId=1, controller_masterEpoch=1, controller_syncStateSet=0b01,
+    s = build(m1, controller_up=1, controller_masterBrokerId=1, controller_masterEpoch=1, controller_syncStateSet=0b01,
               controller_syncStateSetEpoch=1,
               **running(1, master=1, masterEpoch=1, syncStateSet=0b01, syncStateSetEpoch=1, ctlAlive=1,
                         maxOffset=0, staleEnd=1, commitlog_msg_0=2, commitlog_epoch_0=1, epochEntries=1,

@@ -123,7 +123,7 @@ def test_namesrv_epoch_fences_master_on_a_hand_built_state():
     brokers = {**running(1, master=1, masterEpoch=3, ctlAlive=1), **running(2, master=1, masterEpoch=2, ctlAlive=1)}
     for fences, held, listed in ((True, 3, (1, 3, [1])), (False, 0, (2, 0, [1, 2]))):
         m = ControllerModel(ControllerConfig(name_servers=1, messages=1, namesrv_epoch_fences_master=fences))
-        s = build(controller_up=1, nameserver_master_0=1, nameserver_stateVersion_0=held, nameserver_live_0=0b11,
+        s = build(m, controller_up=1, nameserver_master_0=1, nameserver_stateVersion_0=held, nameserver_live_0=0b11,
                   **brokers)
         after = m.view(m.next_state(s, NsRegister(broker=2, nameserver=1)))
         assert (after["nameserver1.master"], after["nameserver1.stateVersion"], after["nameserver1.live"]) == listed

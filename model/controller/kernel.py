@@ -1,9 +1,10 @@
 """The controller-mode successor kernel: every action of the configuration's table on one state.
 
 Same fixed signature as the 4.4 kernel (:data:`explore.packed.SUCCESSORS_SIG`), so every engine runs it
-unchanged. The state is unpacked once (in the configuration's layout, carried in ``params``) into a field vector on the stack; each action works on a copy
-(fired by the generated dispatch, :mod:`model.controller.dispatch`) and is packed into its row; an action
-that would leave the state as it was is no transition.
+unchanged. The state is unpacked once (in the configuration's layout, carried in ``params``) into a field
+vector on the stack; each action works on a copy (fired by the generated dispatch,
+:mod:`model.controller.dispatch`), and its row is the state's words with the fields it changed re-encoded
+(:func:`model.controller.state.repack`); an action that would leave the state as it was is no transition.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from .declare import CONTROLLER
 from .dispatch import apply
 from .fields import NFIELDS
 from .params import ACTION_STRIDE, P_ACTIONS
-from .state import pack, unpack
+from .state import pack, repack, unpack
 
 #: every action kind's name, by kind code (what a label starts with; ``--unfair`` takes them)
 KINDS = tuple(d.name for d in CONTROLLER.declarations())
@@ -38,12 +39,9 @@ def successors(state, params, out, flags):
         if f == 0:
             flags[a] = 0
             continue
-        if not pack(w, params, out[a]):
+        changed = repack(v, w, state, params, out[a])   # only the fields the action changed
+        if changed < 0:
             flags[a] = 3
             continue
-        same = True
-        for i in range(len(out[a])):
-            if out[a, i] != state[i]:
-                same = False
-        flags[a] = 0 if same and f == 1 else f
+        flags[a] = 0 if changed == 0 and f == 1 else f
     return n

@@ -38,6 +38,31 @@ def pack(v, params, out):
     return True
 
 
+@kernel
+def repack(v, w, state, params, out):
+    """``out`` = the packed ``state`` (whose field vector is ``v``) with every field where ``w`` differs from
+    ``v`` re-encoded: the words :func:`pack` would give for ``w``, at the cost of the fields an action changed
+    rather than all of them. 1 when some field changed, 0 when none did, -1 when a changed value does not fit
+    its field's width (a model error, as in :func:`pack`)."""
+    for i in range(len(out)):
+        out[i] = state[i]
+    at = layout_at(params)
+    changed = 0
+    for f in range(F.NFIELDS):
+        x = w[f]
+        if x == v[f]:
+            continue
+        width = params[at + 3 * f + 2]
+        if x < 0 or x >= (np.int64(1) << width):
+            return -1
+        shift = np.uint64(params[at + 3 * f + 1])
+        mask = ((np.uint64(1) << np.uint64(width)) - np.uint64(1)) << shift
+        word = params[at + 3 * f]
+        out[word] = (out[word] & ~mask) | (np.uint64(x) << shift)
+        changed = 1
+    return changed
+
+
 @kernel(inline=True)
 def bg(w, b, off):
     """Field ``off`` of broker ``b``."""

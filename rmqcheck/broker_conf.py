@@ -70,7 +70,7 @@ CONTROLLER_ONLY = (CONTROLLER_KEYS_5 | NAMESRV_KEYS_5) - BROKER_KEYS_5 - BROKER_
 BROKER_ONLY = (BROKER_KEYS_5 | BROKER_KEYS) - CONTROLLER_KEYS_5 - NAMESRV_KEYS_5
 #: the controller-mode knobs' RocketMQ names -> knob, and their model range (model/controller/config.py)
 CONTROLLER_MODE = "controller"
-MAX_BROKERS = 3   # the knob 'brokers' allows 2..3
+MAX_BROKERS = 4   # the knob 'brokers' allows 2..4
 #: what a notice echoes of the keys it names: each at most this long, at most this many, then "and N more"
 NOTICE_KEY_CHARS = 80
 NOTICE_KEYS = 10

@@ -275,7 +275,7 @@ def forget_unread_entries(w, params):
     needs every candidate not alive, entries removed; while there is no master the SyncStateSet cannot
     change (``#alterSyncStateSet`` needs the master), so with 2 brokers a broker outside it is no candidate
     until an election names a master, after which none is read again (with ``enableElectUncleanMaster`` no
-    broker was alive). With 3 brokers every non-master's values are kept."""
+    broker was alive). With 3 or more brokers every non-master's values are kept."""
     for b in range(params[P_BROKERS]):
         if not entry_read(w, b, params):
             w[F.HB_EPOCH + b] = 0

@@ -29,17 +29,17 @@ KNOBS: tuple[Knob, ...] = (
          "A put waits for every SyncStateSet member's ack, and confirmOffset is the set's smallest ack "
          "(AutoSwitchHAService#computeConfirmOffset); false: SEND_OK after the local append.",
          alias="allAckInSyncStateSet"),
-    Knob("in_sync_replicas", "int", 1, (1, 3), "MessageStoreConfig.inSyncReplicas",
+    Knob("in_sync_replicas", "int", 1, (1, 4), "MessageStoreConfig.inSyncReplicas",
          "needAckNums of a put without allAck: 2 or more makes it wait until that many brokers (the master "
          "and any connected slaves, in the set or not) have it (GroupTransferService#doWaitTransfer).",
          alias="inSyncReplicas"),
-    Knob("min_in_sync_replicas", "int", 1, (1, 3), "MessageStoreConfig.minInSyncReplicas",
+    Knob("min_in_sync_replicas", "int", 1, (1, 4), "MessageStoreConfig.minInSyncReplicas",
          "A put is refused (IN_SYNC_REPLICAS_NOT_ENOUGH) before the append while the master's in-sync "
          "replica count is below this (CommitLog#asyncPutMessage).", alias="minInSyncReplicas"),
     Knob("enable_elect_unclean_master", "bool", False, (), "ControllerConfig.enableElectUncleanMaster",
          "An election falls back to any live registered broker when no SyncStateSet member is alive "
          "(DefaultElectPolicy#elect).", alias="enableElectUncleanMaster"),
-    Knob("brokers", "int", 2, (2, 3), "brokers of the group (controller ids 1..n)",
+    Knob("brokers", "int", 2, (2, 4), "brokers of the group (controller ids 1..n)",
          "Brokers in the one broker group; the controller assigns their roles."),
     Knob("messages", "int", 2, (1, 3), "messages the producer sends",
          "Messages the producer sends to the one queue, one at a time."),

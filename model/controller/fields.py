@@ -8,9 +8,13 @@ configuration cannot use (a broker beyond ``brokers``, queue 1's fields with one
 fields without name servers, a failure budget of 0 ...) gets width 0 and takes no bits, and a field whose
 values are bounded by the configuration (a broker id or set, a message id or set, a budget used) gets the
 width of that bound. Each field is declared with its width for the largest configuration and a rule
-(``rule(cfg) -> width``) when the configuration narrows it; a field declared without a rule is always used
-at its declared width. Packing refuses a value that does not fit its field's width here (a field of width 0
-must be 0): the kernel reports that as a model error, never a truncated state. Brokers ``b`` are 0-based
+(``rule(cfg, width) -> width``) when the configuration narrows it; a field declared without a rule is
+always used at its declared width: a field appended at the end with no rule is simply always used (a
+per-broker family takes ``_brokers()`` so that a broker beyond ``brokers`` costs nothing; a family bounded
+by a knob, a rule such as ``_name_server``). Packing refuses a value that does not fit its field's width here (a field of
+width 0 must be 0): the kernel reports that as a model error, never a truncated state. Up to
+``MAX_BROKERS`` = 4 brokers: the broker-id and broker-set fields are declared for 4 and narrowed to
+``brokers`` by their rules, so a smaller group pays nothing for the fourth. Brokers ``b`` are 0-based
 (controller id ``b + 1``); message ids are 1-based (0 = none); log positions stand for commitlog offsets,
 one message each (§9.2 of the mechanisms page: bytes -> messages).
 """
@@ -21,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-MAX_BROKERS = 3
+MAX_BROKERS = 4
 MAX_MESSAGES = 3
 MAX_EPOCH_ENTRIES = 4
 
@@ -124,9 +128,9 @@ def _name_servers(cfg: Any) -> bool:
 
 # -- controller (ReplicasInfoManager's SyncStateInfo of the one group, plus availability) ------------------
 CTL_UP = _field("controller.up", 1)
-CTL_MASTER = _field("controller.masterBrokerId", 2, _ids)        # 0 = none, else controller id
+CTL_MASTER = _field("controller.masterBrokerId", 3, _ids)        # 0 = none, else controller id
 CTL_EPOCH = _field("controller.masterEpoch", 3)
-CTL_SSS = _field("controller.syncStateSet", 3, _set)             # bit b = controller id b + 1
+CTL_SSS = _field("controller.syncStateSet", 4, _set)             # bit b = controller id b + 1
 CTL_SSS_EPOCH = _field("controller.syncStateSetEpoch", 4)
 # -- producer and consumer --------------------------------------------------------------------------------
 P_NEXT = _field("producer.next", 2, _msg)      # index of the message being sent (0-based; messages: all sent)
@@ -135,7 +139,8 @@ P_WAIT_BROKER = _field("producer.waitBroker", 2, _index)
 P_WAIT_END = _field("producer.waitEnd", 2)     # the put's end offset
 ACKED = _field("producer.sendOk", 3, _msgs)    # message ids answered SEND_OK, bit m - 1
 C_NEXT = _field("consumer.nextOffset", 2)
-DELIVERED = _family("consumer.delivered", MAX_MESSAGES, 2, lambda i: _msg)   # per queue offset, the message delivered there
+# per queue offset, the message delivered there
+DELIVERED = _family("consumer.delivered", MAX_MESSAGES, 2, lambda i: _msg)
 # -- failure budgets used ---------------------------------------------------------------------------------
 USED_CRASH = _field("budget.crashes", 2, _budget("max_broker_crashes"))
 USED_POWER = _field("budget.powerLosses", 2, _budget("max_broker_power_losses"))
@@ -147,9 +152,9 @@ GLOBAL_FIELDS = len(_FIELDS)
 # -- per broker: offsets within a broker's block (each field of broker b used with more than b brokers) ----
 _BROKER: list[tuple[str, int, "Rule | None"]] = [
     ("up", 1, None), ("fenced", 1, None), ("master", 1, None), ("masterEpoch", 3, None),
-    ("syncStateSet", 3, _set), ("syncStateSetEpoch", 4, None), ("synchronizing", 1, None),
-    ("remoteSyncStateSet", 3, _set), ("alterPending", 1, None), ("maxOffset", 2, None), ("flushed", 2, None),
-    ("confirmOffset", 2, None), ("haMaster", 2, _ids), ("slaveAckOffset", 3, None), ("ctlAlive", 1, None),
+    ("syncStateSet", 4, _set), ("syncStateSetEpoch", 4, None), ("synchronizing", 1, None),
+    ("remoteSyncStateSet", 4, _set), ("alterPending", 1, None), ("maxOffset", 2, None), ("flushed", 2, None),
+    ("confirmOffset", 2, None), ("haMaster", 3, _ids), ("slaveAckOffset", 3, None), ("ctlAlive", 1, None),
     ("ctlLinkDown", 1, None), ("epochEntries", 3, None), ("dispatched", 2, None),
 ] + [(f"commitlog.msg[{i}]", 2, _msg) for i in range(MAX_MESSAGES)] \
   + [(f"commitlog.epoch[{i}]", 3, None) for i in range(MAX_MESSAGES)] \
@@ -168,22 +173,26 @@ for _b in range(MAX_BROKERS):
         _field(f"broker{_b + 1}.{_name}", _width, _of_broker(_b, _rule))
 # -- appended after the brokers' blocks (so every earlier index stays): a put's two futures under
 # flushDiskType=SYNC_FLUSH (CommitLog#handleDiskFlushAndHA); both stay 0 (no bits) with ASYNC_FLUSH
-P_FLUSH_WAIT = _field("producer.flushWaiting", 1, _when(_sync_flush))      # the put's GroupCommitRequest is not yet flushed
-P_REPLICAS_DONE = _field("producer.replicasAcked", 1, _when(_sync_flush))  # the put's replica future completed PUT_OK
+# the put's GroupCommitRequest is not yet flushed; the put's replica future completed PUT_OK
+P_FLUSH_WAIT = _field("producer.flushWaiting", 1, _when(_sync_flush))
+P_REPLICAS_DONE = _field("producer.replicasAcked", 1, _when(_sync_flush))
 # -- with queues = 2 only (issue 48 item 3; all 0, no bits, with one queue, where a queue offset is the
-# position; but see queueOffset below): each record's queueId and queueOffset (CommitLog#asyncPutMessage writes them into the record; a
-# slave copies them), per broker ``b`` at LOG_QUEUE + b * MAX_MESSAGES + position; the consumer's second queue
+# position; but see queueOffset below): each record's queueId and queueOffset (CommitLog#asyncPutMessage
+# writes them into the record; a slave copies them), per broker ``b`` at LOG_QUEUE + b * MAX_MESSAGES +
+# position; the consumer's second queue
 MAX_QUEUES = 2
 LOG_QUEUE = len(_FIELDS)
 for _b in range(MAX_BROKERS):
-    _family(f"broker{_b + 1}.commitlog.queueId", MAX_MESSAGES, 1, lambda i, b=_b: _both(_two_queues, _of_broker(b)))
+    _family(f"broker{_b + 1}.commitlog.queueId", MAX_MESSAGES, 1,
+            lambda i, b=_b: _both(_two_queues, _of_broker(b)))
 # (queueOffset takes bits with one queue too: a slave's copy (PushData) writes the master's record_queue_offset,
 # the position, though with one queue nothing reads the field; the states it tells apart are kept as they were)
 LOG_QOFF = len(_FIELDS)
 for _b in range(MAX_BROKERS):
     _family(f"broker{_b + 1}.commitlog.queueOffset", MAX_MESSAGES, 2, lambda i, b=_b: _of_broker(b))
 C_NEXT1 = _field("consumer.nextOffset1", 2, _when(_two_queues))   # queue 1's next offset (queue 0: C_NEXT)
-DELIVERED1 = _family("consumer.delivered1", MAX_MESSAGES, 2, lambda i: _when(_two_queues, _msg))   # queue 1's, per queue offset
+# queue 1's, per queue offset
+DELIVERED1 = _family("consumer.delivered1", MAX_MESSAGES, 2, lambda i: _when(_two_queues, _msg))
 # -- with consumer_offsets = on only (issue 48 item 4; all 0, no bits, with it off; model/controller/offsets.py):
 # per broker ``b`` and queue ``q`` the group's ConsumerOffsetManager entry, in memory (OFF_MEM + b * MAX_QUEUES
 # + q) and in consumerOffset.json (OFF_JSON + ...), each stored as offset + 1 (0: no entry); what the group ever
@@ -202,7 +211,8 @@ for _b in range(MAX_BROKERS):
     _family(f"broker{_b + 1}.consumerOffsetJson", MAX_QUEUES, 3, _offset_entry(_b))
 H_HIGH = _family("history.highestCommitted", MAX_QUEUES, 2,   # the highest offset the group committed, per queue
                  lambda q: _when(lambda cfg: _offsets_on(cfg) and q < cfg.queues))
-H_DELIVERED = _field("history.delivered", MAX_MESSAGES, _when(_offsets_on, _msgs))   # message ids ever delivered, bit m - 1
+# message ids ever delivered, bit m - 1
+H_DELIVERED = _field("history.delivered", MAX_MESSAGES, _when(_offsets_on, _msgs))
 USED_CONSUMER = _field("budget.consumerRestarts", 2, _budget("max_consumer_restarts"))
 # -- with name_servers >= 1 only (issue 48 item 1, model/controller/namesrv.py; all 0, no bits, without): per
 # name server n, RouteInfoManager's tables for the one group reduced to the brokerId-0 entry (the broker listed
@@ -216,11 +226,11 @@ def _name_server(rule: "Rule | None" = None) -> Callable[[int], Rule]:
     return lambda n: _when(lambda cfg: n < cfg.name_servers, rule)
 
 
-NS_MASTER = _family("nameserver.master", MAX_NAMESRV, 2, _name_server(_ids))
+NS_MASTER = _family("nameserver.master", MAX_NAMESRV, 3, _name_server(_ids))
 NS_VERSION = _family("nameserver.stateVersion", MAX_NAMESRV, 3, _name_server())
-NS_LIVE = _family("nameserver.live", MAX_NAMESRV, 3, _name_server(_set))
-P_ROUTE = _field("producer.route", 2, _when(_name_servers, _ids))
-C_ROUTE = _field("consumer.route", 2, _when(_name_servers, _ids))
+NS_LIVE = _family("nameserver.live", MAX_NAMESRV, 4, _name_server(_set))
+P_ROUTE = _field("producer.route", 3, _when(_name_servers, _ids))
+C_ROUTE = _field("consumer.route", 3, _when(_name_servers, _ids))
 USED_NS_RESTART = _field("budget.nameserverRestarts", 2, _budget("max_namesrv_restarts"))
 USED_NS_CUTOFF = _field("budget.nameserverCutoffs", 2, _budget("max_namesrv_cutoffs"))
 # the HA address a slave's HA client connects to (AutoSwitchHAClient.masterHaAddress), + 1, 0 = none: set from
@@ -228,7 +238,7 @@ USED_NS_CUTOFF = _field("budget.nameserverCutoffs", 2, _budget("max_namesrv_cuto
 # and a process restart; per broker b at HA_ADDR + b
 HA_ADDR = len(_FIELDS)
 for _b in range(MAX_BROKERS):
-    _field(f"broker{_b + 1}.haMasterAddress", 2, _both(_name_servers, _of_broker(_b, _ids)))
+    _field(f"broker{_b + 1}.haMasterAddress", 3, _both(_name_servers, _of_broker(_b, _ids)))
 # -- with stale_tail = on only (issue 48 item 6, model/controller/disk.py; all 0, no bits, otherwise): per
 # broker ``b`` at STALE_END + b the end of the stale records past its write position (positions [maxOffset,
 # staleEnd) of its commitlog arrays keep what a truncation left there; 0: none), at CLEAN + b whether its last
@@ -275,9 +285,9 @@ Q_BLINK = _field("quorum.brokerLinksDown", MAX_BROKERS * MAX_CONTROLLERS,
                  _when(_quorum, lambda cfg, width: cfg.brokers * MAX_CONTROLLERS))
 Q_PLINK = _field("quorum.peerLinksDown", 3, _when(_quorum))
 Q_PEND_KIND = _field("quorum.pending.event", 2, _when(_quorum))
-Q_PEND_ARG = _field("quorum.pending.arg", 3, _when(_quorum, _set))   # an id (1..brokers) or a set: fits
+Q_PEND_ARG = _field("quorum.pending.arg", MAX_BROKERS, _when(_quorum, _set))   # an id (0-based) or a set: fits
 Q_PEND_HOLDERS = _field("quorum.pending.holders", MAX_CONTROLLERS, _when(_quorum))
-Q_PEND_REQ = _field("quorum.pending.requester", 2, _when(_quorum, _ids))
+Q_PEND_REQ = _field("quorum.pending.requester", 3, _when(_quorum, _ids))
 NFIELDS = len(_FIELDS)
 NAMES = tuple(name for name, _, _ in _FIELDS)
 #: each field's width in the largest configuration (what the field vector's values are sized for)

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 
 from explore.native import kernel
-from .fields import layout_for
+from .fields import MAX_BROKERS, layout_for
 
 P_BROKERS, P_MESSAGES, P_ALL_ACK, P_MIN_ISR, P_UNCLEAN, P_MAX_CRASH, P_MAX_POWER, P_MAX_OUTAGE, \
     P_MAX_LINK, P_MAX_HA, P_ISR, P_SYNC_FLUSH, P_QUEUES, P_SSS_UNION, P_CONFIRM_IGNORES_UNACKED, P_CONFIRM_FROZEN, P_CONFIRM_PERSISTED, \
     P_MASTER_TAKES_CONTROLLER_SSS, P_SAME_MASTER_SHORTCUT, P_SCAN_INACTIVE_MASTER, P_CONFIRM_MAX_NOT_ALLACK, \
     P_CONFIRM_INIT_NEGATIVE, P_NAMESRV_EPOCH, P_CONSUMER_OFFSETS, P_MAX_CONSUMER, P_NAMESRV, P_MAX_NS_RESTART, \
-    P_MAX_NS_CUTOFF, P_STALE_TAIL, P_RANKED, P_PRIORITY, P_CONTROLLERS, P_JRAFT, P_ACTIONS = (*range(31), 33, 34, 35)
-# P_PRIORITY: 3 slots (30-32); P_CONTROLLERS: the controller nodes (1 | 3), P_JRAFT: controller_type = jraft
+    P_MAX_NS_CUTOFF, P_STALE_TAIL, P_RANKED, P_PRIORITY, P_CONTROLLERS, P_JRAFT, P_ACTIONS = (*range(31), 34, 35, 36)
+# P_PRIORITY: MAX_BROKERS slots (30-33); P_CONTROLLERS: the controller nodes (1 | 3), P_JRAFT: controller_type = jraft
 ACTION_STRIDE = 3   # kind, x, y
 
 #: the version switches' knobs, in their slots' order (P_SSS_UNION ... P_NAMESRV_EPOCH)
@@ -34,8 +34,8 @@ def election_params(cfg) -> list[int]:
     P_PRIORITY .. P_PRIORITY + MAX_BROKERS - 1, each broker's ``brokerElectionPriority`` (lower ranks first)."""
     ranked = int(getattr(cfg, "election_ranking", "RANKED") == "RANKED")
     priorities = list(cfg.election_priorities()) if hasattr(cfg, "election_priorities") else []
-    priorities += [DEFAULT_ELECTION_PRIORITY] * (3 - len(priorities))
-    return [ranked, *priorities[:3]]
+    priorities += [DEFAULT_ELECTION_PRIORITY] * (MAX_BROKERS - len(priorities))
+    return [ranked, *priorities[:MAX_BROKERS]]
 
 
 @kernel(inline=True)

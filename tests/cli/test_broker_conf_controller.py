@@ -126,7 +126,7 @@ BAD = [
     ("the controller's setting in a broker file", [("n0", BROKER + "enableElectUncleanMaster=true\n"), ("n1", BROKER)],
      "enableElectUncleanMaster", "n0"),
     ("one broker", [("n0", BROKER)], "enableControllerMode", "n0"),
-    ("four brokers", [(f"n{i}", BROKER) for i in range(4)], "enableControllerMode", "n3"),
+    ("five brokers", [(f"n{i}", BROKER) for i in range(5)], "enableControllerMode", "n4"),
     ("one broker not in controller mode", [("n0", BROKER), ("n1", BROKER.replace("true", "false"))],
      "enableControllerMode", "n1"),
     ("brokerName differs", [("n0", BROKER), ("n1", BROKER.replace("broker-a", "broker-b"))], "brokerName", "n1"),

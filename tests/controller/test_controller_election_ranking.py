@@ -75,20 +75,21 @@ def test_a_lower_election_priority_breaks_an_equal_epoch_and_offset():
 
 
 def _ranked(priority):
-    """3 brokers with ``broker_election_priority = priority`` (the knob: one value per broker)."""
+    """3 brokers with ``broker_election_priority = priority`` (the knob: one value per broker; a parameter, not
+    state: every priority's model packs a state alike)."""
     return ControllerModel(ControllerConfig.from_mapping({"brokers": 3, "broker_election_priority": priority}))
 
 
 def test_the_priority_knob_breaks_a_tie_of_epoch_and_offset_both_ways():
     """``broker_election_priority``, each broker's ``brokerElectionPriority`` in controller-id order: brokers 2
     and 3 report (epoch 2, max 1); the lower value wins either way round, the id only when they are equal."""
-    tie = _dead_master_three_brokers([(2, 2, 1), (3, 2, 1)])
+    tie = _dead_master_three_brokers(_ranked("2147483647"), [(2, 2, 1), (3, 2, 1)])
     assert _controller_elects(_ranked("9-5-7"), tie) == [2]
     assert _controller_elects(_ranked("9-7-5"), tie) == [3]
     assert _controller_elects(_ranked("9-6-6"), tie) == [2]        # equal: the lower id
     assert _controller_elects(_ranked("0-2147483647-0"), tie) == [3]
     # a broker's own request elects the same winner (ReplicasInfoManager#electMaster, no designateElect)
-    asking = _dead_master_three_brokers([(2, 2, 1), (3, 2, 1)], sss=0b110, master=0, broker2_fenced=1)
+    asking = _dead_master_three_brokers(_ranked("2147483647"), [(2, 2, 1), (3, 2, 1)], sss=0b110, master=0, broker2_fenced=1)
     assert [c for c in (2, 3) if _ranked("9-7-5").next_state(asking, BrokerElect(broker=2, elected=c))] == [3]
 
 
@@ -97,9 +98,9 @@ def test_the_priority_never_outranks_a_higher_offset_or_epoch():
     against broker 3 at 2147483647 still loses to a higher max offset, and to a higher epoch with a shorter
     log."""
     m = _ranked("2147483647-1-2147483647")
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 1), (3, 2, 2)])) == [3]
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 3), (3, 3, 1)])) == [3]
-    assert _controller_elects(m, _dead_master_three_brokers([(2, 2, 2), (3, 2, 2)])) == [2]   # a tie: priority
+    assert _controller_elects(m, _dead_master_three_brokers(_ranked("2147483647"), [(2, 2, 1), (3, 2, 2)])) == [3]
+    assert _controller_elects(m, _dead_master_three_brokers(_ranked("2147483647"), [(2, 2, 3), (3, 3, 1)])) == [3]
+    assert _controller_elects(m, _dead_master_three_brokers(_ranked("2147483647"), [(2, 2, 2), (3, 2, 2)])) == [2]   # a tie: priority
 
 
 def test_the_priority_knob_fills_the_kernel_parameters():

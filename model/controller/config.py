@@ -288,6 +288,8 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
                              "the crash, 1 message",
     "controller-stale-tail": "controller with the records past a truncation left on disk (read back at the "
                              "restart), two broker crashes, 1 message",
+    "controller-quorum": "controller with three DLedger controllers (a Raft group: a leader answers once a "
+                         "majority holds the request), 1 message",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -300,6 +302,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "controller-sync-flush": {"all_ack_in_sync_state_set": True, "flush_disk_type": "SYNC_FLUSH",
                               "max_broker_crashes": 0, "max_broker_power_losses": 1, "messages": 1},
     "controller-stale-tail": {"stale_tail": "ON", "max_broker_crashes": 2, "messages": 1},
+    "controller-quorum": {"controllers": 3, "messages": 1},
 }
 
 

@@ -226,7 +226,7 @@ def ctl_follow_leader(w, c, params):
         drawn=Note("controller", "entry copied to a node"))
 @kernel
 def ctl_replicate(w, c, params):
-    """``DLedgerEntryPusher.EntryDispatcher#doAppend``: the serving leader's entry reaches running node
+    """``DLedgerEntryPusher#doAppend`` (its ``EntryDispatcher``): the serving leader's entry reaches running node
     ``c``'s log over a working link (the follower acks; the leader learns it in :func:`ctl_commit`)."""
     lead = leader(w)
     if w[F.Q_PEND_KIND] == 0 or w[F.Q_SERVING] == 0 or lead < 0 or not node_up(w, lead):
@@ -243,7 +243,8 @@ def ctl_replicate(w, c, params):
         drawn=Note("controller", "entry committed"))
 @kernel
 def ctl_commit(w, params):
-    """``DLedgerEntryPusher.QuorumAckChecker#doWork``: the serving leader sees a majority (itself and one
+    """``DLedgerController#appendToDLedgerAndWait`` returning true
+    (``DLedgerEntryPusher.QuorumAckChecker#doWork``): the serving leader sees a majority (itself and one
     more) holding the entry; it commits, every node applies it (:func:`apply_pending`), and
     ``appendToDLedgerAndWait`` returns true, so ``ControllerRequestProcessor`` answers the awaiting broker
     the precomputed result."""
@@ -261,9 +262,9 @@ def ctl_commit(w, params):
         drawn=Note("controller", "request timed out"))
 @kernel
 def ctl_reply_timeout(w, params):
-    """``appendToDLedgerAndWait``: ``dLedgerFuture.get(5, SECONDS)`` times out (or the broker's own 3 s RPC
-    timeout), the future is cancelled and the broker gets an error, which it only logs; the entry stays in
-    the logs that hold it and may still commit (:func:`ctl_commit`, :func:`ctl_become_serving`)."""
+    """``DLedgerController#appendToDLedgerAndWait``: ``dLedgerFuture.get(5, SECONDS)`` times out (or the
+    broker's own 3 s RPC timeout), the future is cancelled and the broker gets an error, which it only
+    logs; the entry stays in the logs that hold it and may still commit (:func:`ctl_commit`, :func:`ctl_become_serving`)."""
     if w[F.Q_PEND_REQ] == 0:
         return 0
     w[F.Q_PEND_REQ] = 0
@@ -300,7 +301,8 @@ def broker_refresh_leader(w, b, params):
         drawn=Note("controller", "a node crashes"))
 @kernel
 def ctl_node_crash(w, c, params):
-    """A controller node's process dies (one unit of ``max_controller_outages``): its log is on disk (DLedger's
+    """A controller node's process dies (``ControllerManager#shutdown`` never runs; one unit of
+    ``max_controller_outages``): its log is on disk (DLedger's
     store, JRaft's log), its memory gone. A leader's death leaves no leader until an election; a broker
     awaiting its reply gets an error (the channel closes)."""
     if not node_up(w, c) or w[F.USED_OUTAGE] >= params[P_MAX_OUTAGE]:
@@ -335,7 +337,8 @@ def ctl_node_restart(w, c, params):
         phrase="a broker's link to one controller node breaks", drawn=Note("broker", "link to a controller node lost"))
 @kernel
 def ctl_broker_link_loss(w, b, c, params):
-    """The link between broker ``b`` and node ``c`` breaks (one unit of ``max_link_losses``): ``c`` drops
+    """The link between broker ``b`` and node ``c`` breaks (``ReplicasManager#scanAvailableControllerAddresses`` finds
+    ``c`` unreachable; one unit of ``max_link_losses``): ``c`` drops
     out of the broker's ``availableControllerAddresses`` and hears none of its heartbeats; requests the
     broker sends there fail."""
     if not broker_link_up(w, b, c) or w[F.USED_LINK] >= params[P_MAX_LINK]:
@@ -351,7 +354,8 @@ def ctl_broker_link_loss(w, b, c, params):
         phrase="a broker's link to a controller node heals", drawn=Note("broker", "link to a controller node back"))
 @kernel
 def ctl_broker_link_heal(w, b, c, params):
-    """The link between broker ``b`` and node ``c`` works again."""
+    """The link between broker ``b`` and node ``c`` works again (``ReplicasManager#scanAvailableControllerAddresses``
+    finds ``c`` again)."""
     if broker_link_up(w, b, c):
         return 0
     w[F.Q_BLINK] &= ~bit(b * F.MAX_CONTROLLERS + c)
@@ -360,11 +364,12 @@ def ctl_broker_link_heal(w, b, c, params):
 
 @action("CtlPeerLinkLoss", kind=81, actor="failure", section="quorum", place=(11, NODE, PEER),
         when=lambda cfg: cfg.controllers > 1 and cfg.max_link_losses > 0, only=_pairs,
-        rocketmq="DLedgerRpcNettyService", phrase="the link between two controller nodes breaks",
+        rocketmq="DLedgerRpcNettyService#heartBeat", phrase="the link between two controller nodes breaks",
         drawn=Note("controller", "link between two nodes lost"))
 @kernel
 def ctl_peer_link_loss(w, c, d, params):
-    """The link between nodes ``c`` and ``d`` breaks (one unit of ``max_link_losses``): no votes, entries or
+    """The link between nodes ``c`` and ``d`` breaks (their ``DLedgerRpcNettyService#heartBeat``, vote and push calls
+    fail; one unit of ``max_link_losses``): no votes, entries or
     leader heartbeats pass it."""
     if not peer_link_up(w, c, d) or w[F.USED_LINK] >= params[P_MAX_LINK]:
         return 0
@@ -375,11 +380,12 @@ def ctl_peer_link_loss(w, c, d, params):
 
 @action("CtlPeerLinkHeal", kind=82, actor="failure", section="quorum", place=(12, NODE, PEER),
         when=lambda cfg: cfg.controllers > 1 and cfg.max_link_losses > 0, only=_pairs,
-        rocketmq="DLedgerRpcNettyService", phrase="the link between two controller nodes heals",
+        rocketmq="DLedgerRpcNettyService#heartBeat", phrase="the link between two controller nodes heals",
         drawn=Note("controller", "link between two nodes back"))
 @kernel
 def ctl_peer_link_heal(w, c, d, params):
-    """The link between nodes ``c`` and ``d`` works again."""
+    """The link between nodes ``c`` and ``d`` works again (``DLedgerRpcNettyService#heartBeat``, vote and push
+    calls go through)."""
     if peer_link_up(w, c, d):
         return 0
     w[F.Q_PLINK] &= ~bit(pair_bit(c, d))

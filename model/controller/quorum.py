@@ -264,7 +264,8 @@ def ctl_commit(w, params):
 def ctl_reply_timeout(w, params):
     """``DLedgerController#appendToDLedgerAndWait``: ``dLedgerFuture.get(5, SECONDS)`` times out (or the
     broker's own 3 s RPC timeout), the future is cancelled and the broker gets an error, which it only
-    logs; the entry stays in the logs that hold it and may still commit (:func:`ctl_commit`, :func:`ctl_become_serving`)."""
+    logs; the entry stays in the logs that hold it and may still commit (:func:`ctl_commit`,
+    :func:`ctl_become_serving`)."""
     if w[F.Q_PEND_REQ] == 0:
         return 0
     w[F.Q_PEND_REQ] = 0

@@ -16,7 +16,7 @@ explores, and reports the growth of its peak RSS per distinct state. Benchmarks:
   ``bench-live``: the same under ``rmqcheck check``'s default selection, the eventually properties too
   (their edge labelling and component searches included: docs/liveness.md, Cost, compares the two).
 - ``controller``, ``controller-allack``, ``controller-unclean`` and the presets of the cluster's mechanisms
-  (``controller-namesrv``, ``-offsets``, ``-queues``, ``-sync-flush``, ``-stale-tail``, ``-quorum``): the controller mode's presets (RocketMQ
+  (``controller-namesrv``, ``-offsets``, ``-queues``, ``-sync-flush``, ``-stale-tail``, ``-quorum``, ``-cluster``): the controller mode's presets (RocketMQ
   5.3.3, docs/controller.md), each explored exhaustively without property checks: each must take under a
   minute on the reference machine (measured here, never asserted).
 - ``spark-bench``: the ``bench`` preset on a Spark standalone cluster started on 127.0.0.1 with one, then
@@ -71,7 +71,8 @@ PINNED_COUNTS = pinned_counts()
 #: presets of the other registered modes, each a benchmark of its own (explored whole, no property; the
 #: registry finds each one's mode)
 MODE_PRESETS = ("controller", "controller-allack", "controller-unclean", "controller-namesrv", "controller-offsets",
-                "controller-queues", "controller-sync-flush", "controller-stale-tail", "controller-quorum")
+                "controller-queues", "controller-sync-flush", "controller-stale-tail", "controller-quorum",
+                "controller-cluster")
 #: the processes that hold a Spark run's visited set and levels: their memory is the executors'
 EXECUTOR_ROLES = ("executor_jvms", "python_workers")
 #: a local benchmark whose every run took less than this (seconds) is run ``--repeat`` times

@@ -290,6 +290,9 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
                              "restart), two broker crashes, 1 message",
     "controller-quorum": "controller with three DLedger controllers (a Raft group: a leader answers once a "
                          "majority holds the request), 1 message",
+    "controller-cluster": "the deployment RocketMQ's samples describe: three DLedger controllers, one name server, "
+                          "allAckInSyncStateSet=true, three brokers; 1 message and no failure (a failure budget "
+                          "multiplies it past 10^8 states: docs/controller.md)",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -303,6 +306,8 @@ PRESETS: dict[str, dict[str, Any]] = {
                               "max_broker_crashes": 0, "max_broker_power_losses": 1, "messages": 1},
     "controller-stale-tail": {"stale_tail": "ON", "max_broker_crashes": 2, "messages": 1},
     "controller-quorum": {"controllers": 3, "messages": 1},
+    "controller-cluster": {"all_ack_in_sync_state_set": True, "controllers": 3, "name_servers": 1, "brokers": 3,
+                           "messages": 1, "max_broker_crashes": 0},
 }
 
 

@@ -72,8 +72,8 @@ def test_plan_compares_one_and_two_spark_workers():
     assert [s["name"] for s in specs] == ["twophase-8", "bench", "bench-check", "bench-live", "controller",
                                           "controller-allack", "controller-unclean", "controller-namesrv",
                                           "controller-offsets", "controller-queues", "controller-sync-flush",
-                                          "controller-stale-tail", "controller-quorum", "spark-bench",
-                                          "spark-bench"]
+                                          "controller-stale-tail", "controller-quorum", "controller-cluster",
+                                          "spark-bench", "spark-bench"]
     assert [s.get("workers") for s in specs[-2:]] == [1, 2]
 
 

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from .compact import PAGE, LinkFiles
+from .run_control import pid_alive
 
 FORMAT = 1
 MARKER = ".rmqcheck-compact"
@@ -83,15 +84,6 @@ def _content_digest(d: dict) -> str:
     body = json.dumps({k: v for k, v in d.items() if k != "checksum"}, sort_keys=True)
     return hashlib.blake2b(body.encode(), digest_size=16).hexdigest()
 
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _bytes_of(array: np.ndarray) -> memoryview:
@@ -228,7 +220,7 @@ class CompactWorkDir:
                 except (OSError, ValueError):
                     holder = None
                 if (isinstance(holder, dict) and holder.get("host") == socket.gethostname()
-                        and isinstance(holder.get("pid"), int) and not _pid_alive(holder["pid"])):
+                        and isinstance(holder.get("pid"), int) and not pid_alive(holder["pid"])):
                     self.lock_path.unlink(missing_ok=True)
                     continue
                 who = (f"rmqcheck pid {holder.get('pid')} on host {holder.get('host')}"

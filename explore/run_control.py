@@ -1,5 +1,6 @@
 """What a caller hands an engine and gets back while it runs: its limits, progress snapshots and the
-listener that receives them, and this process's memory as progress reports it.
+listener that receives them, this process's memory as progress reports it, and whether another process
+still runs (the owner of a lock on a work directory or an output file).
 
 Every engine (the local explorer on any number of threads, Spark, simulation) takes the same
 :class:`Limits` and reports the same :class:`Progress` to a :class:`Listener`; ``reports/`` renders it as a
@@ -7,6 +8,7 @@ progress bar. Engines never print.
 """
 from __future__ import annotations
 
+import os
 import resource
 from dataclasses import dataclass
 from typing import Protocol
@@ -61,3 +63,14 @@ def rss_bytes() -> int:
             return int(f.read().split()[1]) * resource.getpagesize()
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (one owned by another user counts: it exists)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:   # exists, owned by someone else
+        return True
+    return True

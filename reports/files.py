@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from explore.run_control import pid_alive
+
 STDOUT = "-"
 TEMP_SUFFIX = ".rmqcheck-tmp"
 #: an unlocked temporary file whose writer's pid is alive is stale once this old (the pid was taken again)
@@ -61,15 +63,6 @@ def _temp_prefix(target: Path) -> str:
     return f".{target.name}."
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:   # exists, owned by someone else
-        return True
-    return True
-
 
 def remove_stale_temps(target: Path, any_name: str | None = None) -> list[Path]:
     """Remove the temporary files a killed rmqcheck left beside ``target`` (or, with ``any_name``, a
@@ -103,7 +96,7 @@ def _remove_if_stale(path: Path, pid: int) -> bool:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return False
-        if _pid_alive(pid) and time.time() - st.st_mtime < STALE_AFTER:
+        if pid_alive(pid) and time.time() - st.st_mtime < STALE_AFTER:
             return False   # just created, perhaps not locked yet
         os.unlink(path)
         return True

@@ -29,6 +29,8 @@ import socket
 import time
 from pathlib import Path
 
+from explore.run_control import pid_alive
+
 from .errors import SparkUnavailable, WorkDirLost
 
 MARKER = ".rmqcheck-workdir"
@@ -52,15 +54,6 @@ def claim(root: Path) -> None:
                                f"and is not empty ({shown}); give a new or empty directory")
     (root / MARKER).write_text(MARKER_TEXT)
 
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 #: how often a lock file that exists but cannot be read is read again before a run counts it lost
@@ -196,4 +189,4 @@ def _who(holder: dict) -> str:
 def _stale(holder: dict | None) -> bool:
     """A lock of a run of this host whose process is gone."""
     return (holder is not None and holder.get("host") == socket.gethostname()
-            and isinstance(holder.get("pid"), int) and not _pid_alive(holder["pid"]))
+            and isinstance(holder.get("pid"), int) and not pid_alive(holder["pid"]))

@@ -236,3 +236,21 @@ def test_the_stale_tail_is_stepped_in_the_explorer():
     with client(of=Session(cfg)) as c:
         state, path = _walk(c, ["RegisterBroker(broker=1)", "BrokerElect(broker=1", "BrokerShutdown(broker=1"])
         assert state["broker1.up"] is False and state["broker1.cleanShutdown"] is True, path
+
+
+def test_the_controller_quorum_is_stepped_in_the_explorer():
+    """With controllers = 3 a broker's election is a request in flight until a majority holds it: the page
+    shows it pending after BrokerElect (no master yet), and applied once a second node holds it and it commits
+    (CtlReplicate, CtlCommit: the controller's master set, nothing pending)."""
+    from model.controller import preset
+    from model.controller.config import ControllerConfig
+    from rmqcheck.explorer.session import Session
+
+    cfg = ControllerConfig.from_mapping({"controllers": 3, "max_broker_crashes": 0, "messages": 1},
+                                        base=preset("controller"))
+    with client(of=Session(cfg)) as c:
+        steps = ["RegisterBroker(broker=1)", "BrokerElect(broker=1, elected=1)"]
+        pending, _ = _walk(c, steps)
+        assert pending["quorum.pending.event"] == "ELECT" and pending["controller.masterBrokerId"] is None
+        held, path = _walk(c, steps + ["CtlReplicate(", "CtlCommit("])
+        assert held["quorum.pending.event"] is None and held["controller.masterBrokerId"] == 1, path

@@ -51,12 +51,15 @@ def test_two_queues_agree_with_the_local_engine():
 
 def _newer_mechanism(name: str):
     """A small configuration of each of the cluster's newer mechanisms: name servers with their failures
-    (the pinned ctl-namesrv-failures), consumer offsets with a consumer restart, and the disk under a
-    truncation (stale_tail) with one broker crash; one message each."""
+    (the pinned ctl-namesrv-failures), consumer offsets with a consumer restart, the disk under a
+    truncation (stale_tail) with one broker crash, three controllers with a node crash (the pinned
+    ctl-quorum); one message each."""
     from tests.tooling.pinned import load
 
     if name == "name-servers":
         return load(mode="controller")["ctl-namesrv-failures"].config()
+    if name == "quorum":
+        return load(mode="controller")["ctl-quorum"].config()
     base = preset("controller")
     if name == "consumer-offsets":
         return base.with_overrides(["messages=1", "consumer_offsets=ON", "max_broker_crashes=0",
@@ -64,9 +67,10 @@ def _newer_mechanism(name: str):
     return base.with_overrides(["messages=1", "stale_tail=ON", "max_broker_crashes=1"])
 
 
-@pytest.mark.parametrize("name, threshold", [("name-servers", 2500), ("consumer-offsets", 600), ("stale-tail", 600)])
+@pytest.mark.parametrize("name, threshold", [("name-servers", 2500), ("consumer-offsets", 600), ("stale-tail", 600),
+                                             ("quorum", 6000)])
 def test_newer_mechanisms_agree_with_the_local_engine(name, threshold):
-    """Name servers, consumer offsets and the stale tail on the cluster: the widest levels go to it, and the
+    """Name servers, consumer offsets, the stale tail and the controller quorum on the cluster: the widest levels go to it, and the
     counts, verdicts and shortest traces are the local engine's (the threshold keeps each to a few levels there)."""
     model = ControllerModel(_newer_mechanism(name))
     local = explore(model, PROPERTIES)
